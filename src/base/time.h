@@ -1,0 +1,45 @@
+// UTC time as whole seconds since the Unix epoch, and the civil-calendar arithmetic Strata needs.
+// Everything is UTC (v1); there are no time zones anywhere in Strata.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace strata {
+
+using UnixSeconds = std::int64_t;
+
+struct CivilTime {
+  int year = 1970;  // 1..9999 for everything Strata formats
+  int month = 1;    // 1..12
+  int day = 1;      // 1..days in month
+  int hour = 0;     // 0..23
+  int minute = 0;
+  int second = 0;
+};
+
+bool IsLeapYear(int year);
+int DaysInMonth(int year, int month);  // REQUIRES: 1 <= month <= 12
+
+// REQUIRES: the fields are in range (see CivilTime).
+UnixSeconds ToUnixSeconds(const CivilTime& civil);
+CivilTime ToCivil(UnixSeconds seconds);
+
+// "2026-04-07 13:00:00" — the form substituted for @start_date/@end_date.
+std::string FormatSqlTimestamp(UnixSeconds seconds);
+// "2026-04-07T13:00:00Z" — the form in JSON output.
+std::string FormatIso8601(UnixSeconds seconds);
+
+// The current time. Tests and benchmarks inject a fixed clock through Clock.
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual UnixSeconds Now() const = 0;
+};
+// The system clock (UTC). Thread-safe; never null.
+const Clock& SystemClock();
+
+// Milliseconds on a monotonic clock, for durations.
+std::int64_t MonotonicMillis();
+
+}  // namespace strata

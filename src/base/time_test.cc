@@ -1,0 +1,44 @@
+#include "base/time.h"
+
+#include <gtest/gtest.h>
+
+namespace strata {
+namespace {
+
+TEST(TimeTest, RoundTripsCivilTime) {
+  const CivilTime civil{2024, 2, 29, 23, 59, 58};
+  const UnixSeconds seconds = ToUnixSeconds(civil);
+  EXPECT_EQ(seconds, 1709251198);
+  const CivilTime back = ToCivil(seconds);
+  EXPECT_EQ(back.year, 2024);
+  EXPECT_EQ(back.month, 2);
+  EXPECT_EQ(back.day, 29);
+  EXPECT_EQ(back.hour, 23);
+  EXPECT_EQ(back.second, 58);
+}
+
+TEST(TimeTest, HandlesTimesBeforeEpoch) {
+  const CivilTime back = ToCivil(-1);
+  EXPECT_EQ(back.year, 1969);
+  EXPECT_EQ(back.month, 12);
+  EXPECT_EQ(back.day, 31);
+  EXPECT_EQ(back.hour, 23);
+}
+
+TEST(TimeTest, LeapYears) {
+  EXPECT_TRUE(IsLeapYear(2024));
+  EXPECT_TRUE(IsLeapYear(2000));
+  EXPECT_FALSE(IsLeapYear(1900));
+  EXPECT_FALSE(IsLeapYear(2025));
+  EXPECT_EQ(DaysInMonth(2024, 2), 29);
+  EXPECT_EQ(DaysInMonth(2100, 2), 28);
+}
+
+TEST(TimeTest, Formats) {
+  const UnixSeconds t = ToUnixSeconds({2026, 4, 7, 13, 0, 0});
+  EXPECT_EQ(FormatSqlTimestamp(t), "2026-04-07 13:00:00");
+  EXPECT_EQ(FormatIso8601(t), "2026-04-07T13:00:00Z");
+}
+
+}  // namespace
+}  // namespace strata
