@@ -1,0 +1,38 @@
+// strata init DIR [--example]
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/example_project.h"
+#include "cli/render.h"
+
+namespace strata::cli {
+
+int RunInit(const std::string& dir, bool example, const CommonOptions& common) {
+  const std::filesystem::path root(dir);
+  Status written = example ? WriteExampleFiles(root) : WriteEmptyProject(root);
+  if (!written.ok()) {
+    PrintError(written.error(), common.output);
+    return 1;
+  }
+  if (example) {
+    if (!common.quiet) std::cerr << "generating 1,200,000 example orders into raw.orders ...\n";
+    const std::int64_t started = MonotonicMillis();
+    Status generated = GenerateExampleData(root / "warehouse.duckdb");
+    if (!generated.ok()) {
+      PrintError(generated.error(), common.output);
+      return 1;
+    }
+    if (!common.quiet) {
+      std::cerr << fmt::format("generated in {} ms\n", MonotonicMillis() - started);
+    }
+  }
+  if (!common.quiet) {
+    std::cout << fmt::format("created project in {}\nnext: strata run --project {} --missing\n",
+                             root.string(), root.string());
+  }
+  return 0;
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,148 @@
+// strata plan / apply / run.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/render.h"
+#include "cli/session.h"
+#include "materialize/plan.h"
+#include "materialize/runner.h"
+#include "materialize/warehouse_factory.h"
+
+namespace strata::cli {
+namespace {
+
+using nlohmann::json;
+
+Result<materialize::Plan> MakePlan(Session& session, const CommonOptions& common,
+                                   const RunCommandOptions& options) {
+  STRATA_ASSIGN_OR_RETURN(sql::Dialect dialect, materialize::DialectOf(session.warehouse));
+  STRATA_ASSIGN_OR_RETURN(std::vector<const project::Model*> models,
+                          project::SelectModels(session.project, common.models, common.filters));
+  if (options.parallel < 1) {
+    return MakeError(ErrorCode::kUsage, "--parallel must be at least 1", "use --parallel 1 for serial runs");
+  }
+  materialize::PlanRequest request;
+  request.models = std::move(models);
+  request.selection = options.selection;
+  request.warehouse = session.warehouse.name;
+  request.parallel = options.parallel;
+  request.now = SystemClock().Now();
+  return materialize::BuildPlan(session.project, request, warehouse::Emitter(dialect), *session.store);
+}
+
+int Execute(Session& session, const CommonOptions& common, const materialize::Plan& plan,
+            int parallel) {
+  TerminalProgress progress(common.output == OutputFormat::kHuman && !common.quiet);
+  materialize::RunOptions options;
+  options.parallel = parallel;
+  options.cancel = &CancelFlag();
+  options.progress = &progress;
+  options.command = common.command_line;
+  const project::ProjectConfig& config = session.project.config;
+  const project::WarehouseConfig& warehouse = session.warehouse;
+  Result<materialize::RunReport> report = materialize::ExecutePlan(
+      session.project, plan, [&] { return materialize::OpenWarehouse(config, warehouse); },
+      *session.store, options);
+  if (!report.ok()) {
+    PrintError(report.error(), common.output);
+    return CancelFlag().load() ? 130 : 1;
+  }
+  PrintRunReport(*report, common.output, common.quiet);
+  return materialize::ExitCodeFor(report->status);
+}
+
+void PrintPlan(const materialize::Plan& plan, const CommonOptions& common) {
+  if (common.output == OutputFormat::kJson) {
+    PrintJson(materialize::PlanToJson(plan));
+    return;
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const materialize::PlannedModel& planned : plan.models) {
+    std::string first = "-", last = "-";
+    int partitions = 0;
+    for (const materialize::PlannedBatch& batch : planned.batches) {
+      partitions += static_cast<int>(batch.keys.size());
+    }
+    if (!planned.batches.empty()) {
+      first = planned.batches.front().keys.front().ToString();
+      last = planned.batches.back().keys.back().ToString();
+    }
+    rows.push_back({planned.model->name, std::string(project::StrategyName(planned.model->strategy)),
+                    std::to_string(partitions), std::to_string(planned.batches.size()), first, last,
+                    planned.error ? "error: " + planned.error->message : "ok"});
+  }
+  std::cout << RenderTable({"model", "strategy", "partitions", "batches", "first", "last", "status"}, rows);
+  std::cout << fmt::format("\nplan {}\napply it with: strata apply {}\n", plan.plan_id, plan.plan_id);
+}
+
+}  // namespace
+
+int RunPlan(const CommonOptions& common, const RunCommandOptions& options) {
+  std::optional<Session> session = OpenSession(common);
+  if (!session) return 1;
+  Result<materialize::Plan> plan = MakePlan(*session, common, options);
+  if (!plan.ok()) {
+    PrintError(plan.error(), common.output);
+    return 1;
+  }
+  Status saved = session->store->SavePlan(plan->plan_id, plan->created_at,
+                                          materialize::PlanToJson(*plan).dump());
+  if (!saved.ok()) {
+    PrintError(saved.error(), common.output);
+    return 1;
+  }
+  PrintPlan(*plan, common);
+  return 0;
+}
+
+int RunApply(const CommonOptions& common, const std::string& plan_id, std::optional<int> parallel) {
+  std::optional<Session> session = OpenSession(common);
+  if (!session) return 1;
+  Result<std::optional<std::string>> body = session->store->LoadPlan(plan_id);
+  if (!body.ok()) {
+    PrintError(body.error(), common.output);
+    return 1;
+  }
+  if (!body->has_value()) {
+    PrintError(MakeError(ErrorCode::kPlanNotFound, fmt::format("no saved plan with id {}", plan_id),
+                         "make one with `strata plan`; it prints the id"),
+               common.output);
+    return 1;
+  }
+  const json parsed = json::parse(**body, nullptr, /*allow_exceptions=*/false);
+  Result<materialize::Plan> plan = materialize::PlanFromJson(parsed, session->project);
+  if (!plan.ok()) {
+    PrintError(plan.error(), common.output);
+    return 1;
+  }
+  if (plan->warehouse != session->warehouse.name) {
+    PrintError(MakeError(ErrorCode::kPlanStale,
+                         fmt::format("plan {} was made for warehouse \"{}\", not \"{}\"", plan_id,
+                                     plan->warehouse, session->warehouse.name),
+                         fmt::format("pass --warehouse {}", plan->warehouse)),
+               common.output);
+    return 1;
+  }
+  return Execute(*session, common, *plan, parallel.value_or(plan->parallel));
+}
+
+int RunRun(const CommonOptions& common, const RunCommandOptions& options) {
+  std::optional<Session> session = OpenSession(common);
+  if (!session) return 1;
+  Result<materialize::Plan> plan = MakePlan(*session, common, options);
+  if (!plan.ok()) {
+    PrintError(plan.error(), common.output);
+    return 1;
+  }
+  Status saved = session->store->SavePlan(plan->plan_id, plan->created_at,
+                                          materialize::PlanToJson(*plan).dump());
+  if (!saved.ok()) {
+    PrintError(saved.error(), common.output);
+    return 1;
+  }
+  return Execute(*session, common, *plan, options.parallel);
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,48 @@
+// The CLI's commands. Each takes parsed options, does its work through the library components,
+// renders human or JSON output, and returns the process exit code (spec/project.md):
+// 0 success, 1 usage/configuration/compile error, 2 partial failure, 130 interrupted.
+#pragma once
+
+#include <atomic>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "materialize/selection.h"
+
+namespace strata::cli {
+
+enum class OutputFormat { kHuman, kJson };
+
+struct CommonOptions {
+  std::string project_dir = ".";
+  std::string warehouse;                 // empty: the default warehouse
+  std::vector<std::string> models;       // --model, repeatable
+  std::vector<std::string> filters;      // --filter key=value, repeatable
+  OutputFormat output = OutputFormat::kHuman;
+  bool verbose = false;
+  bool quiet = false;
+  std::string command_line;              // for the run history
+};
+
+struct RunCommandOptions {
+  materialize::SelectionOptions selection;
+  int parallel = 4;
+};
+
+int RunInit(const std::string& dir, bool example, const CommonOptions& common);
+int RunCompile(const CommonOptions& common);
+int RunPlan(const CommonOptions& common, const RunCommandOptions& options);
+int RunApply(const CommonOptions& common, const std::string& plan_id,
+             std::optional<int> parallel);
+int RunRun(const CommonOptions& common, const RunCommandOptions& options);
+int RunPartitions(const CommonOptions& common, const std::optional<std::string>& model,
+                  const std::optional<std::string>& status);
+int RunShow(const CommonOptions& common, const std::string& model, int limit);
+int RunSchema(const std::string& name);
+
+// Set by SIGINT/SIGTERM once InstallSignalHandlers() ran.
+const std::atomic<bool>& CancelFlag();
+void InstallSignalHandlers();
+
+}  // namespace strata::cli

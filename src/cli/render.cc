@@ -1,0 +1,139 @@
+#include "cli/render.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+#include "base/hash.h"
+
+namespace strata::cli {
+
+using nlohmann::json;
+
+namespace {
+
+json ErrorJson(const Error& error) {
+  json entry = {{"code", ErrorCodeName(error.code)}, {"message", error.message}};
+  if (!error.hint.empty()) entry["hint"] = error.hint;
+  if (error.span) {
+    entry["file"] = error.span->file;
+    entry["line"] = error.span->line;
+    entry["column"] = error.span->column;
+  }
+  if (!error.notes.empty()) entry["notes"] = error.notes;
+  return entry;
+}
+
+}  // namespace
+
+void PrintJson(const json& value) { std::cout << value.dump(2) << std::endl; }
+
+void PrintError(const Error& error, OutputFormat output) { PrintErrors({error}, output); }
+
+void PrintErrors(const std::vector<Error>& errors, OutputFormat output) {
+  if (output == OutputFormat::kJson) {
+    json list = json::array();
+    for (const Error& error : errors) list.push_back(ErrorJson(error));
+    PrintJson(json{{"errors", list}});
+    return;
+  }
+  for (const Error& error : errors) {
+    std::string location;
+    if (error.span && !error.span->file.empty()) {
+      location = error.span->file;
+      if (error.span->line > 0) location += fmt::format(":{}", error.span->line);
+      if (error.span->column > 0) location += fmt::format(":{}", error.span->column);
+      location += ": ";
+    }
+    std::cerr << fmt::format("error[{}]: {}{}\n", ErrorCodeName(error.code), location, error.message);
+    if (!error.hint.empty()) std::cerr << "  hint: " << error.hint << "\n";
+    for (const std::string& note : error.notes) std::cerr << "  note: " << note << "\n";
+  }
+}
+
+std::string RenderTable(const std::vector<std::string>& header,
+                        const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths(header.size());
+  for (std::size_t i = 0; i < header.size(); ++i) widths[i] = header[i].size();
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size() && i < widths.size(); ++i) {
+      widths[i] = std::max(widths[i], row[i].size());
+    }
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out;
+    for (std::size_t i = 0; i < widths.size(); ++i) {
+      const std::string cell = i < cells.size() ? cells[i] : "";
+      out += fmt::format("{:<{}}", cell, widths[i]);
+      out += i + 1 < widths.size() ? "  " : "";
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out + "\n";
+  };
+  std::string out = line(header);
+  std::vector<std::string> rule;
+  for (std::size_t width : widths) rule.push_back(std::string(width, '-'));
+  out += line(rule);
+  for (const auto& row : rows) out += line(row);
+  return out;
+}
+
+void PrintRunReport(const materialize::RunReport& report, OutputFormat output, bool quiet) {
+  if (output == OutputFormat::kJson) {
+    PrintJson(materialize::RunReportToJson(report));
+    return;
+  }
+  if (!quiet) {
+    std::vector<std::vector<std::string>> rows;
+    for (const materialize::Materialization& m : report.materializations) {
+      rows.push_back({m.model, m.partition_key.value_or("-"), m.status,
+                      m.row_count ? std::to_string(*m.row_count) : "-",
+                      std::to_string(m.duration_ms),
+                      m.checksum ? HexHash64(*m.checksum) : "-"});
+    }
+    std::cout << RenderTable({"model", "partition", "status", "rows", "ms", "checksum"}, rows);
+    std::cout << "\n";
+    std::vector<std::vector<std::string>> summary;
+    for (const materialize::PartitionSummary& s : report.partition_summaries) {
+      summary.push_back({s.model, std::to_string(s.partitions_planned),
+                         std::to_string(s.partitions_succeeded), std::to_string(s.partitions_failed),
+                         std::to_string(s.partitions_skipped)});
+    }
+    std::cout << RenderTable({"model", "planned", "succeeded", "failed", "skipped"}, summary);
+  }
+  for (const materialize::RunErrorEntry& e : report.errors) {
+    std::cerr << fmt::format("error[{}]: {}{}: {}\n", e.code, e.model,
+                             e.partition ? " " + *e.partition : "", e.message);
+  }
+  std::cout << fmt::format("\nrun {} {} in {} ms\n", report.run_id,
+                           materialize::RunStatusName(report.status), report.duration_ms);
+}
+
+TerminalProgress::TerminalProgress(bool enabled)
+    : enabled_(enabled && ::isatty(STDERR_FILENO) != 0), started_ms_(MonotonicMillis()) {}
+
+TerminalProgress::~TerminalProgress() {
+  if (drawn_) std::cerr << "\r\033[K" << std::flush;
+}
+
+void TerminalProgress::OnProgress(int done, int total) {
+  if (!enabled_ || total <= 0) return;
+  const std::int64_t now = MonotonicMillis();
+  if (now - last_draw_ms_ < 100 && done < total) return;
+  last_draw_ms_ = now;
+  const double seconds = std::max<double>(0.001, (now - started_ms_) / 1000.0);
+  const double rate = done / seconds;
+  const int eta = rate > 0 ? static_cast<int>((total - done) / rate) : 0;
+  constexpr int kWidth = 30;
+  const int filled = total > 0 ? kWidth * done / total : 0;
+  std::cerr << fmt::format("\r[{}{}] {}/{} partitions  {:.1f}/s  ETA {}m{:02}s\033[K",
+                           std::string(filled, '#'), std::string(kWidth - filled, '-'), done, total,
+                           rate, eta / 60, eta % 60)
+            << std::flush;
+  drawn_ = true;
+}
+
+}  // namespace strata::cli

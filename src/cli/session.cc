@@ -1,0 +1,28 @@
+#include "cli/session.h"
+
+#include "cli/render.h"
+
+namespace strata::cli {
+
+std::optional<Session> OpenSession(const CommonOptions& common) {
+  project::LoadOutcome outcome = project::LoadProject(common.project_dir);
+  if (!outcome.project) {
+    PrintErrors(outcome.errors, common.output);
+    return std::nullopt;
+  }
+  Result<project::WarehouseConfig> warehouse =
+      project::SelectWarehouse(outcome.project->config, common.warehouse);
+  if (!warehouse.ok()) {
+    PrintError(warehouse.error(), common.output);
+    return std::nullopt;
+  }
+  Result<std::unique_ptr<state::StateStore>> store =
+      state::StateStore::Open(outcome.project->config.state_path.string());
+  if (!store.ok()) {
+    PrintError(store.error(), common.output);
+    return std::nullopt;
+  }
+  return Session{std::move(*outcome.project), std::move(*warehouse), std::move(store).value()};
+}
+
+}  // namespace strata::cli

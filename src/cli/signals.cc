@@ -1,0 +1,27 @@
+#include <csignal>
+
+#include "cli/commands.h"
+
+namespace strata::cli {
+namespace {
+
+std::atomic<bool> g_cancel{false};
+
+extern "C" void HandleSignal(int) {
+  // Only an atomic store: everything else happens on the runner's cancellation watcher.
+  g_cancel.store(true);
+}
+
+}  // namespace
+
+const std::atomic<bool>& CancelFlag() { return g_cancel; }
+
+void InstallSignalHandlers() {
+  struct sigaction action {};
+  action.sa_handler = HandleSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,95 @@
+#include <fmt/format.h>
+
+#include "materialize/internal/batch_writer.h"
+
+namespace strata::materialize {
+namespace {
+
+Result<KeyStats> ReadStats(warehouse::Connection& connection, const warehouse::Emitter& emitter,
+                           const warehouse::TableName& target, const std::string& time_column,
+                           const Window& window) {
+  STRATA_ASSIGN_OR_RETURN(std::string sql, emitter.WindowStats(target, time_column, window));
+  STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult result, connection.Execute(sql));
+  if (result.row_count() != 1 || result.columns.size() != 2) {
+    return MakeError(ErrorCode::kWarehouse, "window statistics returned an unexpected shape");
+  }
+  KeyStats stats;
+  stats.row_count = std::get<std::int64_t>(result.columns[0].values[0]);
+  stats.checksum = std::get<std::uint64_t>(result.columns[1].values[0]);
+  return stats;
+}
+
+// Everything between BEGIN and COMMIT; an error leaves the transaction for the caller to roll back.
+Result<std::vector<KeyStats>> WriteInsideTransaction(warehouse::Connection& connection,
+                                                     const warehouse::Emitter& emitter,
+                                                     const PlannedBatch& batch,
+                                                     const warehouse::TableName& target,
+                                                     const std::string& time_column,
+                                                     const std::atomic<bool>& cancel) {
+  // A statement started after the interrupt was delivered would not see it: check in between.
+  const auto run = [&](const std::string& sql) -> Result<warehouse::QueryResult> {
+    if (cancel.load()) return MakeError(ErrorCode::kInterrupted, "interrupted");
+    return connection.Execute(sql);
+  };
+  STRATA_TRY(run(batch.statements.delete_window));
+  STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult inserted, run(batch.statements.insert));
+  std::vector<KeyStats> stats;
+  std::int64_t inside = 0;
+  for (const PartitionKey& key : batch.keys) {
+    STRATA_ASSIGN_OR_RETURN(KeyStats key_stats,
+                            ReadStats(connection, emitter, target, time_column, key.window()));
+    inside += key_stats.row_count;
+    stats.push_back(key_stats);
+  }
+  // The DELETE emptied the window inside this transaction, so every row now in it was inserted
+  // here. Any other inserted row has its time column outside the window (or NULL): it would escape
+  // the next run's DELETE and be duplicated.
+  if (inside != inserted.rows_changed) {
+    return MakeError(
+        ErrorCode::kOutputOutsideWindow,
+        fmt::format("{} of {} inserted rows have {} outside the window [{}, {}) or NULL",
+                    inserted.rows_changed - inside, inserted.rows_changed, time_column,
+                    FormatSqlTimestamp(batch.window.start), FormatSqlTimestamp(batch.window.end)),
+        fmt::format("filter the model's output so {} >= @start_date AND {} < @end_date holds for "
+                    "every row; the batch was rolled back",
+                    time_column, time_column));
+  }
+  return stats;
+}
+
+}  // namespace
+
+BatchOutcome WriteBatch(warehouse::Connection& connection, const warehouse::Emitter& emitter,
+                        const PlannedBatch& batch, const warehouse::TableName& target,
+                        const std::string& time_column, const std::atomic<bool>& cancel) {
+  BatchOutcome outcome;
+  const std::int64_t started = MonotonicMillis();
+  auto begun = connection.Execute(batch.statements.begin);
+  if (!begun.ok()) {
+    outcome.error = std::move(begun).error();
+  } else {
+    auto stats = WriteInsideTransaction(connection, emitter, batch, target, time_column, cancel);
+    if (stats.ok() && !cancel.load()) {
+      auto committed = connection.Execute(batch.statements.commit);
+      if (committed.ok()) {
+        outcome.status = BatchStatus::kCommitted;
+        outcome.stats = std::move(stats).value();
+      } else {
+        outcome.error = std::move(committed).error();
+      }
+    } else if (!stats.ok()) {
+      outcome.error = std::move(stats).error();
+    }
+    if (outcome.status != BatchStatus::kCommitted) {
+      (void)connection.Execute(batch.statements.rollback);  // nothing to do if already aborted
+    }
+  }
+  if (outcome.status != BatchStatus::kCommitted && cancel.load()) {
+    outcome.status = BatchStatus::kInterrupted;
+    if (!outcome.error) outcome.error = MakeError(ErrorCode::kInterrupted, "interrupted before commit");
+  }
+  outcome.duration_ms = MonotonicMillis() - started;
+  return outcome;
+}
+
+}  // namespace strata::materialize

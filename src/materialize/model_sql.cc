@@ -1,0 +1,109 @@
+#include "materialize/model_sql.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+#include "sql/lexer.h"
+#include "sql/placeholders.h"
+#include "sql/references.h"
+
+namespace strata::materialize {
+namespace {
+
+std::string Lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+std::string DisplayPath(const project::Project& project, const project::Model& model) {
+  return std::filesystem::relative(model.sql_path, project.config.root).string();
+}
+
+// Model names map to their targets; a model's own [[sources]] win over same-named models.
+std::map<std::string, std::string, std::less<>> ReferenceTargets(const project::Project& project,
+                                                                 const project::Model& model,
+                                                                 const warehouse::Emitter& emitter) {
+  std::map<std::string, std::string, std::less<>> targets;
+  for (const project::Model& other : project.models) {
+    targets[Lower(other.name)] = emitter.QualifiedName(ToTableName(other.target));
+  }
+  for (const project::ObjectName& source : model.sources) {
+    targets[Lower(source.table)] = emitter.QualifiedName(ToTableName(source));
+  }
+  return targets;
+}
+
+// Drops a final ';' (and what follows it, if only whitespace and comments) so the SELECT can be
+// wrapped in INSERT ... and CREATE TABLE ... AS SELECT * FROM (...).
+Result<std::string> StripTrailingSemicolon(std::string sql, sql::Dialect dialect) {
+  STRATA_ASSIGN_OR_RETURN(std::vector<sql::Token> tokens, sql::Lex(sql, dialect));
+  for (auto token = tokens.rbegin(); token != tokens.rend(); ++token) {
+    if (token->kind == sql::TokenKind::kEnd || sql::IsTrivia(*token)) continue;
+    if (sql::IsSymbol(*token, ";")) sql.resize(token->offset);
+    break;
+  }
+  return sql;
+}
+
+Error WithFile(Error error, const std::string& file) {
+  if (error.span) {
+    error.span->file = file;
+  } else {
+    error.span = SourceSpan{file, 0, 0};
+  }
+  return error;
+}
+
+}  // namespace
+
+warehouse::TableName ToTableName(const project::ObjectName& name) {
+  return warehouse::TableName{name.catalog, name.schema, name.table};
+}
+
+Status CheckModelSql(const project::Project& project, const project::Model& model,
+                     const warehouse::Emitter& emitter) {
+  const std::string file = DisplayPath(project, model);
+  Result<std::vector<sql::PlaceholderUse>> uses = sql::FindPlaceholders(model.sql, emitter.dialect());
+  if (!uses.ok()) return WithFile(std::move(uses).error(), file);
+  if (model.strategy != project::StrategyKind::kTimeInterval) return OkStatus();
+  for (std::string_view name : {"start_date", "end_date"}) {
+    const bool used = std::any_of(uses->begin(), uses->end(),
+                                  [&](const sql::PlaceholderUse& use) { return use.name == name; });
+    if (used) continue;
+    Error error = MakeError(
+        ErrorCode::kPlaceholder,
+        fmt::format("E024: time_interval model {} never references @{}: its rows are not bounded "
+                    "by the partition window",
+                    model.name, name),
+        "filter the source rows with: WHERE <time> >= @start_date AND <time> < @end_date");
+    error.span = SourceSpan{file, 1, 1};
+    return error;
+  }
+  return OkStatus();
+}
+
+Result<std::string> CompileModelSql(const project::Project& project, const project::Model& model,
+                                    const warehouse::Emitter& emitter,
+                                    const std::optional<Window>& window) {
+  const std::string file = DisplayPath(project, model);
+  Result<std::string> rewritten =
+      sql::RewriteReferences(model.sql, emitter.dialect(), ReferenceTargets(project, model, emitter));
+  if (!rewritten.ok()) return WithFile(std::move(rewritten).error(), file);
+  rewritten = StripTrailingSemicolon(std::move(rewritten).value(), emitter.dialect());
+  if (!rewritten.ok()) return WithFile(std::move(rewritten).error(), file);
+  if (model.strategy != project::StrategyKind::kTimeInterval) return rewritten;
+  STRATA_CHECK(window.has_value());
+  const std::map<std::string, std::string, std::less<>> values = {
+      {"start_date", emitter.TimestampLiteral(window->start)},
+      {"end_date", emitter.TimestampLiteral(window->end)},
+  };
+  Result<std::string> substituted = sql::SubstitutePlaceholders(*rewritten, emitter.dialect(), values);
+  if (!substituted.ok()) return WithFile(std::move(substituted).error(), file);
+  return substituted;
+}
+
+}  // namespace strata::materialize

@@ -1,0 +1,28 @@
+// Turns a model's SQL into what the warehouse runs: references to sources and models rewritten to
+// their quoted, qualified names, and @start_date/@end_date substituted with the window's bounds.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "base/partition.h"
+#include "base/result.h"
+#include "project/project.h"
+#include "warehouse/emitter.h"
+
+namespace strata::materialize {
+
+warehouse::TableName ToTableName(const project::ObjectName& name);
+
+// Checks what can be checked before anything runs: the SQL lexes, and a time_interval model
+// references both @start_date and @end_date. Errors carry the model's SQL file and position.
+Status CheckModelSql(const project::Project& project, const project::Model& model,
+                     const warehouse::Emitter& emitter);
+
+// The runnable SELECT for `model`; `window` is required for time_interval models (the
+// placeholders are substituted with the emitter's timestamp literals) and ignored otherwise.
+Result<std::string> CompileModelSql(const project::Project& project, const project::Model& model,
+                                    const warehouse::Emitter& emitter,
+                                    const std::optional<Window>& window);
+
+}  // namespace strata::materialize

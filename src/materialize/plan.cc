@@ -1,0 +1,178 @@
+#include "materialize/plan.h"
+
+#include <fmt/format.h>
+
+#include "base/hash.h"
+#include "materialize/model_sql.h"
+
+namespace strata::materialize {
+namespace {
+
+using nlohmann::json;
+
+Status PlanTimeInterval(const project::Project& project, PlannedModel& planned,
+                        const std::vector<PartitionKey>& keys, const warehouse::Emitter& emitter) {
+  const project::Model& model = *planned.model;
+  const project::TimeIntervalConfig& config = *model.time_interval;
+  const warehouse::TableName target = ToTableName(model.target);
+  const Window empty{keys.empty() ? 0 : keys.front().start(), keys.empty() ? 0 : keys.front().start()};
+  STRATA_ASSIGN_OR_RETURN(std::string empty_sql, CompileModelSql(project, model, emitter, empty));
+  STRATA_ASSIGN_OR_RETURN(planned.bootstrap, emitter.Bootstrap(target, empty_sql));
+  for (std::vector<PartitionKey>& keys_of_batch : GroupIntoBatches(keys, config.batch_size)) {
+    PlannedBatch batch;
+    batch.window = Window{keys_of_batch.front().start(), keys_of_batch.back().window().end};
+    batch.keys = std::move(keys_of_batch);
+    STRATA_ASSIGN_OR_RETURN(std::string select, CompileModelSql(project, model, emitter, batch.window));
+    STRATA_ASSIGN_OR_RETURN(batch.statements,
+                            emitter.Overwrite(target, config.time_column, batch.window, select));
+    planned.batches.push_back(std::move(batch));
+  }
+  return OkStatus();
+}
+
+Status PlanWholeModel(const project::Project& project, PlannedModel& planned,
+                      const warehouse::Emitter& emitter) {
+  const project::Model& model = *planned.model;
+  STRATA_ASSIGN_OR_RETURN(std::string select, CompileModelSql(project, model, emitter, std::nullopt));
+  const warehouse::TableName target = ToTableName(model.target);
+  if (model.strategy == project::StrategyKind::kView) {
+    STRATA_ASSIGN_OR_RETURN(planned.statements, emitter.View(target, select));
+  } else {
+    STRATA_ASSIGN_OR_RETURN(planned.statements, emitter.FullRefresh(target, select));
+  }
+  return OkStatus();
+}
+
+json StatementsJson(const warehouse::PartitionOverwrite& statements) {
+  return json{{"begin", statements.begin},   {"delete", statements.delete_window},
+              {"insert", statements.insert}, {"commit", statements.commit},
+              {"rollback", statements.rollback}};
+}
+
+json ModelJson(const PlannedModel& planned) {
+  json model = {{"model", planned.model->name},
+                {"strategy", project::StrategyName(planned.model->strategy)},
+                {"fingerprint", planned.fingerprint}};
+  if (planned.error) {
+    model["error"] = {{"code", ErrorCodeName(planned.error->code)}, {"message", planned.error->ToString()}};
+  }
+  model["statements"] = planned.statements;
+  model["bootstrap"] = planned.bootstrap;
+  json batches = json::array();
+  for (const PlannedBatch& batch : planned.batches) {
+    json keys = json::array();
+    for (const PartitionKey& key : batch.keys) keys.push_back(key.ToString());
+    batches.push_back({{"keys", keys},
+                       {"start", FormatIso8601(batch.window.start)},
+                       {"end", FormatIso8601(batch.window.end)},
+                       {"statements", StatementsJson(batch.statements)}});
+  }
+  model["batches"] = batches;
+  return model;
+}
+
+Result<PlannedBatch> BatchFromJson(const json& batch, Grain grain) {
+  PlannedBatch planned;
+  for (const json& key : batch.at("keys")) {
+    STRATA_ASSIGN_OR_RETURN(PartitionKey parsed, PartitionKey::Parse(key.get<std::string>(), grain));
+    planned.keys.push_back(parsed);
+  }
+  if (planned.keys.empty()) return MakeError(ErrorCode::kPlanStale, "saved plan has an empty batch");
+  planned.window = Window{planned.keys.front().start(), planned.keys.back().window().end};
+  const json& statements = batch.at("statements");
+  planned.statements.begin = statements.at("begin").get<std::string>();
+  planned.statements.delete_window = statements.at("delete").get<std::string>();
+  planned.statements.insert = statements.at("insert").get<std::string>();
+  planned.statements.commit = statements.at("commit").get<std::string>();
+  planned.statements.rollback = statements.at("rollback").get<std::string>();
+  return planned;
+}
+
+Result<PlannedModel> ModelFromJson(const json& entry, const project::Project& project) {
+  const std::string name = entry.at("model").get<std::string>();
+  PlannedModel planned;
+  planned.model = project.Find(name);
+  if (planned.model == nullptr) {
+    return MakeError(ErrorCode::kPlanStale, fmt::format("model {} no longer exists", name),
+                     "make a new plan with `strata plan`");
+  }
+  planned.fingerprint = entry.at("fingerprint").get<std::string>();
+  if (planned.fingerprint != planned.model->fingerprint) {
+    return MakeError(ErrorCode::kPlanStale,
+                     fmt::format("model {} changed since the plan was made (its SQL or TOML differs)", name),
+                     "review the change and make a new plan with `strata plan`");
+  }
+  if (entry.contains("error")) {
+    planned.error = MakeError(ErrorCode::kPlaceholder, entry["error"].at("message").get<std::string>());
+  }
+  planned.statements = entry.at("statements").get<std::vector<std::string>>();
+  planned.bootstrap = entry.at("bootstrap").get<std::vector<std::string>>();
+  for (const json& batch : entry.at("batches")) {
+    STRATA_ASSIGN_OR_RETURN(PlannedBatch parsed,
+                            BatchFromJson(batch, planned.model->time_interval->granularity));
+    planned.batches.push_back(std::move(parsed));
+  }
+  return planned;
+}
+
+}  // namespace
+
+Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& request,
+                       const warehouse::Emitter& emitter, state::StateStore& store) {
+  STRATA_TRY(ValidateSelection(request.selection));
+  Plan plan;
+  plan.created_at = request.now;
+  plan.warehouse = request.warehouse;
+  plan.parallel = request.parallel;
+  for (const project::Model* model : request.models) {
+    PlannedModel planned;
+    planned.model = model;
+    planned.fingerprint = model->fingerprint;
+    Status status = CheckModelSql(project, *model, emitter);
+    if (status.ok() && model->strategy == project::StrategyKind::kTimeInterval) {
+      std::vector<std::string> computed;
+      if (request.selection.missing) {
+        STRATA_ASSIGN_OR_RETURN(computed, store.ComputedKeys(model->name));
+      }
+      STRATA_ASSIGN_OR_RETURN(std::vector<PartitionKey> keys,
+                              SelectPartitions(*model, request.selection, request.now, computed));
+      status = PlanTimeInterval(project, planned, keys, emitter);
+    } else if (status.ok()) {
+      status = PlanWholeModel(project, planned, emitter);
+    }
+    if (!status.ok()) planned.error = std::move(status).error();
+    plan.models.push_back(std::move(planned));
+  }
+  json body = PlanToJson(plan);
+  body.erase("plan_id");
+  body.erase("created_at");
+  plan.plan_id = HexHash64(Hash64(body.dump()));
+  return plan;
+}
+
+json PlanToJson(const Plan& plan) {
+  json models = json::array();
+  for (const PlannedModel& planned : plan.models) models.push_back(ModelJson(planned));
+  return json{{"plan_id", plan.plan_id},     {"created_at", FormatIso8601(plan.created_at)},
+              {"warehouse", plan.warehouse}, {"parallel", plan.parallel},
+              {"models", models}};
+}
+
+Result<Plan> PlanFromJson(const json& body, const project::Project& project) {
+  try {
+    Plan plan;
+    plan.plan_id = body.at("plan_id").get<std::string>();
+    plan.warehouse = body.at("warehouse").get<std::string>();
+    plan.parallel = body.at("parallel").get<int>();
+    for (const json& entry : body.at("models")) {
+      STRATA_ASSIGN_OR_RETURN(PlannedModel planned, ModelFromJson(entry, project));
+      plan.models.push_back(std::move(planned));
+    }
+    return plan;
+  } catch (const json::exception& error) {
+    return MakeError(ErrorCode::kPlanStale, std::string("saved plan is unreadable: ") + error.what(),
+                     "make a new plan with `strata plan`");
+  }
+}
+
+}  // namespace strata::materialize

@@ -1,0 +1,63 @@
+// A plan: the concrete work of one run, resolved before anything executes — which models, which
+// partitions in which batches, and the exact SQL of every statement. `strata plan` saves it in the
+// state store under a content-hash id; `strata apply ID` executes exactly it.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/partition.h"
+#include "base/result.h"
+#include "materialize/selection.h"
+#include "project/project.h"
+#include "state/state_store.h"
+#include "warehouse/emitter.h"
+
+namespace strata::materialize {
+
+struct PlannedBatch {
+  std::vector<PartitionKey> keys;  // consecutive, ascending
+  Window window;                   // from the first key's start to the last key's end
+  warehouse::PartitionOverwrite statements;
+};
+
+struct PlannedModel {
+  const project::Model* model = nullptr;
+  std::string fingerprint;                // the model's fingerprint when planned
+  std::vector<std::string> statements;    // full_refresh and view
+  std::vector<std::string> bootstrap;     // time_interval: run only if the target is missing
+  std::vector<PlannedBatch> batches;      // time_interval
+  std::optional<Error> error;             // the model cannot run (e.g. a compile error)
+};
+
+struct Plan {
+  std::string plan_id;    // content hash of the plan's JSON (without plan_id and created_at)
+  UnixSeconds created_at = 0;
+  std::string warehouse;  // the warehouse name it was planned for
+  int parallel = 4;
+  std::vector<PlannedModel> models;  // in dependency order
+};
+
+struct PlanRequest {
+  std::vector<const project::Model*> models;  // in dependency order
+  SelectionOptions selection;
+  std::string warehouse = "default";
+  int parallel = 4;
+  UnixSeconds now = 0;
+};
+
+// Resolves partitions (reading Computed keys from `store` for --missing) and compiles every
+// statement. Selection errors (a key in the wrong format, --missing without first_partition)
+// fail the whole plan; a model whose SQL cannot compile gets PlannedModel::error and the rest plan.
+Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& request,
+                       const warehouse::Emitter& emitter, state::StateStore& store);
+
+nlohmann::json PlanToJson(const Plan& plan);
+// Rebuilds a saved plan against the current project. kPlanStale (naming the model) when a model
+// is gone or its SQL or TOML changed since the plan was made.
+Result<Plan> PlanFromJson(const nlohmann::json& json, const project::Project& project);
+
+}  // namespace strata::materialize

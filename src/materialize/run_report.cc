@@ -1,0 +1,167 @@
+#include "materialize/run_report.h"
+
+#include "base/hash.h"
+
+namespace strata::materialize {
+
+using nlohmann::json;
+
+std::string_view RunStatusName(RunStatus status) {
+  switch (status) {
+    case RunStatus::kSuccess: return "success";
+    case RunStatus::kPartialFailure: return "partial_failure";
+    case RunStatus::kFailure: return "failure";
+    case RunStatus::kInterrupted: return "interrupted";
+  }
+  return "failure";
+}
+
+int ExitCodeFor(RunStatus status) {
+  switch (status) {
+    case RunStatus::kSuccess: return 0;
+    case RunStatus::kPartialFailure:
+    case RunStatus::kFailure: return 2;
+    case RunStatus::kInterrupted: return 130;
+  }
+  return 2;
+}
+
+namespace {
+
+json MaterializationJson(const Materialization& m) {
+  json entry = {
+      {"model", m.model},
+      {"asset_key", m.asset_key},
+      {"duration_ms", m.duration_ms},
+      {"metadata", {{"strategy", m.strategy}, {"watermark", nullptr}}},
+      {"status", m.status},
+      {"row_count", m.row_count ? json(*m.row_count) : json(nullptr)},
+      // Hex text: a u64 does not survive JSON parsers that read numbers as doubles.
+      {"checksum", m.checksum ? json(HexHash64(*m.checksum)) : json(nullptr)},
+  };
+  if (m.partition_key) {
+    entry["partition"] = {{"key", *m.partition_key},
+                          {"start", FormatIso8601(m.start)},
+                          {"end", FormatIso8601(m.end)},
+                          {"batched_with", m.batched_with}};
+  } else {
+    entry["partition"] = nullptr;
+  }
+  if (!m.error.empty()) entry["error"] = m.error;
+  return entry;
+}
+
+}  // namespace
+
+json RunReportToJson(const RunReport& report) {
+  json materializations = json::array();
+  for (const Materialization& m : report.materializations) {
+    materializations.push_back(MaterializationJson(m));
+  }
+  json summaries = json::array();
+  for (const PartitionSummary& s : report.partition_summaries) {
+    summaries.push_back({{"model", s.model},
+                         {"partitions_planned", s.partitions_planned},
+                         {"partitions_succeeded", s.partitions_succeeded},
+                         {"partitions_failed", s.partitions_failed},
+                         {"partitions_skipped", s.partitions_skipped}});
+  }
+  json errors = json::array();
+  for (const RunErrorEntry& e : report.errors) {
+    errors.push_back({{"model", e.model},
+                      {"partition", e.partition ? json(*e.partition) : json(nullptr)},
+                      {"code", e.code},
+                      {"message", e.message}});
+  }
+  return json{{"run_id", report.run_id},
+              {"plan_id", report.plan_id},
+              {"status", RunStatusName(report.status)},
+              {"duration_ms", report.duration_ms},
+              {"materializations", materializations},
+              {"partition_summaries", summaries},
+              {"errors", errors}};
+}
+
+const json& RunOutputSchema() {
+  static const json schema = json::parse(R"json({
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://strata.dev/schemas/run-output.json",
+  "title": "RunOutput",
+  "description": "The document printed by `strata run --output json` and `strata apply --output json`.",
+  "type": "object",
+  "required": ["run_id", "plan_id", "status", "duration_ms", "materializations", "partition_summaries", "errors"],
+  "additionalProperties": false,
+  "properties": {
+    "run_id": {"type": "string"},
+    "plan_id": {"type": "string", "description": "Content hash of the executed plan."},
+    "status": {"enum": ["success", "partial_failure", "failure", "interrupted"]},
+    "duration_ms": {"type": "integer", "minimum": 0},
+    "materializations": {"type": "array", "items": {"$ref": "#/$defs/Materialization"}},
+    "partition_summaries": {"type": "array", "items": {"$ref": "#/$defs/PartitionSummary"}},
+    "errors": {"type": "array", "items": {"$ref": "#/$defs/RunError"}}
+  },
+  "$defs": {
+    "Materialization": {
+      "type": "object",
+      "required": ["model", "asset_key", "duration_ms", "metadata", "partition", "status", "row_count", "checksum"],
+      "additionalProperties": false,
+      "properties": {
+        "model": {"type": "string"},
+        "asset_key": {"type": "array", "items": {"type": "string"}},
+        "duration_ms": {"type": "integer", "minimum": 0},
+        "metadata": {
+          "type": "object",
+          "required": ["strategy", "watermark"],
+          "properties": {
+            "strategy": {"enum": ["time_interval", "full_refresh", "view"]},
+            "watermark": {"type": ["string", "null"]}
+          }
+        },
+        "partition": {"oneOf": [{"type": "null"}, {"$ref": "#/$defs/PartitionInfo"}]},
+        "status": {"enum": ["Computed", "Failed", "Interrupted", "Skipped"]},
+        "row_count": {"type": ["integer", "null"]},
+        "checksum": {"type": ["string", "null"], "pattern": "^[0-9a-f]{16}$",
+                     "description": "Order-independent 64-bit hash of the partition's rows, as 16 hex digits."},
+        "error": {"type": "string"}
+      }
+    },
+    "PartitionInfo": {
+      "type": "object",
+      "required": ["key", "start", "end", "batched_with"],
+      "additionalProperties": false,
+      "properties": {
+        "key": {"type": "string"},
+        "start": {"type": "string", "format": "date-time"},
+        "end": {"type": "string", "format": "date-time"},
+        "batched_with": {"type": "array", "items": {"type": "string"}}
+      }
+    },
+    "PartitionSummary": {
+      "type": "object",
+      "required": ["model", "partitions_planned", "partitions_succeeded", "partitions_failed", "partitions_skipped"],
+      "additionalProperties": false,
+      "properties": {
+        "model": {"type": "string"},
+        "partitions_planned": {"type": "integer", "minimum": 0},
+        "partitions_succeeded": {"type": "integer", "minimum": 0},
+        "partitions_failed": {"type": "integer", "minimum": 0},
+        "partitions_skipped": {"type": "integer", "minimum": 0}
+      }
+    },
+    "RunError": {
+      "type": "object",
+      "required": ["model", "partition", "code", "message"],
+      "additionalProperties": false,
+      "properties": {
+        "model": {"type": "string"},
+        "partition": {"type": ["string", "null"]},
+        "code": {"type": "string"},
+        "message": {"type": "string"}
+      }
+    }
+  }
+})json");
+  return schema;
+}
+
+}  // namespace strata::materialize

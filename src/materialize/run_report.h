@@ -1,0 +1,68 @@
+// What a run did, in the shape of `strata run --output json` (spec/project.md; the seed's
+// `materializations` and `partition_summaries` exactly, plus run_id, status, errors).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/partition.h"
+
+namespace strata::materialize {
+
+// One entry per partition written (or attempted), or per whole-model materialization.
+struct Materialization {
+  std::string model;
+  std::vector<std::string> asset_key;  // [catalog?, schema, table] of the target
+  std::string strategy;                // "time_interval" | "full_refresh" | "view"
+  std::string status;                  // "Computed" | "Failed" | "Interrupted" | "Skipped"
+  std::int64_t duration_ms = 0;
+  std::optional<std::int64_t> row_count;
+  std::optional<std::uint64_t> checksum;
+  // time_interval only:
+  std::optional<std::string> partition_key;
+  UnixSeconds start = 0;
+  UnixSeconds end = 0;
+  std::vector<std::string> batched_with;  // the other keys written by the same statement
+  std::string error;
+};
+
+struct PartitionSummary {
+  std::string model;
+  int partitions_planned = 0;
+  int partitions_succeeded = 0;
+  int partitions_failed = 0;
+  int partitions_skipped = 0;  // not attempted: interrupted before start, or upstream failed
+};
+
+struct RunErrorEntry {
+  std::string model;
+  std::optional<std::string> partition;
+  std::string code;  // ErrorCodeName
+  std::string message;
+};
+
+enum class RunStatus { kSuccess, kPartialFailure, kFailure, kInterrupted };
+std::string_view RunStatusName(RunStatus status);  // "success" | "partial_failure" | ...
+
+struct RunReport {
+  std::string run_id;
+  std::string plan_id;
+  RunStatus status = RunStatus::kSuccess;
+  std::int64_t duration_ms = 0;
+  std::vector<Materialization> materializations;
+  std::vector<PartitionSummary> partition_summaries;
+  std::vector<RunErrorEntry> errors;
+};
+
+// The process exit code for a finished run: 0, 2 (partial failure / failure) or 130.
+int ExitCodeFor(RunStatus status);
+
+nlohmann::json RunReportToJson(const RunReport& report);
+// The JSON Schema (draft 2020-12) of RunReportToJson's output.
+const nlohmann::json& RunOutputSchema();
+
+}  // namespace strata::materialize

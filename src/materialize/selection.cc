@@ -1,0 +1,102 @@
+#include "materialize/selection.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace strata::materialize {
+namespace {
+
+Result<PartitionKey> ParseFor(const project::Model& model, std::string_view flag,
+                              const std::string& text) {
+  Result<PartitionKey> key = PartitionKey::Parse(text, model.time_interval->granularity);
+  if (!key.ok()) {
+    key.error().message = fmt::format("{} for model {}: {}", flag, model.name, key.error().message);
+  }
+  return key;
+}
+
+// Keys from first_partition through the partition containing `now`, minus the Computed ones.
+std::vector<PartitionKey> MissingKeys(const PartitionKey& first, UnixSeconds now,
+                                      const std::vector<std::string>& computed_keys) {
+  std::vector<PartitionKey> missing;
+  const PartitionKey last = PartitionKey::Containing(first.grain(), now);
+  // Canonical keys sort chronologically as bytes, so one merge pass over both sorted lists works.
+  auto computed = computed_keys.begin();
+  for (PartitionKey key = first; key <= last; key = key.Next()) {
+    const std::string text = key.ToString();
+    while (computed != computed_keys.end() && *computed < text) ++computed;
+    if (computed == computed_keys.end() || *computed != text) missing.push_back(key);
+  }
+  return missing;
+}
+
+}  // namespace
+
+Status ValidateSelection(const SelectionOptions& options) {
+  const int chosen = (options.partition ? 1 : 0) + (options.from || options.to ? 1 : 0) +
+                     (options.latest ? 1 : 0) + (options.missing ? 1 : 0);
+  if (chosen > 1) {
+    return MakeError(ErrorCode::kUsage,
+                     "--partition, --from/--to, --latest and --missing are mutually exclusive",
+                     "pick one selection flag");
+  }
+  if (options.from.has_value() != options.to.has_value()) {
+    return MakeError(ErrorCode::kUsage, "--from and --to must be given together",
+                     "e.g. --from 2026-04-01 --to 2026-04-07 (both inclusive)");
+  }
+  return OkStatus();
+}
+
+Result<std::vector<PartitionKey>> SelectPartitions(const project::Model& model,
+                                                   const SelectionOptions& options, UnixSeconds now,
+                                                   const std::vector<std::string>& computed_keys) {
+  STRATA_CHECK(model.time_interval.has_value());
+  const project::TimeIntervalConfig& config = *model.time_interval;
+  STRATA_TRY(ValidateSelection(options));
+  std::vector<PartitionKey> keys;
+  if (options.partition) {
+    STRATA_ASSIGN_OR_RETURN(PartitionKey key, ParseFor(model, "--partition", *options.partition));
+    keys.push_back(key);
+  } else if (options.from) {
+    STRATA_ASSIGN_OR_RETURN(PartitionKey from, ParseFor(model, "--from", *options.from));
+    STRATA_ASSIGN_OR_RETURN(PartitionKey to, ParseFor(model, "--to", *options.to));
+    if (to < from) {
+      return MakeError(ErrorCode::kSelection,
+                       fmt::format("--from {} is after --to {} for model {}", *options.from,
+                                   *options.to, model.name),
+                       "swap the bounds; both are inclusive");
+    }
+    keys = from.RangeTo(to);
+  } else if (options.missing) {
+    if (!config.first_partition) {
+      return MakeError(ErrorCode::kSelection,
+                       fmt::format("--missing needs first_partition, which model {} does not set",
+                                   model.name),
+                       fmt::format("add first_partition = \"{}\" to [strategy] in {}",
+                                   GrainExample(config.granularity), model.toml_path.filename().string()));
+    }
+    keys = MissingKeys(*config.first_partition, now, computed_keys);
+  } else {
+    keys.push_back(PartitionKey::Containing(config.granularity, now));
+  }
+
+  const std::uint32_t lookback = options.lookback.value_or(config.lookback);
+  if (lookback > 0 && !keys.empty()) {
+    std::vector<PartitionKey> with_lookback = keys;
+    for (const PartitionKey& key : keys) {
+      PartitionKey previous = key;
+      for (std::uint32_t i = 0; i < lookback; ++i) {
+        previous = previous.Prev();
+        if (config.first_partition && previous < *config.first_partition) break;
+        with_lookback.push_back(previous);
+      }
+    }
+    keys = std::move(with_lookback);
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+}  // namespace strata::materialize

@@ -1,0 +1,105 @@
+#include "materialize/selection.h"
+
+#include <gtest/gtest.h>
+
+namespace strata::materialize {
+namespace {
+
+project::Model DailyModel(std::optional<std::string> first = "2026-04-01", std::uint32_t lookback = 0) {
+  project::Model model;
+  model.name = "fct";
+  model.strategy = project::StrategyKind::kTimeInterval;
+  project::TimeIntervalConfig config;
+  config.time_column = "d";
+  config.granularity = Grain::kDay;
+  config.lookback = lookback;
+  if (first) config.first_partition = *PartitionKey::Parse(*first, Grain::kDay);
+  model.time_interval = config;
+  return model;
+}
+
+const UnixSeconds kNow = ToUnixSeconds({2026, 4, 7, 13, 45, 0});
+
+std::vector<std::string> Keys(const Result<std::vector<PartitionKey>>& keys) {
+  EXPECT_TRUE(keys.ok()) << (keys.ok() ? "" : keys.error().message);
+  std::vector<std::string> out;
+  if (keys.ok()) {
+    for (const PartitionKey& key : *keys) out.push_back(key.ToString());
+  }
+  return out;
+}
+
+TEST(SelectionTest, LatestIsTheDefault) {
+  EXPECT_EQ(Keys(SelectPartitions(DailyModel(), {}, kNow, {})), std::vector<std::string>{"2026-04-07"});
+  SelectionOptions latest;
+  latest.latest = true;
+  EXPECT_EQ(Keys(SelectPartitions(DailyModel(), latest, kNow, {})), std::vector<std::string>{"2026-04-07"});
+}
+
+TEST(SelectionTest, PartitionAndRange) {
+  SelectionOptions one;
+  one.partition = "2026-04-03";
+  EXPECT_EQ(Keys(SelectPartitions(DailyModel(), one, kNow, {})), std::vector<std::string>{"2026-04-03"});
+  SelectionOptions range;
+  range.from = "2026-04-01";
+  range.to = "2026-04-03";
+  EXPECT_EQ(Keys(SelectPartitions(DailyModel(), range, kNow, {})),
+            (std::vector<std::string>{"2026-04-01", "2026-04-02", "2026-04-03"}));
+}
+
+TEST(SelectionTest, BadKeysNameTheModelAndFormat) {
+  SelectionOptions bad;
+  bad.partition = "2026-04-7";
+  auto keys = SelectPartitions(DailyModel(), bad, kNow, {});
+  ASSERT_FALSE(keys.ok());
+  EXPECT_EQ(keys.error().code, ErrorCode::kInvalidPartitionKey);
+  EXPECT_NE(keys.error().message.find("fct"), std::string::npos);
+  EXPECT_NE(keys.error().message.find("%Y-%m-%d"), std::string::npos);
+  SelectionOptions backwards;
+  backwards.from = "2026-04-03";
+  backwards.to = "2026-04-01";
+  EXPECT_EQ(SelectPartitions(DailyModel(), backwards, kNow, {}).error().code, ErrorCode::kSelection);
+}
+
+TEST(SelectionTest, FlagsAreMutuallyExclusive) {
+  SelectionOptions both;
+  both.partition = "2026-04-03";
+  both.missing = true;
+  EXPECT_EQ(ValidateSelection(both).error().code, ErrorCode::kUsage);
+  SelectionOptions half;
+  half.from = "2026-04-03";
+  EXPECT_EQ(ValidateSelection(half).error().code, ErrorCode::kUsage);
+}
+
+TEST(SelectionTest, MissingFindsGapsUpToNow) {
+  SelectionOptions missing;
+  missing.missing = true;
+  const std::vector<std::string> computed = {"2026-03-30", "2026-04-01", "2026-04-02", "2026-04-05"};
+  EXPECT_EQ(Keys(SelectPartitions(DailyModel(), missing, kNow, computed)),
+            (std::vector<std::string>{"2026-04-03", "2026-04-04", "2026-04-06", "2026-04-07"}));
+  auto no_first = SelectPartitions(DailyModel(std::nullopt), missing, kNow, {});
+  ASSERT_FALSE(no_first.ok());
+  EXPECT_EQ(no_first.error().code, ErrorCode::kSelection);
+}
+
+TEST(SelectionTest, LookbackAddsPreviousPartitionsAndCliWins) {
+  EXPECT_EQ(Keys(SelectPartitions(DailyModel("2026-01-01", 2), {}, kNow, {})),
+            (std::vector<std::string>{"2026-04-05", "2026-04-06", "2026-04-07"}));
+  SelectionOptions override;
+  override.lookback = 1;
+  EXPECT_EQ(Keys(SelectPartitions(DailyModel("2026-01-01", 2), override, kNow, {})),
+            (std::vector<std::string>{"2026-04-06", "2026-04-07"}));
+  SelectionOptions zero;
+  zero.lookback = 0;
+  EXPECT_EQ(Keys(SelectPartitions(DailyModel("2026-01-01", 2), zero, kNow, {})),
+            (std::vector<std::string>{"2026-04-07"}));
+  // Never before first_partition.
+  SelectionOptions early;
+  early.partition = "2026-04-02";
+  early.lookback = 5;
+  EXPECT_EQ(Keys(SelectPartitions(DailyModel("2026-04-01"), early, kNow, {})),
+            (std::vector<std::string>{"2026-04-01", "2026-04-02"}));
+}
+
+}  // namespace
+}  // namespace strata::materialize

@@ -1,0 +1,110 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "project/internal/did_you_mean.h"
+#include "project/internal/loaders.h"
+#include "project/internal/toml_reader.h"
+
+namespace strata::project {
+namespace {
+
+const std::vector<std::string> kWarehouseTypes = {"duckdb",     "postgres", "snowflake", "databricks",
+                                                  "bigquery",   "redshift", "trino"};
+
+// "postgresql://user:secret@host/db" or "... password=secret ...".
+bool DsnHasPassword(std::string_view dsn) {
+  if (dsn.find("password=") != std::string_view::npos) return true;
+  const std::size_t scheme = dsn.find("://");
+  if (scheme == std::string_view::npos) return false;
+  const std::size_t at = dsn.find('@', scheme + 3);
+  if (at == std::string_view::npos) return false;
+  return dsn.substr(scheme + 3, at - scheme - 3).find(':') != std::string_view::npos;
+}
+
+std::optional<WarehouseConfig> ReadWarehouse(TomlReader& parent, std::string_view key,
+                                             const toml::table& table, std::string name) {
+  TomlReader reader(table, parent.file(), "[" + std::string(key) + "]", parent.errors());
+  reader.CheckKeys({"type", "path", "dsn", "dsn_env", "password_env"});
+  WarehouseConfig config;
+  config.name = std::move(name);
+  config.type = reader.String("type", /*required=*/true).value_or("");
+  if (!config.type.empty() &&
+      std::find(kWarehouseTypes.begin(), kWarehouseTypes.end(), config.type) == kWarehouseTypes.end()) {
+    reader.Fail("type", ErrorCode::kConfig, fmt::format("unknown warehouse type \"{}\"", config.type),
+                SuggestionHint(config.type, kWarehouseTypes));
+  }
+  config.path = reader.String("path").value_or(config.type == "duckdb" ? "warehouse.duckdb" : "");
+  config.dsn = reader.String("dsn").value_or("");
+  config.dsn_env = reader.String("dsn_env").value_or("");
+  config.password_env = reader.String("password_env").value_or("");
+  if (config.type != "duckdb" && !config.path.empty()) {
+    reader.Fail("path", ErrorCode::kConfig, "path is only valid for duckdb warehouses",
+                "use dsn or dsn_env for server warehouses");
+  }
+  if (DsnHasPassword(config.dsn)) {
+    reader.Fail("dsn", ErrorCode::kConfig, "the dsn must not contain a password",
+                "put the password in an environment variable and name it in password_env");
+  }
+  return config;
+}
+
+}  // namespace
+
+std::optional<ProjectConfig> LoadProjectConfig(const std::filesystem::path& root,
+                                               std::vector<Error>* errors) {
+  const std::filesystem::path path = root / "strata.toml";
+  if (!std::filesystem::exists(path)) {
+    errors->push_back(MakeError(ErrorCode::kConfig, "no strata.toml in " + root.string(),
+                                "run strata in a project folder, pass --project DIR, or create "
+                                "one with `strata init DIR --example`"));
+    return std::nullopt;
+  }
+  const std::size_t errors_before = errors->size();
+  std::optional<toml::table> document = ParseTomlFile(path.string(), "strata.toml", errors);
+  if (!document) return std::nullopt;
+
+  ProjectConfig config;
+  config.root = root;
+  TomlReader top(*document, "strata.toml", "", errors);
+  top.CheckKeys({"project", "warehouse", "warehouses", "state", "rollups"});
+  if (const toml::table* project = top.Table("project")) {
+    TomlReader reader(*project, "strata.toml", "[project]", errors);
+    reader.CheckKeys({"name", "models_dir", "semantic_dir"});
+    config.name = reader.String("name").value_or(root.filename().string());
+    config.models_dir = reader.String("models_dir").value_or("models");
+    config.semantic_dir = reader.String("semantic_dir").value_or("semantic");
+  }
+  if (const toml::table* warehouse = top.Table("warehouse")) {
+    if (auto parsed = ReadWarehouse(top, "warehouse", *warehouse, "default")) config.warehouse = *parsed;
+  } else {
+    top.Fail("warehouse", ErrorCode::kConfig, "missing [warehouse] table",
+             "add [warehouse] with type = \"duckdb\" and path = \"warehouse.duckdb\"");
+  }
+  if (const toml::table* warehouses = top.Table("warehouses")) {
+    for (const auto& [name, node] : *warehouses) {
+      const std::string key = "warehouses." + std::string(name.str());
+      if (const toml::table* table = node.as_table()) {
+        if (auto parsed = ReadWarehouse(top, key, *table, std::string(name.str()))) {
+          config.warehouses.emplace(parsed->name, *parsed);
+        }
+      }
+    }
+  }
+  std::string state_path = config.models_dir + "/.strata-state.db";
+  if (const toml::table* state = top.Table("state")) {
+    TomlReader reader(*state, "strata.toml", "[state]", errors);
+    reader.CheckKeys({"path"});
+    state_path = reader.String("path").value_or(state_path);
+  }
+  config.state_path = root / state_path;
+  if (const toml::table* rollups = top.Table("rollups")) {
+    TomlReader reader(*rollups, "strata.toml", "[rollups]", errors);
+    reader.CheckKeys({"store_dir"});
+    config.rollup_store_dir = reader.String("store_dir").value_or("rollups");
+  }
+  if (errors->size() != errors_before) return std::nullopt;
+  return config;
+}
+
+}  // namespace strata::project

@@ -1,0 +1,84 @@
+#include "project/project.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "project/internal/did_you_mean.h"
+#include "project/internal/loaders.h"
+
+namespace strata::project {
+
+std::string_view StrategyName(StrategyKind kind) {
+  switch (kind) {
+    case StrategyKind::kFullRefresh: return "full_refresh";
+    case StrategyKind::kView: return "view";
+    case StrategyKind::kTimeInterval: return "time_interval";
+  }
+  return "full_refresh";
+}
+
+const Model* Project::Find(std::string_view name) const {
+  for (const Model& model : models) {
+    if (model.name == name) return &model;
+  }
+  return nullptr;
+}
+
+LoadOutcome LoadProject(const std::filesystem::path& root) {
+  LoadOutcome outcome;
+  const std::filesystem::path absolute = std::filesystem::absolute(root).lexically_normal();
+  std::optional<ProjectConfig> config = LoadProjectConfig(absolute, &outcome.errors);
+  if (!config) return outcome;
+  std::vector<Model> models = LoadModels(*config, &outcome.errors);
+  if (!outcome.errors.empty()) return outcome;
+  models = OrderByDependencies(std::move(models), &outcome.errors);
+  if (!outcome.errors.empty()) return outcome;
+  outcome.project = Project{std::move(*config), std::move(models)};
+  return outcome;
+}
+
+Result<WarehouseConfig> SelectWarehouse(const ProjectConfig& config, std::string_view name) {
+  if (name.empty() || name == "default") return config.warehouse;
+  auto found = config.warehouses.find(std::string(name));
+  if (found != config.warehouses.end()) return found->second;
+  std::vector<std::string> names = {"default"};
+  for (const auto& [key, value] : config.warehouses) names.push_back(key);
+  return MakeError(ErrorCode::kConfig, fmt::format("unknown warehouse \"{}\"", name),
+                   SuggestionHint(name, names));
+}
+
+Result<std::vector<const Model*>> SelectModels(const Project& project,
+                                               const std::vector<std::string>& names,
+                                               const std::vector<std::string>& filters) {
+  std::vector<std::string> all;
+  for (const Model& model : project.models) all.push_back(model.name);
+  for (const std::string& name : names) {
+    if (project.Find(name) == nullptr) {
+      return MakeError(ErrorCode::kModelNotFound, fmt::format("no model named \"{}\"", name),
+                       SuggestionHint(name, all));
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> labels;
+  for (const std::string& filter : filters) {
+    const std::size_t equals = filter.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      return MakeError(ErrorCode::kUsage, fmt::format("invalid --filter \"{}\"", filter),
+                       "use --filter key=value, e.g. --filter client=acme");
+    }
+    labels.emplace_back(filter.substr(0, equals), filter.substr(equals + 1));
+  }
+  std::vector<const Model*> selected;
+  for (const Model& model : project.models) {
+    const bool named = names.empty() || std::find(names.begin(), names.end(), model.name) != names.end();
+    bool labelled = true;
+    for (const auto& [key, value] : labels) {
+      auto found = model.labels.find(key);
+      labelled = labelled && found != model.labels.end() && found->second == value;
+    }
+    if (named && labelled) selected.push_back(&model);
+  }
+  return selected;
+}
+
+}  // namespace strata::project

@@ -1,0 +1,95 @@
+// A Strata project on disk: strata.toml plus models/*.toml + *.sql, loaded and validated.
+//
+// Loading collects every configuration error it finds (unknown keys with a "did you mean",
+// wrong types, bad values, unknown or cyclic dependencies), each with file, line and a hint, and
+// returns them all; a project is returned only when there are none.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/partition.h"
+#include "base/result.h"
+
+namespace strata::project {
+
+// A warehouse object as written in TOML; catalog and schema may be empty.
+struct ObjectName {
+  std::string catalog;
+  std::string schema;
+  std::string table;
+};
+
+struct WarehouseConfig {
+  std::string name;           // "default" for [warehouse]; the key for [warehouses.NAME]
+  std::string type;           // duckdb | postgres | snowflake | databricks | bigquery | redshift | trino
+  std::string path;           // duckdb: relative to the project root, or ":memory:"
+  std::string dsn;            // server warehouses
+  std::string dsn_env;        // the environment variable holding the DSN
+  std::string password_env;   // the environment variable holding the password
+};
+
+struct ProjectConfig {
+  std::filesystem::path root;         // the folder holding strata.toml (absolute)
+  std::string name;
+  std::string models_dir = "models";
+  std::string semantic_dir = "semantic";
+  WarehouseConfig warehouse;
+  std::map<std::string, WarehouseConfig> warehouses;  // [warehouses.NAME]
+  std::filesystem::path state_path;   // absolute; default <models_dir>/.strata-state.db
+  std::string rollup_store_dir = "rollups";
+};
+
+enum class StrategyKind { kFullRefresh, kView, kTimeInterval };
+std::string_view StrategyName(StrategyKind kind);  // "full_refresh" | "view" | "time_interval"
+
+struct TimeIntervalConfig {
+  std::string time_column;
+  Grain granularity = Grain::kDay;
+  std::uint32_t lookback = 0;
+  std::uint32_t batch_size = 1;
+  std::optional<PartitionKey> first_partition;
+};
+
+struct Model {
+  std::string name;
+  std::filesystem::path toml_path;   // absolute
+  std::filesystem::path sql_path;    // absolute
+  std::string sql;                   // the SELECT as written
+  std::vector<std::string> depends_on;
+  std::vector<ObjectName> sources;
+  StrategyKind strategy = StrategyKind::kFullRefresh;
+  std::optional<TimeIntervalConfig> time_interval;  // set iff strategy == kTimeInterval
+  ObjectName target;                 // default: schema "main", table = name
+  std::map<std::string, std::string> labels;
+  std::string fingerprint;           // hash of the TOML and SQL bytes: a plan is stale if it moves
+};
+
+struct Project {
+  ProjectConfig config;
+  std::vector<Model> models;  // in dependency order: every model after all it depends on
+  const Model* Find(std::string_view name) const;
+};
+
+struct LoadOutcome {
+  std::optional<Project> project;  // set iff errors is empty
+  std::vector<Error> errors;
+};
+
+// Loads the project whose strata.toml is in `root`.
+LoadOutcome LoadProject(const std::filesystem::path& root);
+
+// The warehouse to use: the default one, or [warehouses.NAME]. kConfig if NAME is unknown.
+Result<WarehouseConfig> SelectWarehouse(const ProjectConfig& config, std::string_view name);
+
+// Models matching every selector, in dependency order. `names` empty selects all; every name must
+// exist (kModelNotFound with a suggestion). `filters` are "key=value" label matches, all required.
+Result<std::vector<const Model*>> SelectModels(const Project& project,
+                                               const std::vector<std::string>& names,
+                                               const std::vector<std::string>& filters);
+
+}  // namespace strata::project

@@ -1,0 +1,168 @@
+#include "project/project.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace strata::project {
+namespace {
+
+class ProjectTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = std::filesystem::temp_directory_path() /
+            ("strata_project_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+             "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(root_);
+    std::filesystem::create_directories(root_ / "models");
+    Write("strata.toml", "[project]\nname = \"shop\"\n[warehouse]\ntype = \"duckdb\"\npath = \"w.duckdb\"\n");
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+
+  void Write(const std::string& relative, const std::string& text) {
+    std::ofstream(root_ / relative) << text;
+  }
+  void Model(const std::string& name, const std::string& toml,
+             const std::string& sql = "SELECT 1 AS x") {
+    Write("models/" + name + ".toml", toml);
+    Write("models/" + name + ".sql", sql);
+  }
+  // The single error of a failed load.
+  Error OnlyError() {
+    LoadOutcome outcome = LoadProject(root_);
+    EXPECT_FALSE(outcome.project.has_value());
+    EXPECT_EQ(outcome.errors.size(), 1u);
+    return outcome.errors.empty() ? Error{} : outcome.errors[0];
+  }
+
+  std::filesystem::path root_;
+};
+
+constexpr char kDaily[] =
+    "name = \"fct\"\ndepends_on = [\"stg\"]\n[strategy]\ntype = \"time_interval\"\n"
+    "time_column = \"order_date\"\ngranularity = \"day\"\nfirst_partition = \"2024-01-01\"\n"
+    "[target]\nschema = \"marts\"\ntable = \"fct\"\n";
+
+TEST_F(ProjectTest, LoadsModelsInDependencyOrder) {
+  Model("fct", kDaily);
+  Model("stg", "name = \"stg\"\nlabels = { client = \"acme\" }\n");
+  LoadOutcome outcome = LoadProject(root_);
+  ASSERT_TRUE(outcome.project.has_value()) << outcome.errors[0].ToString();
+  const Project& project = *outcome.project;
+  ASSERT_EQ(project.models.size(), 2u);
+  EXPECT_EQ(project.models[0].name, "stg");
+  EXPECT_EQ(project.models[1].name, "fct");
+  const auto& config = *project.models[1].time_interval;
+  EXPECT_EQ(config.granularity, Grain::kDay);
+  EXPECT_EQ(config.batch_size, 1u);
+  EXPECT_EQ(config.first_partition->ToString(), "2024-01-01");
+  EXPECT_EQ(project.models[1].target.schema, "marts");
+  EXPECT_EQ(project.models[0].target.schema, "main");
+  EXPECT_EQ(project.config.state_path, root_ / "models/.strata-state.db");
+
+  auto acme = SelectModels(project, {}, {"client=acme"});
+  ASSERT_TRUE(acme.ok());
+  ASSERT_EQ(acme->size(), 1u);
+  EXPECT_EQ((*acme)[0]->name, "stg");
+  auto missing = SelectModels(project, {"fct_"}, {});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, ErrorCode::kModelNotFound);
+  EXPECT_NE(missing.error().hint.find("\"fct\""), std::string::npos);
+}
+
+TEST_F(ProjectTest, MicrobatchDefaultsToHour) {
+  Model("m", "[strategy]\ntype = \"microbatch\"\ntime_column = \"ts\"\n");
+  LoadOutcome outcome = LoadProject(root_);
+  ASSERT_TRUE(outcome.project.has_value());
+  EXPECT_EQ(outcome.project->models[0].strategy, StrategyKind::kTimeInterval);
+  EXPECT_EQ(outcome.project->models[0].time_interval->granularity, Grain::kHour);
+}
+
+TEST_F(ProjectTest, UnknownKeyHasLineAndSuggestion) {
+  Model("fct", "name = \"fct\"\n[strategy]\ntype = \"time_interval\"\ntime_column = \"d\"\n"
+               "granularity = \"day\"\nlookbak = 3\n");
+  Error error = OnlyError();
+  EXPECT_EQ(error.code, ErrorCode::kConfigUnknownKey);
+  ASSERT_TRUE(error.span.has_value());
+  EXPECT_EQ(error.span->file, "models/fct.toml");
+  EXPECT_EQ(error.span->line, 6);
+  EXPECT_NE(error.hint.find("\"lookback\""), std::string::npos);
+}
+
+TEST_F(ProjectTest, WrongTypeIsReported) {
+  Model("fct", "[strategy]\ntype = \"time_interval\"\ntime_column = \"d\"\ngranularity = \"day\"\n"
+               "lookback = \"3\"\n");
+  Error error = OnlyError();
+  EXPECT_EQ(error.code, ErrorCode::kConfigType);
+  EXPECT_EQ(error.span->line, 5);
+}
+
+TEST_F(ProjectTest, ZeroBatchSizeIsRejected) {
+  Model("fct", "[strategy]\ntype = \"time_interval\"\ntime_column = \"d\"\ngranularity = \"day\"\n"
+               "batch_size = 0\n");
+  Error error = OnlyError();
+  EXPECT_EQ(error.code, ErrorCode::kConfig);
+  EXPECT_EQ(error.span->line, 5);
+}
+
+TEST_F(ProjectTest, FirstPartitionMustMatchTheGrain) {
+  Model("fct", "[strategy]\ntype = \"time_interval\"\ntime_column = \"d\"\ngranularity = \"month\"\n"
+               "first_partition = \"2024-01-01\"\n");
+  Error error = OnlyError();
+  EXPECT_EQ(error.code, ErrorCode::kInvalidPartitionKey);
+  EXPECT_NE(error.message.find("%Y-%m"), std::string::npos);
+}
+
+TEST_F(ProjectTest, MissingGranularityAndBadTimeColumn) {
+  Model("fct", "[strategy]\ntype = \"time_interval\"\ntime_column = \"order date\"\n");
+  LoadOutcome outcome = LoadProject(root_);
+  EXPECT_FALSE(outcome.project.has_value());
+  EXPECT_EQ(outcome.errors.size(), 2u);  // both reported, not just the first
+}
+
+TEST_F(ProjectTest, CyclesNameTheirPath) {
+  Model("a", "depends_on = [\"b\"]\n");
+  Model("b", "depends_on = [\"c\"]\n");
+  Model("c", "depends_on = [\"a\"]\n");
+  Error error = OnlyError();
+  EXPECT_EQ(error.code, ErrorCode::kDependencyCycle);
+  EXPECT_NE(error.message.find("a -> b -> c -> a"), std::string::npos) << error.message;
+}
+
+TEST_F(ProjectTest, UnknownDependencySuggests) {
+  Model("fct", "depends_on = [\"stg_order\"]\n");
+  Model("stg_orders", "");
+  Error error = OnlyError();
+  EXPECT_EQ(error.code, ErrorCode::kModelNotFound);
+  EXPECT_NE(error.hint.find("stg_orders"), std::string::npos);
+}
+
+TEST_F(ProjectTest, TomlSyntaxErrorHasPosition) {
+  Model("fct", "name = \"fct\n");
+  Error error = OnlyError();
+  EXPECT_EQ(error.code, ErrorCode::kConfig);
+  EXPECT_EQ(error.span->line, 1);
+}
+
+TEST_F(ProjectTest, UnknownStrategyAndWarehouseType) {
+  Write("strata.toml", "[warehouse]\ntype = \"duckdbb\"\n");
+  Error error = OnlyError();
+  EXPECT_NE(error.hint.find("\"duckdb\""), std::string::npos);
+}
+
+TEST_F(ProjectTest, MissingSqlFile) {
+  Write("models/lonely.toml", "");
+  Error error = OnlyError();
+  EXPECT_NE(error.message.find("no SQL file"), std::string::npos);
+}
+
+TEST_F(ProjectTest, PasswordInDsnIsRejected) {
+  Write("strata.toml",
+        "[warehouse]\ntype = \"duckdb\"\n[warehouses.pg]\ntype = \"postgres\"\n"
+        "dsn = \"postgresql://u:secret@127.0.0.1/db\"\n");
+  Error error = OnlyError();
+  EXPECT_NE(error.message.find("password"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace strata::project

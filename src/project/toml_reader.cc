@@ -1,0 +1,162 @@
+#include "project/internal/toml_reader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include <fstream>
+#include <sstream>
+
+#include "project/internal/did_you_mean.h"
+
+namespace strata::project {
+
+TomlReader::TomlReader(const toml::table& table, std::string file, std::string context,
+                       std::vector<Error>* errors)
+    : table_(table), file_(std::move(file)), context_(std::move(context)), errors_(errors) {}
+
+SourceSpan TomlReader::SpanOf(const toml::node* node) const {
+  const toml::source_region& region = node != nullptr ? node->source() : table_.source();
+  return SourceSpan{file_, static_cast<int>(region.begin.line),
+                    static_cast<int>(region.begin.column)};
+}
+
+void TomlReader::Fail(std::string_view key, ErrorCode code, std::string message, std::string hint) {
+  Error error = MakeError(code, std::move(message), std::move(hint));
+  error.span = SpanOf(table_.get(key));
+  errors_->push_back(std::move(error));
+}
+
+void TomlReader::WrongType(std::string_view key, std::string_view expected) {
+  Fail(key, ErrorCode::kConfigType,
+       fmt::format("{}{} must be {}", context_.empty() ? "" : context_ + " ", key, expected));
+}
+
+void TomlReader::CheckKeys(const std::vector<std::string>& allowed) {
+  for (const auto& [key, node] : table_) {
+    const std::string name(key.str());
+    if (std::find(allowed.begin(), allowed.end(), name) != allowed.end()) continue;
+    Error error = MakeError(ErrorCode::kConfigUnknownKey,
+                            fmt::format("unknown key \"{}\"{}", name,
+                                        context_.empty() ? "" : " in " + context_),
+                            SuggestionHint(name, allowed));
+    const toml::source_region& region = key.source();
+    error.span = SourceSpan{file_, static_cast<int>(region.begin.line),
+                            static_cast<int>(region.begin.column)};
+    errors_->push_back(std::move(error));
+  }
+}
+
+std::optional<std::string> TomlReader::String(std::string_view key, bool required) {
+  const toml::node* node = table_.get(key);
+  if (node == nullptr) {
+    if (required) {
+      Fail(key, ErrorCode::kConfig,
+           fmt::format("missing required key \"{}\"{}", key,
+                       context_.empty() ? "" : " in " + context_));
+    }
+    return std::nullopt;
+  }
+  if (!node->is_string()) {
+    WrongType(key, "a string");
+    return std::nullopt;
+  }
+  return node->as_string()->get();
+}
+
+std::optional<std::uint32_t> TomlReader::Unsigned(std::string_view key) {
+  const toml::node* node = table_.get(key);
+  if (node == nullptr) return std::nullopt;
+  if (!node->is_integer()) {
+    WrongType(key, "a non-negative integer");
+    return std::nullopt;
+  }
+  const std::int64_t value = node->as_integer()->get();
+  if (value < 0 || value > UINT32_MAX) {
+    Fail(key, ErrorCode::kConfigType,
+         fmt::format("{} = {} is out of range", key, value), "use an integer from 0 to 4294967295");
+    return std::nullopt;
+  }
+  return static_cast<std::uint32_t>(value);
+}
+
+std::optional<std::vector<std::string>> TomlReader::StringArray(std::string_view key) {
+  const toml::node* node = table_.get(key);
+  if (node == nullptr) return std::nullopt;
+  const toml::array* array = node->as_array();
+  std::vector<std::string> values;
+  bool ok = array != nullptr;
+  if (ok) {
+    for (const toml::node& item : *array) {
+      if (!item.is_string()) ok = false;
+      else values.push_back(item.as_string()->get());
+    }
+  }
+  if (!ok) {
+    WrongType(key, "an array of strings");
+    return std::nullopt;
+  }
+  return values;
+}
+
+std::optional<std::map<std::string, std::string>> TomlReader::StringMap(std::string_view key) {
+  const toml::node* node = table_.get(key);
+  if (node == nullptr) return std::nullopt;
+  const toml::table* table = node->as_table();
+  std::map<std::string, std::string> values;
+  bool ok = table != nullptr;
+  if (ok) {
+    for (const auto& [name, value] : *table) {
+      if (!value.is_string()) ok = false;
+      else values.emplace(std::string(name.str()), value.as_string()->get());
+    }
+  }
+  if (!ok) {
+    WrongType(key, "a table of strings, e.g. { client = \"acme\" }");
+    return std::nullopt;
+  }
+  return values;
+}
+
+const toml::table* TomlReader::Table(std::string_view key) {
+  const toml::node* node = table_.get(key);
+  if (node == nullptr) return nullptr;
+  if (!node->is_table()) {
+    WrongType(key, "a table");
+    return nullptr;
+  }
+  return node->as_table();
+}
+
+const toml::array* TomlReader::ArrayOfTables(std::string_view key) {
+  const toml::node* node = table_.get(key);
+  if (node == nullptr) return nullptr;
+  if (!node->is_array_of_tables()) {
+    WrongType(key, "an array of tables ([[" + std::string(key) + "]])");
+    return nullptr;
+  }
+  return node->as_array();
+}
+
+std::optional<toml::table> ParseTomlFile(const std::string& path, const std::string& display_path,
+                                         std::vector<Error>* errors) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    errors->push_back(MakeError(ErrorCode::kIo, "cannot read " + display_path));
+    return std::nullopt;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  try {
+    return toml::parse(buffer.str(), path);
+  } catch (const toml::parse_error& parse_error) {
+    Error error = MakeError(ErrorCode::kConfig,
+                            "invalid TOML: " + std::string(parse_error.description()));
+    error.span = SourceSpan{display_path, static_cast<int>(parse_error.source().begin.line),
+                            static_cast<int>(parse_error.source().begin.column)};
+    errors->push_back(std::move(error));
+    return std::nullopt;
+  }
+}
+
+}  // namespace strata::project

@@ -1,0 +1,105 @@
+#include "warehouse/duckdb/duckdb_result.h"
+
+#include <string>
+
+namespace strata::warehouse {
+namespace {
+
+ColumnType MapType(duckdb_type type) {
+  switch (type) {
+    case DUCKDB_TYPE_BOOLEAN:
+      return ColumnType::kBoolean;
+    case DUCKDB_TYPE_TINYINT:
+    case DUCKDB_TYPE_SMALLINT:
+    case DUCKDB_TYPE_INTEGER:
+    case DUCKDB_TYPE_BIGINT:
+      return ColumnType::kInteger;
+    case DUCKDB_TYPE_UTINYINT:
+    case DUCKDB_TYPE_USMALLINT:
+    case DUCKDB_TYPE_UINTEGER:
+    case DUCKDB_TYPE_UBIGINT:
+      return ColumnType::kUnsignedInteger;
+    case DUCKDB_TYPE_FLOAT:
+    case DUCKDB_TYPE_DOUBLE:
+      return ColumnType::kDouble;
+    case DUCKDB_TYPE_DECIMAL:
+    case DUCKDB_TYPE_HUGEINT:
+    case DUCKDB_TYPE_UHUGEINT:
+      return ColumnType::kDecimal;
+    case DUCKDB_TYPE_VARCHAR:
+      return ColumnType::kString;
+    case DUCKDB_TYPE_DATE:
+      return ColumnType::kDate;
+    case DUCKDB_TYPE_TIMESTAMP:
+    case DUCKDB_TYPE_TIMESTAMP_S:
+    case DUCKDB_TYPE_TIMESTAMP_MS:
+    case DUCKDB_TYPE_TIMESTAMP_NS:
+    case DUCKDB_TYPE_TIMESTAMP_TZ:
+      return ColumnType::kTimestamp;
+    default:
+      return ColumnType::kOther;
+  }
+}
+
+Value ReadCell(duckdb_result* result, idx_t column, idx_t row, ColumnType type) {
+  if (duckdb_value_is_null(result, column, row)) return std::monostate{};
+  switch (type) {
+    case ColumnType::kBoolean:
+      return duckdb_value_boolean(result, column, row);
+    case ColumnType::kInteger:
+      return duckdb_value_int64(result, column, row);
+    case ColumnType::kUnsignedInteger:
+      return duckdb_value_uint64(result, column, row);
+    case ColumnType::kDouble:
+      return duckdb_value_double(result, column, row);
+    case ColumnType::kDecimal:
+    case ColumnType::kString:
+    case ColumnType::kDate:
+    case ColumnType::kTimestamp:
+    case ColumnType::kOther:
+      break;
+  }
+  char* text = duckdb_value_varchar(result, column, row);
+  std::string value = text != nullptr ? text : "";
+  duckdb_free(text);
+  return value;
+}
+
+}  // namespace
+
+ColumnType ColumnTypeFromDuckDbName(std::string_view name) {
+  if (name == "BOOLEAN") return ColumnType::kBoolean;
+  if (name == "TINYINT" || name == "SMALLINT" || name == "INTEGER" || name == "BIGINT") {
+    return ColumnType::kInteger;
+  }
+  if (name == "UTINYINT" || name == "USMALLINT" || name == "UINTEGER" || name == "UBIGINT") {
+    return ColumnType::kUnsignedInteger;
+  }
+  if (name == "FLOAT" || name == "DOUBLE") return ColumnType::kDouble;
+  if (name.starts_with("DECIMAL") || name == "HUGEINT") return ColumnType::kDecimal;
+  if (name == "VARCHAR") return ColumnType::kString;
+  if (name == "DATE") return ColumnType::kDate;
+  if (name.starts_with("TIMESTAMP")) return ColumnType::kTimestamp;
+  return ColumnType::kOther;
+}
+
+QueryResult ReadDuckDbResult(duckdb_result* result) {
+  QueryResult out;
+  out.rows_changed = static_cast<std::int64_t>(duckdb_rows_changed(result));
+  const idx_t column_count = duckdb_column_count(result);
+  const idx_t row_count = duckdb_row_count(result);
+  out.columns.resize(column_count);
+  for (idx_t column = 0; column < column_count; ++column) {
+    ResultColumn& target = out.columns[column];
+    target.column.name = duckdb_column_name(result, column);
+    const duckdb_type type = duckdb_column_type(result, column);
+    target.column.type = MapType(type);
+    target.values.reserve(row_count);
+    for (idx_t row = 0; row < row_count; ++row) {
+      target.values.push_back(ReadCell(result, column, row, target.column.type));
+    }
+  }
+  return out;
+}
+
+}  // namespace strata::warehouse

@@ -1,0 +1,150 @@
+#include "warehouse/duckdb/duckdb_warehouse.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <thread>
+
+namespace strata::warehouse {
+namespace {
+
+std::unique_ptr<Connection> Connect(Warehouse& warehouse) {
+  Result<std::unique_ptr<Connection>> connection = warehouse.Connect();
+  EXPECT_TRUE(connection.ok());
+  return std::move(connection).value();
+}
+
+QueryResult Exec(Connection& connection, std::string_view sql) {
+  Result<QueryResult> result = connection.Execute(sql);
+  EXPECT_TRUE(result.ok()) << sql << ": " << (result.ok() ? "" : result.error().message);
+  return result.ok() ? std::move(result).value() : QueryResult{};
+}
+
+TEST(DuckDbWarehouseTest, ReturnsTypedColumnsAndRowCounts) {
+  auto warehouse = OpenDuckDb(":memory:");
+  ASSERT_TRUE(warehouse.ok());
+  auto connection = Connect(**warehouse);
+  Exec(*connection, "CREATE TABLE t (d DATE, ts TIMESTAMP, n BIGINT, s VARCHAR, x DOUBLE, b BOOLEAN)");
+  QueryResult insert = Exec(*connection,
+                           "INSERT INTO t VALUES (DATE '2026-04-07', TIMESTAMP '2026-04-07 13:00:00', "
+                           "42, 'it''s', 1.5, true), (NULL, NULL, NULL, NULL, NULL, NULL)");
+  EXPECT_EQ(insert.rows_changed, 2);
+  QueryResult rows = Exec(*connection, "SELECT * FROM t ORDER BY n NULLS LAST");
+  ASSERT_EQ(rows.columns.size(), 6u);
+  ASSERT_EQ(rows.row_count(), 2u);
+  EXPECT_EQ(rows.columns[0].column.type, ColumnType::kDate);
+  EXPECT_EQ(std::get<std::string>(rows.columns[0].values[0]), "2026-04-07");
+  EXPECT_EQ(rows.columns[1].column.type, ColumnType::kTimestamp);
+  EXPECT_EQ(std::get<std::string>(rows.columns[1].values[0]), "2026-04-07 13:00:00");
+  EXPECT_EQ(std::get<std::int64_t>(rows.columns[2].values[0]), 42);
+  EXPECT_EQ(std::get<std::string>(rows.columns[3].values[0]), "it's");
+  EXPECT_EQ(std::get<double>(rows.columns[4].values[0]), 1.5);
+  EXPECT_EQ(std::get<bool>(rows.columns[5].values[0]), true);
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(rows.columns[2].values[1]));
+}
+
+TEST(DuckDbWarehouseTest, MapsErrorsToCodes) {
+  auto warehouse = OpenDuckDb(":memory:");
+  ASSERT_TRUE(warehouse.ok());
+  auto connection = Connect(**warehouse);
+  auto syntax = connection->Execute("SELEC 1");
+  ASSERT_FALSE(syntax.ok());
+  EXPECT_EQ(syntax.error().code, ErrorCode::kWarehouseSyntax);
+  auto catalog = connection->Execute("SELECT * FROM missing_table");
+  ASSERT_FALSE(catalog.ok());
+  EXPECT_EQ(catalog.error().code, ErrorCode::kWarehouseCatalog);
+}
+
+TEST(DuckDbWarehouseTest, ConcurrentWritesToTheSameRowConflictAndAreRetryable) {
+  auto warehouse = OpenDuckDb(":memory:");
+  ASSERT_TRUE(warehouse.ok());
+  auto first = Connect(**warehouse);
+  auto second = Connect(**warehouse);
+  Exec(*first, "CREATE TABLE t AS SELECT 1 AS id");
+  Exec(*first, "BEGIN TRANSACTION");
+  Exec(*second, "BEGIN TRANSACTION");
+  Exec(*first, "DELETE FROM t WHERE id = 1");
+  auto conflict = second->Execute("DELETE FROM t WHERE id = 1");
+  ASSERT_FALSE(conflict.ok());
+  EXPECT_EQ(conflict.error().code, ErrorCode::kWarehouseConflict);
+  EXPECT_TRUE(conflict.error().retryable());
+}
+
+TEST(DuckDbWarehouseTest, DisjointDeletesInParallelTransactionsCommit) {
+  auto warehouse = OpenDuckDb(":memory:");
+  ASSERT_TRUE(warehouse.ok());
+  auto first = Connect(**warehouse);
+  auto second = Connect(**warehouse);
+  Exec(*first, "CREATE TABLE t AS SELECT i AS id FROM range(10) r(i)");
+  Exec(*first, "BEGIN TRANSACTION");
+  Exec(*second, "BEGIN TRANSACTION");
+  Exec(*first, "DELETE FROM t WHERE id < 5");
+  Exec(*second, "DELETE FROM t WHERE id >= 5");
+  Exec(*first, "INSERT INTO t VALUES (100)");
+  Exec(*second, "INSERT INTO t VALUES (200)");
+  Exec(*first, "COMMIT");
+  Exec(*second, "COMMIT");
+  QueryResult count = Exec(*first, "SELECT count(*) FROM t");
+  EXPECT_EQ(std::get<std::int64_t>(count.columns[0].values[0]), 2);
+}
+
+TEST(DuckDbWarehouseTest, TableExistenceAndSchema) {
+  auto warehouse = OpenDuckDb(":memory:");
+  ASSERT_TRUE(warehouse.ok());
+  auto connection = Connect(**warehouse);
+  const TableName name{"", "marts", "fct"};
+  auto before = connection->TableExists(name);
+  ASSERT_TRUE(before.ok());
+  EXPECT_FALSE(*before);
+  Exec(*connection, "CREATE SCHEMA marts");
+  Exec(*connection, "CREATE TABLE marts.fct (order_date DATE NOT NULL, revenue DECIMAL(18,2))");
+  auto after = connection->TableExists(name);
+  ASSERT_TRUE(after.ok());
+  EXPECT_TRUE(*after);
+  auto columns = connection->DescribeTable(name);
+  ASSERT_TRUE(columns.ok());
+  ASSERT_EQ(columns->size(), 2u);
+  EXPECT_EQ((*columns)[0].name, "order_date");
+  EXPECT_EQ((*columns)[0].type, ColumnType::kDate);
+  EXPECT_FALSE((*columns)[0].nullable);
+  EXPECT_EQ((*columns)[1].type, ColumnType::kDecimal);
+  EXPECT_TRUE((*columns)[1].nullable);
+  auto missing = connection->DescribeTable({"", "marts", "nope"});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, ErrorCode::kWarehouseCatalog);
+}
+
+TEST(DuckDbWarehouseTest, InterruptCancelsARunningQuery) {
+  auto warehouse = OpenDuckDb(":memory:");
+  ASSERT_TRUE(warehouse.ok());
+  auto connection = Connect(**warehouse);
+  std::thread interrupter([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    connection->Interrupt();
+  });
+  auto result = connection->Execute(
+      "SELECT count(*) FROM range(100000000000) a(i), range(10) b(j) WHERE i * j % 7 = 3");
+  interrupter.join();
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().code, ErrorCode::kWarehouseInterrupted);
+}
+
+TEST(DuckDbWarehouseTest, PersistsToAFile) {
+  const auto path = std::filesystem::temp_directory_path() / "strata_duckdb_test.duckdb";
+  std::filesystem::remove(path);
+  {
+    auto warehouse = OpenDuckDb(path.string());
+    ASSERT_TRUE(warehouse.ok());
+    auto connection = Connect(**warehouse);
+    Exec(*connection, "CREATE TABLE kept AS SELECT 7 AS seven");
+  }
+  auto warehouse = OpenDuckDb(path.string());
+  ASSERT_TRUE(warehouse.ok());
+  auto connection = Connect(**warehouse);
+  QueryResult result = Exec(*connection, "SELECT seven FROM kept");
+  EXPECT_EQ(std::get<std::int64_t>(result.columns[0].values[0]), 7);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace strata::warehouse

@@ -1,0 +1,82 @@
+// The Warehouse interface: everything the runner needs from a SQL warehouse, and nothing else.
+// Adapters live in sub-folders (duckdb/, later postgres/ ...); they are the only code that
+// includes a warehouse's client header.
+//
+// Thread safety: a Warehouse may be shared by threads; each Connection is used by one thread at a
+// time, except Interrupt(), which any thread may call at any time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "base/result.h"
+#include "sql/dialect.h"
+
+namespace strata::warehouse {
+
+enum class ColumnType { kBoolean, kInteger, kUnsignedInteger, kDouble, kDecimal, kString, kDate,
+                        kTimestamp, kOther };
+
+// A column of a table or a result. `type_name` is the warehouse's own spelling ("TIMESTAMP").
+struct Column {
+  std::string name;
+  ColumnType type = ColumnType::kOther;
+  std::string type_name;
+  bool nullable = true;
+};
+
+// One cell. Dates and timestamps are carried as their ISO text; decimals as text too (lossless).
+using Value = std::variant<std::monostate, bool, std::int64_t, std::uint64_t, double, std::string>;
+
+std::string ValueToString(const Value& value);  // NULL renders as "NULL"
+
+// A result as typed columns: columns[i].values has one entry per row.
+struct ResultColumn {
+  Column column;
+  std::vector<Value> values;
+};
+struct QueryResult {
+  std::vector<ResultColumn> columns;
+  std::int64_t rows_changed = 0;  // rows inserted/updated/deleted by a DML statement
+  std::size_t row_count() const { return columns.empty() ? 0 : columns[0].values.size(); }
+};
+
+// A table's name as written in project files; catalog and schema may be empty.
+struct TableName {
+  std::string catalog;
+  std::string schema;
+  std::string table;
+  std::string ToString() const;  // unquoted, dot-joined, for messages
+};
+
+class Connection {
+ public:
+  virtual ~Connection() = default;
+  // Runs one statement (or, where the adapter allows, a script). Errors carry a warehouse error
+  // code: kWarehouseConflict (retryable) for transaction conflicts, kWarehouseSyntax,
+  // kWarehouseCatalog, kWarehouseInterrupted after Interrupt(), kWarehouse otherwise.
+  virtual Result<QueryResult> Execute(std::string_view sql) = 0;
+  // Cancels the statement running on this connection, if any. Thread-safe; never blocks long.
+  virtual void Interrupt() = 0;
+
+  // Whether the table exists. An error (not false) when existence cannot be determined.
+  virtual Result<bool> TableExists(const TableName& name) = 0;
+  // The table's columns in order; kWarehouseCatalog when it does not exist.
+  virtual Result<std::vector<Column>> DescribeTable(const TableName& name) = 0;
+};
+
+class Warehouse {
+ public:
+  virtual ~Warehouse() = default;
+  virtual sql::Dialect dialect() const = 0;
+  // A new connection for one thread's work; open several for parallel partitions.
+  virtual Result<std::unique_ptr<Connection>> Connect() = 0;
+  // A short description for messages ("duckdb:warehouse.duckdb").
+  virtual std::string Describe() const = 0;
+};
+
+}  // namespace strata::warehouse
