@@ -46,7 +46,7 @@ enum class ErrorCode : std::uint16_t {
 };
 
 struct ErrorCodeInfo {
-  std::string_view name;  // "kStateLocked" without the k: "StateLocked"
+  std::string_view name;  // the enumerator without its k: "StateLocked"
   int number;
   int http_status;
   std::string_view sqlstate;
@@ -56,8 +56,7 @@ struct ErrorCodeInfo {
 // The catalogue row of `code`. Never fails: every enumerator has a row.
 const ErrorCodeInfo& Describe(ErrorCode code);
 
-// The stable external name, e.g. "STRATA-013" style is not used; we use "E" + 3 digits for
-// compile diagnostics only. Runtime errors are reported by their name: "StateLocked".
+// The stable name used in JSON output and messages: "StateLocked" for kStateLocked.
 std::string_view ErrorCodeName(ErrorCode code);
 
 }  // namespace strata

@@ -87,8 +87,17 @@ void PrintRunReport(const materialize::RunReport& report, OutputFormat output, b
     return;
   }
   if (!quiet) {
+    // Long backfills: the first and last rows and every failure, not thousands of lines.
+    constexpr std::size_t kEdge = 10;
+    const auto& all = report.materializations;
     std::vector<std::vector<std::string>> rows;
-    for (const materialize::Materialization& m : report.materializations) {
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      const materialize::Materialization& m = all[i];
+      const bool edge = all.size() <= 4 * kEdge || i < kEdge || i + kEdge >= all.size();
+      if (!edge && m.status == "Computed") {
+        if (rows.empty() || rows.back()[0] != "...") rows.push_back({"...", "", "", "", "", ""});
+        continue;
+      }
       rows.push_back({m.model, m.partition_key.value_or("-"), m.status,
                       m.row_count ? std::to_string(*m.row_count) : "-",
                       std::to_string(m.duration_ms),

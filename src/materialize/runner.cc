@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <map>
 #include <mutex>
 #include <random>
 #include <set>
@@ -326,6 +328,14 @@ Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
   std::set<std::string> failed;
   for (const PlannedModel& planned : plan.models) STRATA_TRY(RunModel(run, planned, failed));
 
+  // Parallel batches finish in any order; report in plan order, then by partition.
+  std::map<std::string, std::size_t> model_order;
+  for (std::size_t i = 0; i < plan.models.size(); ++i) model_order[plan.models[i].model->name] = i;
+  std::stable_sort(run.report.materializations.begin(), run.report.materializations.end(),
+                   [&](const Materialization& a, const Materialization& b) {
+                     return std::tie(model_order[a.model], a.partition_key) <
+                            std::tie(model_order[b.model], b.partition_key);
+                   });
   run.report.status = FinalStatus(run.report, run.watcher.cancelled());
   run.report.duration_ms = MonotonicMillis() - started;
   STRATA_TRY(store.FinishRun(run.run_id, RunStatusName(run.report.status), options.clock->Now()));
