@@ -93,7 +93,7 @@ Status RecordBatch(RunContext& run, const project::Model& model, const PlannedBa
       record.checksum = outcome.stats[i].checksum;
     }
     history.push_back({run.run_id, model.name, record.partition_key, status, record.row_count,
-                       record.duration_ms, error_text, 1});
+                       record.duration_ms, error_text, outcome.attempts});
     Materialization m;
     m.model = model.name;
     m.asset_key = AssetKey(model.target);
@@ -156,6 +156,24 @@ Status EnsureTarget(warehouse::Connection& connection, const PlannedModel& plann
   return OkStatus();
 }
 
+// Transient failures (conflicts between parallel writers, dropped connections) are retried a few
+// times with exponential backoff; every attempt is a fresh transaction.
+BatchOutcome WriteWithRetries(RunContext& run, warehouse::Connection& connection,
+                              const PlannedBatch& batch, const warehouse::TableName& target,
+                              const project::Model& model) {
+  constexpr int kMaxAttempts = 4;
+  BatchOutcome outcome;
+  for (int attempt = 1;; ++attempt) {
+    outcome = WriteBatch(connection, run.emitter, batch, target, model.time_interval->time_column,
+                         run.watcher.flag());
+    outcome.attempts = attempt;
+    const bool transient = outcome.status == BatchStatus::kFailed && outcome.error &&
+                           outcome.error->retryable();
+    if (!transient || attempt == kMaxAttempts || run.watcher.cancelled()) return outcome;
+    std::this_thread::sleep_for(std::chrono::milliseconds(25 << attempt));
+  }
+}
+
 // Runs batches from a shared cursor on its own connection until none are left or the run is
 // cancelled. Returns a state-store error, which aborts the run.
 Status BatchWorker(RunContext& run, const PlannedModel& planned, std::atomic<std::size_t>& cursor,
@@ -172,8 +190,7 @@ Status BatchWorker(RunContext& run, const PlannedModel& planned, std::atomic<std
     }
     STRATA_TRY(MarkInProgress(run, model, batch));
     run.watcher.Register(connection.get());
-    BatchOutcome outcome = WriteBatch(*connection, run.emitter, batch, target,
-                                      model.time_interval->time_column, run.watcher.flag());
+    BatchOutcome outcome = WriteWithRetries(run, *connection, batch, target, model);
     run.watcher.Unregister(connection.get());
     STRATA_TRY(RecordBatch(run, model, batch, outcome, summary));
     if (outcome.status == BatchStatus::kFailed) {

@@ -26,6 +26,7 @@ struct BatchOutcome {
   std::vector<KeyStats> stats;  // one per key when committed
   std::int64_t duration_ms = 0;
   std::optional<Error> error;
+  int attempts = 1;
 };
 
 // BEGIN; DELETE the window; INSERT; read per-key counts and checksums; refuse (roll back) if the

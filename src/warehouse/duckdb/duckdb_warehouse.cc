@@ -110,7 +110,11 @@ class DuckDbWarehouse final : public Warehouse {
     if (duckdb_connect(database_, &connection) == DuckDBError) {
       return MakeError(ErrorCode::kWarehouseConnection, "cannot connect to DuckDB " + path_);
     }
-    return std::unique_ptr<Connection>(new DuckDbConnection(connection));
+    auto wrapped = std::make_unique<DuckDbConnection>(connection);
+    // Strata is UTC everywhere: window literals and TIMESTAMPTZ columns must not be read in the
+    // machine's local zone.
+    STRATA_TRY(wrapped->Execute("SET TimeZone = 'UTC'"));
+    return std::unique_ptr<Connection>(std::move(wrapped));
   }
 
   std::string Describe() const override { return "duckdb:" + path_; }

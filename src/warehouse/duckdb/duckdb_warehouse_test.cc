@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -127,6 +128,19 @@ TEST(DuckDbWarehouseTest, InterruptCancelsARunningQuery) {
   interrupter.join();
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.error().code, ErrorCode::kWarehouseInterrupted);
+}
+
+TEST(DuckDbWarehouseTest, ConnectionsUseUtcWhateverTheMachineZone) {
+  ::setenv("TZ", "America/New_York", 1);
+  auto warehouse = OpenDuckDb(":memory:");
+  ::unsetenv("TZ");
+  ASSERT_TRUE(warehouse.ok());
+  auto connection = Connect(**warehouse);
+  QueryResult zone = Exec(*connection, "SELECT current_setting('TimeZone')");
+  EXPECT_EQ(std::get<std::string>(zone.columns[0].values[0]), "UTC");
+  QueryResult hour = Exec(*connection,
+                          "SELECT CAST(TIMESTAMPTZ '2026-04-07 00:00:00+00' AS VARCHAR)");
+  EXPECT_EQ(std::get<std::string>(hour.columns[0].values[0]), "2026-04-07 00:00:00+00");
 }
 
 TEST(DuckDbWarehouseTest, PersistsToAFile) {
