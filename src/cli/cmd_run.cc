@@ -32,6 +32,21 @@ Result<materialize::Plan> MakePlan(Session& session, const CommonOptions& common
   return materialize::BuildPlan(session.project, request, warehouse::Emitter(dialect), *session.store);
 }
 
+// Builds the plan and saves it in the state store (a run's plan can be inspected afterwards by
+// its id); prints the error and returns nullopt on failure.
+std::optional<materialize::Plan> MakeAndSavePlan(Session& session, const CommonOptions& common,
+                                                 const RunCommandOptions& options) {
+  Result<materialize::Plan> plan = MakePlan(session, common, options);
+  Status saved = plan.ok() ? session.store->SavePlan(plan->plan_id, plan->created_at,
+                                                     materialize::PlanToJson(*plan).dump())
+                           : Status(plan.error());
+  if (!saved.ok()) {
+    PrintError(saved.error(), common.output);
+    return std::nullopt;
+  }
+  return std::move(plan).value();
+}
+
 int Execute(Session& session, const CommonOptions& common, const materialize::Plan& plan,
             int parallel) {
   TerminalProgress progress(common.output == OutputFormat::kHuman && !common.quiet);
@@ -82,17 +97,8 @@ void PrintPlan(const materialize::Plan& plan, const CommonOptions& common) {
 int RunPlan(const CommonOptions& common, const RunCommandOptions& options) {
   std::optional<Session> session = OpenSession(common);
   if (!session) return 1;
-  Result<materialize::Plan> plan = MakePlan(*session, common, options);
-  if (!plan.ok()) {
-    PrintError(plan.error(), common.output);
-    return 1;
-  }
-  Status saved = session->store->SavePlan(plan->plan_id, plan->created_at,
-                                          materialize::PlanToJson(*plan).dump());
-  if (!saved.ok()) {
-    PrintError(saved.error(), common.output);
-    return 1;
-  }
+  std::optional<materialize::Plan> plan = MakeAndSavePlan(*session, common, options);
+  if (!plan) return 1;
   PrintPlan(*plan, common);
   return 0;
 }
@@ -131,17 +137,8 @@ int RunApply(const CommonOptions& common, const std::string& plan_id, std::optio
 int RunRun(const CommonOptions& common, const RunCommandOptions& options) {
   std::optional<Session> session = OpenSession(common);
   if (!session) return 1;
-  Result<materialize::Plan> plan = MakePlan(*session, common, options);
-  if (!plan.ok()) {
-    PrintError(plan.error(), common.output);
-    return 1;
-  }
-  Status saved = session->store->SavePlan(plan->plan_id, plan->created_at,
-                                          materialize::PlanToJson(*plan).dump());
-  if (!saved.ok()) {
-    PrintError(saved.error(), common.output);
-    return 1;
-  }
+  std::optional<materialize::Plan> plan = MakeAndSavePlan(*session, common, options);
+  if (!plan) return 1;
   return Execute(*session, common, *plan, options.parallel);
 }
 
