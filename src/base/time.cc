@@ -63,6 +63,23 @@ std::string FormatIso8601(UnixSeconds seconds) {
   return text + "Z";
 }
 
+std::optional<UnixSeconds> ParseIso8601(std::string_view text) {
+  CivilTime c;
+  char tail = 0;
+  const std::string copy(text);
+  if (std::sscanf(copy.c_str(), "%4d-%2d-%2dT%2d:%2d:%2dZ%c", &c.year, &c.month, &c.day, &c.hour,
+                  &c.minute, &c.second, &tail) != 6) {
+    return std::nullopt;
+  }
+  if (c.month < 1 || c.month > 12 || c.day < 1 || c.day > DaysInMonth(c.year, c.month) ||
+      c.hour > 23 || c.minute > 59 || c.second > 59) {
+    return std::nullopt;
+  }
+  const UnixSeconds seconds = ToUnixSeconds(c);
+  if (FormatIso8601(seconds) != text) return std::nullopt;
+  return seconds;
+}
+
 const Clock& SystemClock() {
   static const SystemClockImpl clock;
   return clock;

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace strata {
 
@@ -29,6 +31,9 @@ CivilTime ToCivil(UnixSeconds seconds);
 std::string FormatSqlTimestamp(UnixSeconds seconds);
 // "2026-04-07T13:00:00Z" — the form in JSON output.
 std::string FormatIso8601(UnixSeconds seconds);
+
+// Parses exactly the FormatIso8601 form; nullopt for anything else.
+std::optional<UnixSeconds> ParseIso8601(std::string_view text);
 
 // The current time. Tests and benchmarks inject a fixed clock through Clock.
 class Clock {

@@ -40,5 +40,14 @@ TEST(TimeTest, Formats) {
   EXPECT_EQ(FormatIso8601(t), "2026-04-07T13:00:00Z");
 }
 
+TEST(TimeTest, ParsesItsOwnIsoForm) {
+  const UnixSeconds t = ToUnixSeconds({2024, 2, 29, 23, 5, 9});
+  EXPECT_EQ(ParseIso8601(FormatIso8601(t)), t);
+  EXPECT_FALSE(ParseIso8601("2024-02-30T00:00:00Z").has_value());
+  EXPECT_FALSE(ParseIso8601("2024-02-29T00:00:00").has_value());
+  EXPECT_FALSE(ParseIso8601("2024-2-29T00:00:00Z").has_value());
+  EXPECT_FALSE(ParseIso8601("2024-02-29T00:00:00Zx").has_value());
+}
+
 }  // namespace
 }  // namespace strata

@@ -162,6 +162,12 @@ Result<Plan> PlanFromJson(const json& body, const project::Project& project) {
   try {
     Plan plan;
     plan.plan_id = body.at("plan_id").get<std::string>();
+    const std::optional<UnixSeconds> created = ParseIso8601(body.at("created_at").get<std::string>());
+    if (!created) {
+      return MakeError(ErrorCode::kPlanStale, "saved plan has an invalid created_at",
+                       "make a new plan with `strata plan`");
+    }
+    plan.created_at = *created;
     plan.warehouse = body.at("warehouse").get<std::string>();
     plan.parallel = body.at("parallel").get<int>();
     for (const json& entry : body.at("models")) {
