@@ -323,3 +323,27 @@ TEST_F(StateStoreTest, EightyThousandPartitionsInOneUpsert) {
 
 }  // namespace
 }  // namespace strata::state
+
+namespace strata::state {
+namespace {
+
+// Two processes opening a brand-new state store at once (a run creating it while `strata
+// partitions` polls): the second must wait for the first, not fail with "database is locked".
+TEST_F(StateStoreTest, OpeningWhileAnotherConnectionCreatesTheFileWaits) {
+  const std::string path = PathTo("state.db");
+  sqlite3* holder = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &holder), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(holder, "BEGIN EXCLUSIVE; CREATE TABLE t(x);", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  std::thread release([holder] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
+  });
+  Result<std::unique_ptr<StateStore>> store = StateStore::Open(path);
+  release.join();
+  sqlite3_close(holder);
+  ASSERT_TRUE(store.ok()) << store.error().ToString();
+}
+
+}  // namespace
+}  // namespace strata::state

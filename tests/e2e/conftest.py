@@ -15,6 +15,7 @@ import datetime as dt
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import textwrap
 import time
@@ -205,13 +206,13 @@ class Project:
         return out
 
     # ----- strata --------------------------------------------------------------------------
-    def strata(self, *args: str, timeout: float = DEFAULT_TIMEOUT, output_json=True,
+    def strata(self, *args: str, timeout: float = DEFAULT_TIMEOUT, output: str | None = "json",
                project_flag=True) -> Result:
         argv = [self.bin, *args]
         if project_flag:
             argv += ["--project", str(self.root)]
-        if output_json:
-            argv += ["--output", "json"]
+        if output:
+            argv += ["--output", output]
         completed = subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
                                    cwd=self.root)
         return Result(list(args), completed)
@@ -234,6 +235,15 @@ class Project:
         result = self.strata(*args)
         assert result.returncode == 0, repr(result)
         return result.json["partitions"]
+
+    def state_query(self, sql: str, params=()) -> list[tuple]:
+        """Reads the SQLite state store directly (project.md: tables partitions, runs, plans)."""
+        path = self.root / "models" / ".strata-state.db"
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+        try:
+            return con.execute(sql, params).fetchall()
+        finally:
+            con.close()
 
     def partition_map(self, model: str | None = None) -> dict:
         return {p["partition_key"]: p for p in self.partitions(model)}

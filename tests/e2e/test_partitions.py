@@ -308,3 +308,30 @@ def test_parallel_1_and_4_give_identical_checksums(make_project):
         assert p.daily_table() == expected_daily(rows)
     assert len(results["1"]) == 12
     assert results["1"] == results["4"]
+
+
+def test_default_selection_is_latest_and_microbatch_defaults_to_hour(project):
+    now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    rows = [(1, 1, "1.00", now.strftime("%Y-%m-%d 00:00:00")),
+            (2, 1, "2.00", "2026-04-07 13:00:00"), (3, 1, "3.00", "2026-04-07 14:00:00")]
+    project.create_orders(rows)
+    project.add_model("fct_daily_orders", DAILY_SQL, strategy_toml("day"))
+    # microbatch = time_interval with granularity hour by default; quoted placeholders work too,
+    # while a placeholder in a comment or inside a longer string literal is left alone.
+    project.add_model("mb", "-- window: @start_date .. @end_date\n"
+                      "SELECT order_id, order_at, 'x@start_date' AS note FROM stg_orders\n"
+                      "WHERE order_at >= '@start_date' AND order_at < '@end_date';\n",
+                      '[strategy]\ntype = "microbatch"\ntime_column = "order_at"\n')
+    before = dt.datetime.now(dt.timezone.utc)
+    report = project.run().json
+    after = dt.datetime.now(dt.timezone.utc)
+    daily = mats_by_key(report, "fct_daily_orders")
+    assert list(daily) in ([before.strftime("%Y-%m-%d")], [after.strftime("%Y-%m-%d")])
+    assert list(daily.values())[0]["row_count"] == (1 if list(daily)[0] == now.strftime("%Y-%m-%d") else 0)
+    hourly = mats_by_key(report, "mb")
+    assert list(hourly) in ([before.strftime("%Y-%m-%dT%H")], [after.strftime("%Y-%m-%dT%H")])
+
+    report = project.run("--model", "mb", "--partition", "2026-04-07T13").json
+    assert mats_by_key(report)["2026-04-07T13"]["row_count"] == 1
+    got = project.query("SELECT order_id, note FROM marts.mb WHERE order_at < TIMESTAMP '2026-05-01'")
+    assert got == [(2, "x@start_date")]

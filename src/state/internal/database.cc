@@ -2,7 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 #include <system_error>
 #include <utility>
 
@@ -120,9 +122,7 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path) {
   sqlite3_extended_result_codes(handle, 1);
   sqlite3_busy_timeout(handle, kBusyTimeoutMillis);
 
-  STRATA_ASSIGN_OR_RETURN(Statement journal, database->Prepare("PRAGMA journal_mode=WAL"));
-  STRATA_ASSIGN_OR_RETURN(const bool has_row, journal.Step());
-  const std::string mode = has_row ? journal.ColumnText(0) : std::string();
+  STRATA_ASSIGN_OR_RETURN(const std::string mode, database->EnableWal());
   if (mode != "wal") {
     return MakeError(ErrorCode::kStateStore,
                      "state store " + path + " cannot use WAL mode (journal_mode is \"" + mode +
@@ -131,6 +131,22 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path) {
   }
   STRATA_TRY(database->Exec("PRAGMA synchronous=NORMAL"));
   return database;
+}
+
+Result<std::string> Database::EnableWal() {
+  // Switching to WAL while another process creates the file or closes the last connection (and
+  // so checkpoints and removes the WAL) can fail with SQLITE_BUSY without consulting the busy
+  // handler, so wait for it here, within the same limit as every other lock wait.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMillis);
+  while (true) {
+    STRATA_ASSIGN_OR_RETURN(Statement journal, Prepare("PRAGMA journal_mode=WAL"));
+    Result<bool> has_row = journal.Step();
+    if (has_row.ok()) return *has_row ? journal.ColumnText(0) : std::string();
+    const int code = sqlite3_errcode(handle_) & 0xff;
+    const bool busy = code == SQLITE_BUSY || code == SQLITE_LOCKED;
+    if (!busy || std::chrono::steady_clock::now() >= deadline) return std::move(has_row).error();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 Status Database::Exec(const char* sql) {

@@ -69,6 +69,8 @@ class Database {
 
   // Runs SQL text without parameters (schema, pragmas, BEGIN/COMMIT). Several statements allowed.
   Status Exec(const char* sql);
+  // Sets journal_mode=WAL, waiting out transient locks; returns the resulting mode.
+  Result<std::string> EnableWal();
   // Returns the cached prepared statement for `sql`, preparing it on first use.
   Result<Statement> Prepare(const char* sql);
   // Rows changed by the most recent INSERT/UPDATE/DELETE.

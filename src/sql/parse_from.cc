@@ -1,0 +1,306 @@
+// FROM: tables, table functions, derived tables, joins, TABLESAMPLE, PIVOT / UNPIVOT.
+#include "sql/internal/parser_impl.h"
+
+namespace strata::sql::internal {
+
+Error LaterError(Error a, Error b) {
+  const int a_line = a.span ? a.span->line : 0;
+  const int b_line = b.span ? b.span->line : 0;
+  const int a_column = a.span ? a.span->column : 0;
+  const int b_column = b.span ? b.span->column : 0;
+  if (b_line > a_line || (b_line == a_line && b_column > a_column)) return b;
+  return a;
+}
+
+// Comma-separated join chains: "a, b JOIN c" is a CROSS (b JOIN c), as in the standard.
+Result<TableRefPtr> Parser::ParseFrom() {
+  STRATA_ASSIGN_OR_RETURN(TableRefPtr left, ParseJoinChain());
+  while (AtSymbol(",")) {
+    auto join = std::make_unique<Join>(Here());
+    Advance();
+    join->join = JoinKind::kComma;
+    join->left = std::move(left);
+    STRATA_ASSIGN_OR_RETURN(join->right, ParseJoinChain());
+    left = std::move(join);
+  }
+  return left;
+}
+
+Result<TableRefPtr> Parser::ParseJoinChain() {
+  STRATA_ASSIGN_OR_RETURN(TableRefPtr left, ParseTablePrimary());
+  while (AtJoin()) {
+    STRATA_ASSIGN_OR_RETURN(left, ParseJoinRight(std::move(left)));
+  }
+  return left;
+}
+
+bool Parser::AtJoin() const {
+  for (std::string_view word : {"JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "NATURAL",
+                                "SEMI", "ANTI", "ASOF", "POSITIONAL"}) {
+    if (AtKeyword(word)) return true;
+  }
+  return false;
+}
+
+Result<TableRefPtr> Parser::ParseJoinRight(TableRefPtr left) {
+  auto join = std::make_unique<Join>(Here());
+  join->natural = AcceptKeyword("NATURAL");
+  join->asof = AcceptKeyword("ASOF");
+  join->join = JoinKind::kInner;
+  if (AcceptKeyword("INNER")) {
+  } else if (AcceptKeyword("LEFT") || AtKeyword("RIGHT")) {
+    const bool right = AcceptKeyword("RIGHT");
+    join->join = right ? JoinKind::kRight : JoinKind::kLeft;
+    if (!right && (AtKeyword("SEMI") || AtKeyword("ANTI"))) {
+      join->join = AcceptKeyword("SEMI") ? JoinKind::kSemi : JoinKind::kAnti;
+      if (join->join == JoinKind::kAnti) Advance();
+      join->left_keyword = true;
+    } else {
+      AcceptKeyword("OUTER");
+    }
+  } else if (AcceptKeyword("FULL")) {
+    join->join = JoinKind::kFull;
+    AcceptKeyword("OUTER");
+  } else if (AcceptKeyword("CROSS")) {
+    join->join = JoinKind::kCross;
+  } else if (AcceptKeyword("SEMI")) {
+    join->join = JoinKind::kSemi;
+  } else if (AcceptKeyword("ANTI")) {
+    join->join = JoinKind::kAnti;
+  } else if (AcceptKeyword("POSITIONAL")) {
+    join->join = JoinKind::kPositional;
+  }
+  STRATA_TRY(ExpectKeyword("JOIN"));
+  join->left = std::move(left);
+  STRATA_ASSIGN_OR_RETURN(join->right, ParseTablePrimary());
+  if (AcceptKeyword("ON")) {
+    STRATA_ASSIGN_OR_RETURN(join->on, ParseExpression());
+  } else if (AtKeyword("USING")) {
+    Advance();
+    join->has_using = true;
+    STRATA_ASSIGN_OR_RETURN(join->using_columns, ParseNameList());
+  }
+  return TableRefPtr(std::move(join));
+}
+
+Result<TableRefPtr> Parser::ParseTablePrimary() {
+  TableRefPtr table;
+  if (AtKeyword("LATERAL")) {
+    STRATA_ASSIGN_OR_RETURN(table, ParseLateral());
+  } else if (AtSymbol("(")) {
+    STRATA_ASSIGN_OR_RETURN(table, ParseParenthesizedTable());
+  } else {
+    STRATA_ASSIGN_OR_RETURN(table, ParseNamedOrFunctionTable(false, Here()));
+  }
+  return ParseTableSuffixes(std::move(table));
+}
+
+Result<TableRefPtr> Parser::ParseLateral() {
+  const Span span = Here();
+  Advance();
+  if (!AtSymbol("(")) return ParseNamedOrFunctionTable(true, span);
+  auto derived = std::make_unique<DerivedTable>(span);
+  derived->lateral = true;
+  Advance();
+  STRATA_ASSIGN_OR_RETURN(derived->query, ParseQuery());
+  STRATA_TRY(ExpectSymbol(")"));
+  return TableRefPtr(std::move(derived));
+}
+
+// "(" starts a derived table or a parenthesized join; try the query first when it looks like
+// one and fall back, reporting whichever attempt got further.
+Result<TableRefPtr> Parser::ParseParenthesizedTable() {
+  const Span span = Here();
+  const std::size_t start = pos_;
+  const int depth = depth_;
+  std::optional<Error> query_error;
+  if (StartsQuery(1)) {
+    Advance();
+    auto query = ParseQuery();
+    if (query.ok() && AtSymbol(")")) {
+      Advance();
+      auto derived = std::make_unique<DerivedTable>(span);
+      derived->query = std::move(query).value();
+      return TableRefPtr(std::move(derived));
+    }
+    query_error = query.ok() ? Expected("')'") : std::move(query).error();
+    pos_ = start;
+    depth_ = depth;
+    pending_angle_ = 0;
+  }
+  Advance();
+  auto parenthesized = std::make_unique<ParenthesizedTable>(span);
+  auto inner = ParseFrom();
+  if (inner.ok() && AtSymbol(")")) {
+    Advance();
+    parenthesized->inner = std::move(inner).value();
+    return TableRefPtr(std::move(parenthesized));
+  }
+  Error join_error = inner.ok() ? Expected("')'") : std::move(inner).error();
+  if (!query_error) return join_error;
+  return LaterError(std::move(*query_error), std::move(join_error));
+}
+
+Result<TableRefPtr> Parser::ParseNamedOrFunctionTable(bool lateral, Span span) {
+  std::vector<Identifier> name;
+  STRATA_ASSIGN_OR_RETURN(Identifier first, ParseName("a table name"));
+  name.push_back(first);
+  while (AtSymbol(".") && AtAnyName(1)) {
+    Advance();
+    name.push_back(MakeIdentifier(Advance()));
+  }
+  if (!AtSymbol("(")) {
+    if (lateral) return Expected("'(' after LATERAL");
+    auto table = std::make_unique<NamedTable>(span);
+    table->name = std::move(name);
+    return TableRefPtr(std::move(table));
+  }
+  auto function = std::make_unique<TableFunction>(span);
+  function->lateral = lateral;
+  STRATA_ASSIGN_OR_RETURN(function->call, ParseFunctionCall(std::move(name), span));
+  if (AtKeyword("WITH") && AtKeyword("ORDINALITY", 1)) {
+    Advance();
+    Advance();
+    function->with_ordinality = true;
+  }
+  return TableRefPtr(std::move(function));
+}
+
+Result<TableRefPtr> Parser::ParseTableSuffixes(TableRefPtr table) {
+  while (true) {
+    if (AtKeyword("PIVOT") && AtSymbol("(", 1)) {
+      STRATA_ASSIGN_OR_RETURN(table, ParsePivot(std::move(table)));
+    } else if (AtKeyword("UNPIVOT") &&
+               (AtSymbol("(", 1) || AtKeyword("INCLUDE", 1) || AtKeyword("EXCLUDE", 1))) {
+      STRATA_ASSIGN_OR_RETURN(table, ParseUnpivot(std::move(table)));
+    } else if (!table->sample && (AtKeyword("TABLESAMPLE") || (AtKeyword("SAMPLE") &&
+                                                               !AtKeyword("AS", 1)))) {
+      STRATA_ASSIGN_OR_RETURN(table->sample, ParseTableSample());
+    } else if (!table->alias && (AtKeyword("AS") || AtName())) {
+      STRATA_TRY(ParseTableAlias(*table));
+    } else if (table->kind == TableRefKind::kFunction && AtKeyword("WITH") &&
+               AtKeyword("OFFSET", 1)) {
+      auto& function = static_cast<TableFunction&>(*table);
+      if (function.with_offset) break;
+      Advance();
+      Advance();
+      function.with_offset = true;
+      if (AcceptKeyword("AS")) {
+        STRATA_ASSIGN_OR_RETURN(function.offset_alias, ParseAnyName("an offset alias"));
+      } else if (AtName()) {
+        function.offset_alias = MakeIdentifier(Advance());
+      }
+    } else {
+      break;
+    }
+  }
+  return table;
+}
+
+Status Parser::ParseTableAlias(TableRef& table) {
+  TableAlias alias;
+  if (AcceptKeyword("AS")) {
+    STRATA_ASSIGN_OR_RETURN(alias.name, ParseAnyName("an alias"));
+  } else {
+    STRATA_ASSIGN_OR_RETURN(alias.name, ParseName("an alias"));
+  }
+  if (AtSymbol("(") && AtAnyName(1)) {
+    STRATA_ASSIGN_OR_RETURN(alias.columns, ParseNameList());
+  }
+  table.alias = std::move(alias);
+  return OkStatus();
+}
+
+Result<std::unique_ptr<TableSample>> Parser::ParseTableSample() {
+  auto sample = std::make_unique<TableSample>();
+  sample->keyword = AtKeyword("SAMPLE") ? "SAMPLE" : "TABLESAMPLE";
+  Advance();
+  if (AtName() && AtSymbol("(", 1)) sample->method = MakeIdentifier(Advance());
+  const bool parenthesized = AcceptSymbol("(");
+  sample->parenthesized = parenthesized;
+  STRATA_ASSIGN_OR_RETURN(sample->size, ParseOperand(kPrecUnary));
+  if (AcceptKeyword("PERCENT")) {
+    sample->unit = "PERCENT";
+  } else if (AcceptKeyword("ROWS")) {
+    sample->unit = "ROWS";
+  } else if (AcceptSymbol("%")) {
+    sample->unit = "%";
+  }
+  if (parenthesized) STRATA_TRY(ExpectSymbol(")"));
+  if (AtKeyword("REPEATABLE") || AtKeyword("SEED")) {
+    sample->seed_keyword = AtKeyword("SEED") ? "SEED" : "REPEATABLE";
+    Advance();
+    STRATA_TRY(ExpectSymbol("("));
+    STRATA_ASSIGN_OR_RETURN(sample->seed, ParseExpression());
+    STRATA_TRY(ExpectSymbol(")"));
+  }
+  return sample;
+}
+
+Result<std::vector<SelectItem>> Parser::ParseAliasedList() {
+  STRATA_TRY(ExpectSymbol("("));
+  std::vector<SelectItem> items;
+  do {
+    SelectItem item;
+    STRATA_ASSIGN_OR_RETURN(item.expr, ParseExpression());
+    STRATA_ASSIGN_OR_RETURN(item.alias, ParseOptionalAlias());
+    items.push_back(std::move(item));
+  } while (AcceptSymbol(","));
+  STRATA_TRY(ExpectSymbol(")"));
+  return items;
+}
+
+Result<TableRefPtr> Parser::ParsePivot(TableRefPtr source) {
+  auto pivot = std::make_unique<Pivot>(Here());
+  pivot->source = std::move(source);
+  Advance();
+  STRATA_TRY(ExpectSymbol("("));
+  do {
+    SelectItem item;
+    STRATA_ASSIGN_OR_RETURN(item.expr, ParseExpression());
+    STRATA_ASSIGN_OR_RETURN(item.alias, ParseOptionalAlias());
+    pivot->aggregates.push_back(std::move(item));
+  } while (AcceptSymbol(","));
+  STRATA_TRY(ExpectKeyword("FOR"));
+  if (AtSymbol("(")) {
+    STRATA_ASSIGN_OR_RETURN(pivot->for_columns, ParseNameList());
+  } else {
+    STRATA_ASSIGN_OR_RETURN(Identifier column, ParseAnyName("a pivot column"));
+    pivot->for_columns.push_back(column);
+  }
+  STRATA_TRY(ExpectKeyword("IN"));
+  STRATA_ASSIGN_OR_RETURN(pivot->in_values, ParseAliasedList());
+  if (AtKeyword("GROUP") && AtKeyword("BY", 1)) {
+    Advance();
+    Advance();
+    STRATA_ASSIGN_OR_RETURN(pivot->group_by, ParseExpressionList());
+  }
+  STRATA_TRY(ExpectSymbol(")"));
+  return TableRefPtr(std::move(pivot));
+}
+
+Result<TableRefPtr> Parser::ParseUnpivot(TableRefPtr source) {
+  auto unpivot = std::make_unique<Unpivot>(Here());
+  unpivot->source = std::move(source);
+  Advance();
+  if (AtKeyword("INCLUDE") || AtKeyword("EXCLUDE")) {
+    unpivot->nulls = AtKeyword("INCLUDE") ? "INCLUDE NULLS" : "EXCLUDE NULLS";
+    Advance();
+    STRATA_TRY(ExpectKeyword("NULLS"));
+  }
+  STRATA_TRY(ExpectSymbol("("));
+  if (AtSymbol("(")) {
+    STRATA_ASSIGN_OR_RETURN(unpivot->value_columns, ParseNameList());
+  } else {
+    STRATA_ASSIGN_OR_RETURN(Identifier column, ParseAnyName("a value column"));
+    unpivot->value_columns.push_back(column);
+  }
+  STRATA_TRY(ExpectKeyword("FOR"));
+  STRATA_ASSIGN_OR_RETURN(unpivot->name_column, ParseAnyName("a name column"));
+  STRATA_TRY(ExpectKeyword("IN"));
+  STRATA_ASSIGN_OR_RETURN(unpivot->in_columns, ParseAliasedList());
+  STRATA_TRY(ExpectSymbol(")"));
+  return TableRefPtr(std::move(unpivot));
+}
+
+}  // namespace strata::sql::internal

@@ -1,0 +1,397 @@
+// Operands: literals, placeholders, names, *, parenthesized expressions and subqueries, CASE,
+// CAST, INTERVAL, typed literals, array / struct / map literals.
+#include <array>
+
+#include "sql/internal/parser_impl.h"
+
+namespace strata::sql::internal {
+namespace {
+
+constexpr std::array<std::string_view, 13> kTypedLiteralWords = {
+    "DATE",          "TIME",          "TIMESTAMP", "TIMESTAMPTZ", "TIMESTAMP_NTZ",
+    "TIMESTAMP_LTZ", "TIMESTAMP_TZ",  "DATETIME",  "JSON",        "NUMERIC",
+    "DECIMAL",       "BIGNUMERIC",    "UUID"};
+
+constexpr std::array<std::string_view, 24> kIntervalUnits = {
+    "YEAR",   "YEARS",   "QUARTER", "QUARTERS", "MONTH",       "MONTHS",
+    "WEEK",   "WEEKS",   "DAY",     "DAYS",     "HOUR",        "HOURS",
+    "MINUTE", "MINUTES", "SECOND",  "SECONDS",  "MILLISECOND", "MILLISECONDS",
+    "MICROSECOND", "MICROSECONDS", "DECADE", "CENTURY", "MILLENNIUM", "EPOCH"};
+
+bool IsQuotedPlaceholder(std::string_view text) {
+  if (text.size() < 4 || text.front() != '\'' || text.back() != '\'' || text[1] != '@') {
+    return false;
+  }
+  const std::string_view name = text.substr(2, text.size() - 3);
+  const char first = name.front();
+  if (!((first >= 'A' && first <= 'Z') || (first >= 'a' && first <= 'z') || first == '_')) {
+    return false;
+  }
+  for (char c : name) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
+                    (c >= '0' && c <= '9');
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<ExprPtr> Parser::ParsePrimary() {
+  const Token& token = Peek();
+  const Span span = SpanOf(token);
+  switch (token.kind) {
+    case TokenKind::kNumber:
+    case TokenKind::kString: {
+      if (token.kind == TokenKind::kString && IsQuotedPlaceholder(token.text)) {
+        auto placeholder = std::make_unique<Placeholder>(span);
+        placeholder->name = token.text.substr(2, token.text.size() - 3);
+        placeholder->quoted = true;
+        Advance();
+        return ExprPtr(std::move(placeholder));
+      }
+      auto literal = std::make_unique<Literal>(span);
+      literal->literal_kind =
+          token.kind == TokenKind::kNumber ? LiteralKind::kNumber : LiteralKind::kString;
+      literal->text = Advance().text;
+      return ExprPtr(std::move(literal));
+    }
+    case TokenKind::kPlaceholder: {
+      auto placeholder = std::make_unique<Placeholder>(span);
+      placeholder->name = Advance().text.substr(1);
+      return ExprPtr(std::move(placeholder));
+    }
+    case TokenKind::kParameter:
+    case TokenKind::kVariable: {
+      auto parameter = std::make_unique<Parameter>(span);
+      parameter->text = Advance().text;
+      return ExprPtr(std::move(parameter));
+    }
+    case TokenKind::kQuotedIdentifier:
+      return ParseNameOrCall();
+    case TokenKind::kIdentifier: {
+      bool handled = false;
+      STRATA_ASSIGN_OR_RETURN(ExprPtr keyword, ParseKeywordPrimary(&handled));
+      if (handled) return keyword;
+      return ParseNameOrCall();
+    }
+    case TokenKind::kPunctuation:
+      if (AtSymbol("(")) return ParseParenthesized();
+      if (AtSymbol("[")) return ParseArray(false);
+      if (AtSymbol("{")) return ParseBraceStruct();
+      break;
+    case TokenKind::kOperator:
+      if (AtSymbol("*")) return ParseStar({}, span);
+      break;
+    case TokenKind::kLineComment:
+    case TokenKind::kBlockComment:
+    case TokenKind::kWhitespace:
+    case TokenKind::kEnd:
+      break;
+  }
+  return Expected("an expression");
+}
+
+Result<ExprPtr> Parser::ParseKeywordPrimary(bool* handled) {
+  *handled = true;
+  const Span span = Here();
+  const bool call = AtSymbol("(", 1);
+  if (AtKeyword("NULL") || AtKeyword("TRUE") || AtKeyword("FALSE")) {
+    auto literal = std::make_unique<Literal>(span);
+    literal->literal_kind = AtKeyword("NULL")   ? LiteralKind::kNull
+                            : AtKeyword("TRUE") ? LiteralKind::kTrue
+                                                : LiteralKind::kFalse;
+    literal->text = Advance().text;
+    return ExprPtr(std::move(literal));
+  }
+  if (AtKeyword("CASE")) return ParseCase();
+  if (call && AtKeyword("CAST")) return ParseCast(CastStyle::kCast);
+  if (call && AtKeyword("TRY_CAST")) return ParseCast(CastStyle::kTryCast);
+  if (call && AtKeyword("SAFE_CAST")) return ParseCast(CastStyle::kSafeCast);
+  if (call && AtKeyword("EXISTS")) {
+    auto exists = std::make_unique<Exists>(span);
+    Advance();
+    Advance();
+    STRATA_ASSIGN_OR_RETURN(exists->query, ParseQuery());
+    STRATA_TRY(ExpectSymbol(")"));
+    return ExprPtr(std::move(exists));
+  }
+  const TokenKind next = Peek(1).kind;
+  if (AtKeyword("INTERVAL") && (next == TokenKind::kString || next == TokenKind::kNumber ||
+                                next == TokenKind::kPlaceholder || call || AtSymbol("-", 1))) {
+    return ParseInterval();
+  }
+  if (AtKeyword("ARRAY") && (call || AtSymbol("[", 1) || AtSymbol("<", 1))) return ParseArray(true);
+  if (AtKeyword("STRUCT") && (call || AtSymbol("<", 1))) return ParseStructKeyword();
+  if (AtKeyword("MAP") && AtSymbol("{", 1)) return ParseMap();
+  if (AtKeyword("ROW") && call) {
+    auto row = std::make_unique<Row>(span);
+    row->row_keyword = true;
+    Advance();
+    Advance();
+    if (!AtSymbol(")")) {
+      STRATA_ASSIGN_OR_RETURN(row->elements, ParseExpressionList());
+    }
+    STRATA_TRY(ExpectSymbol(")"));
+    return ExprPtr(std::move(row));
+  }
+  if (call) {
+    for (std::string_view name : {"EXTRACT", "SUBSTRING", "POSITION", "TRIM"}) {
+      if (AtKeyword(name)) return ParseKeywordFunction(name);
+    }
+  }
+  if (next == TokenKind::kString) {
+    for (std::string_view word : kTypedLiteralWords) {
+      if (AtKeyword(word)) return ParseTypedLiteral();
+    }
+  }
+  *handled = false;
+  return ExprPtr();
+}
+
+Result<ExprPtr> Parser::ParseTypedLiteral() {
+  auto literal = std::make_unique<TypedLiteral>(Here());
+  literal->type.span = Here();
+  literal->type.words.push_back(MakeIdentifier(Advance()));
+  literal->text = Advance().text;
+  return ExprPtr(std::move(literal));
+}
+
+Result<ExprPtr> Parser::ParseNameOrCall() {
+  const Span span = Here();
+  const bool reserved_call = (AtKeyword("LEFT") || AtKeyword("RIGHT")) && AtSymbol("(", 1);
+  if (!AtName() && !reserved_call) return Expected("an expression");
+  std::vector<Identifier> parts;
+  parts.push_back(MakeIdentifier(Advance()));
+  while (AtSymbol(".")) {
+    if (AtSymbol("*", 1)) {
+      Advance();
+      return ParseStar(std::move(parts), span);
+    }
+    if (!AtAnyName(1)) break;
+    Advance();
+    parts.push_back(MakeIdentifier(Advance()));
+  }
+  if (AtSymbol("(")) {
+    STRATA_ASSIGN_OR_RETURN(std::unique_ptr<FunctionCall> call,
+                            ParseFunctionCall(std::move(parts), span));
+    return ExprPtr(std::move(call));
+  }
+  auto column = std::make_unique<ColumnRef>(span);
+  column->parts = std::move(parts);
+  return ExprPtr(std::move(column));
+}
+
+Result<ExprPtr> Parser::ParseStar(std::vector<Identifier> qualifier, Span span) {
+  STRATA_TRY(ExpectSymbol("*"));
+  auto star = std::make_unique<Star>(span);
+  star->qualifier = std::move(qualifier);
+  if ((AtKeyword("EXCLUDE") && (AtSymbol("(", 1) || AtAnyName(1))) ||
+      (AtKeyword("EXCEPT") && AtSymbol("(", 1))) {
+    Advance();
+    if (AtSymbol("(")) {
+      STRATA_ASSIGN_OR_RETURN(star->excluded, ParseNameList());
+    } else {
+      STRATA_ASSIGN_OR_RETURN(Identifier name, ParseAnyName("a column name"));
+      star->excluded.push_back(name);
+    }
+  }
+  if (AtKeyword("REPLACE") && AtSymbol("(", 1)) {
+    Advance();
+    STRATA_ASSIGN_OR_RETURN(star->replaced, ParseAliasedList());
+    for (const SelectItem& item : star->replaced) {
+      if (!item.alias) return Expected("'AS name' in REPLACE");
+    }
+  }
+  return ExprPtr(std::move(star));
+}
+
+// "(" starts a subquery, a row (a, b), the empty grouping set () or a nested expression.
+Result<ExprPtr> Parser::ParseParenthesized() {
+  const Span span = Here();
+  const std::size_t start = pos_;
+  const int depth = depth_;
+  std::optional<Error> query_error;
+  if (StartsQuery(1)) {
+    Advance();
+    auto query = ParseQuery();
+    if (query.ok() && AtSymbol(")")) {
+      Advance();
+      auto subquery = std::make_unique<Subquery>(span);
+      subquery->query = std::move(query).value();
+      return ExprPtr(std::move(subquery));
+    }
+    query_error = query.ok() ? Expected("')'") : std::move(query).error();
+    pos_ = start;
+    depth_ = depth;
+  }
+  Advance();
+  auto parsed = [&]() -> Result<ExprPtr> {
+    if (AcceptSymbol(")")) return ExprPtr(std::make_unique<Row>(span));
+    STRATA_ASSIGN_OR_RETURN(ExprPtr first, ParseExpression());
+    if (AtSymbol(",")) {
+      auto row = std::make_unique<Row>(span);
+      row->elements.push_back(std::move(first));
+      while (AcceptSymbol(",")) {
+        STRATA_ASSIGN_OR_RETURN(ExprPtr element, ParseExpression());
+        row->elements.push_back(std::move(element));
+      }
+      STRATA_TRY(ExpectSymbol(")"));
+      return ExprPtr(std::move(row));
+    }
+    STRATA_TRY(ExpectSymbol(")"));
+    auto nested = std::make_unique<Nested>(span);
+    nested->inner = std::move(first);
+    return ExprPtr(std::move(nested));
+  }();
+  if (parsed.ok() || !query_error) return parsed;
+  return LaterError(std::move(*query_error), std::move(parsed).error());
+}
+
+Result<ExprPtr> Parser::ParseCase() {
+  auto node = std::make_unique<Case>(Here());
+  Advance();
+  if (!AtKeyword("WHEN")) {
+    STRATA_ASSIGN_OR_RETURN(node->operand, ParseExpression());
+  }
+  while (AcceptKeyword("WHEN")) {
+    STRATA_ASSIGN_OR_RETURN(ExprPtr condition, ParseExpression());
+    STRATA_TRY(ExpectKeyword("THEN"));
+    STRATA_ASSIGN_OR_RETURN(ExprPtr result, ParseExpression());
+    node->whens.emplace_back(std::move(condition), std::move(result));
+  }
+  if (node->whens.empty()) return Expected("WHEN");
+  if (AcceptKeyword("ELSE")) {
+    STRATA_ASSIGN_OR_RETURN(node->else_result, ParseExpression());
+  }
+  STRATA_TRY(ExpectKeyword("END"));
+  return ExprPtr(std::move(node));
+}
+
+Result<ExprPtr> Parser::ParseCast(CastStyle style) {
+  auto cast = std::make_unique<Cast>(Here());
+  cast->style = style;
+  Advance();
+  Advance();
+  STRATA_ASSIGN_OR_RETURN(cast->value, ParseExpression());
+  STRATA_TRY(ExpectKeyword("AS"));
+  STRATA_ASSIGN_OR_RETURN(cast->type, ParseDataType());
+  STRATA_TRY(ExpectSymbol(")"));
+  return ExprPtr(std::move(cast));
+}
+
+Result<ExprPtr> Parser::ParseInterval() {
+  auto interval = std::make_unique<Interval>(Here());
+  Advance();
+  STRATA_ASSIGN_OR_RETURN(interval->value, ParseOperand(kPrecUnary));
+  auto at_unit = [&]() {
+    for (std::string_view unit : kIntervalUnits) {
+      if (AtKeyword(unit)) return true;
+    }
+    return false;
+  };
+  if (at_unit()) {
+    interval->unit = Advance().text;
+    if (AcceptKeyword("TO")) {
+      if (!at_unit()) return Expected("an interval unit after TO");
+      interval->to_unit = Advance().text;
+    }
+  }
+  return ExprPtr(std::move(interval));
+}
+
+Result<ExprPtr> Parser::ParseArray(bool keyword) {
+  auto array = std::make_unique<ArrayLiteral>(Here());
+  array->array_keyword = keyword;
+  if (keyword) {
+    Advance();
+    if (AtSymbol("<")) {
+      Advance();
+      DataType type;
+      STRATA_ASSIGN_OR_RETURN(type, ParseDataType());
+      STRATA_TRY(ExpectClosingAngle());
+      array->element_type = std::move(type);
+    }
+    if (AtSymbol("(")) {
+      // ARRAY(subquery): a function-like form; keep it as a call of ARRAY.
+      if (array->element_type) return Expected("'['");
+      Identifier name{"ARRAY", false, array->span};
+      STRATA_ASSIGN_OR_RETURN(std::unique_ptr<FunctionCall> call,
+                              ParseFunctionCall({name}, array->span));
+      return ExprPtr(std::move(call));
+    }
+  }
+  STRATA_TRY(ExpectSymbol("["));
+  ++no_colon_path_;
+  if (!AtSymbol("]")) {
+    auto elements = ParseExpressionList();
+    if (!elements.ok()) return std::move(elements).error();
+    array->elements = std::move(elements).value();
+  }
+  --no_colon_path_;
+  STRATA_TRY(ExpectSymbol("]"));
+  return ExprPtr(std::move(array));
+}
+
+Result<ExprPtr> Parser::ParseBraceStruct() {
+  auto node = std::make_unique<StructLiteral>(Here());
+  Advance();
+  ++no_colon_path_;
+  if (!AtSymbol("}")) {
+    do {
+      StructLiteral::Field field;
+      STRATA_ASSIGN_OR_RETURN(field.key, ParseExpression());
+      STRATA_TRY(ExpectSymbol(":"));
+      STRATA_ASSIGN_OR_RETURN(field.value, ParseExpression());
+      node->fields.push_back(std::move(field));
+    } while (AcceptSymbol(","));
+  }
+  --no_colon_path_;
+  STRATA_TRY(ExpectSymbol("}"));
+  return ExprPtr(std::move(node));
+}
+
+Result<ExprPtr> Parser::ParseMap() {
+  auto map = std::make_unique<MapLiteral>(Here());
+  Advance();
+  Advance();
+  ++no_colon_path_;
+  if (!AtSymbol("}")) {
+    do {
+      STRATA_ASSIGN_OR_RETURN(ExprPtr key, ParseExpression());
+      STRATA_TRY(ExpectSymbol(":"));
+      STRATA_ASSIGN_OR_RETURN(ExprPtr value, ParseExpression());
+      map->entries.emplace_back(std::move(key), std::move(value));
+    } while (AcceptSymbol(","));
+  }
+  --no_colon_path_;
+  STRATA_TRY(ExpectSymbol("}"));
+  return ExprPtr(std::move(map));
+}
+
+Result<ExprPtr> Parser::ParseStructKeyword() {
+  auto node = std::make_unique<StructLiteral>(Here());
+  node->struct_keyword = true;
+  if (AtSymbol("<", 1)) {
+    STRATA_ASSIGN_OR_RETURN(DataType type, ParseDataType());
+    node->type = std::move(type);
+  } else {
+    Advance();
+  }
+  STRATA_TRY(ExpectSymbol("("));
+  if (!AtSymbol(")")) {
+    do {
+      StructLiteral::Field field;
+      STRATA_ASSIGN_OR_RETURN(field.value, ParseExpression());
+      if (AcceptKeyword("AS")) {
+        STRATA_ASSIGN_OR_RETURN(Identifier alias, ParseAnyName("a field name"));
+        field.alias = alias;
+      }
+      node->fields.push_back(std::move(field));
+    } while (AcceptSymbol(","));
+  }
+  STRATA_TRY(ExpectSymbol(")"));
+  return ExprPtr(std::move(node));
+}
+
+}  // namespace strata::sql::internal
