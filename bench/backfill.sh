@@ -3,7 +3,7 @@
 # replayed back to back through the DuckDB C API (bench/backfill_baseline.cc), in one script.
 #
 #   bench/backfill.sh [BUILD_DIR]        (default: build-bench next to this folder)
-#   env: ROWS=10000000  ROUNDS=3  KEEP=1 (keep the temp folder)  WORK=/path (use this folder)
+#   env: ROWS=10000000  ROUNDS=5  KEEP=1 (keep the temp folder)  WORK=/path (use this folder)
 #
 # Every measurement starts from the same state: a fresh copy of a warehouse file holding only
 # raw.events (no target table) and no state store. Each is a whole process timed from outside
@@ -16,7 +16,7 @@ BUILD=$(cd "${1:-$HERE/../build-bench}" && pwd)
 STRATA=$BUILD/src/cli/strata
 BASELINE=$BUILD/bench/backfill_baseline
 ROWS=${ROWS:-10000000}
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-5}
 for binary in "$STRATA" "$BASELINE"; do
   [[ -x $binary ]] || { echo "missing $binary: ninja -C $BUILD strata backfill_baseline" >&2; exit 1; }
 done
@@ -95,28 +95,30 @@ BATCHES=$(grep -o '"keys":' "$WORK/plan.json" | wc -l)
 echo "== plan: $BATCHES batches ($(wc -c <"$WORK/plan.json") bytes of JSON)"
 [[ $BATCHES -eq 365 ]] || { echo "expected 365 batches" >&2; exit 1; }
 
-now_ns() { date +%s%N; }
-declare -A TIMES STATS
+declare -A TIMES CPU STATS
 EXPECTED_STATS=""
+TIMEFORMAT='%3R %3U %3S'  # bash's `time`: wall, user and system seconds of the child process
 
-# run_case NAME: one measurement from a fresh warehouse; appends the wall time in ms to TIMES[NAME].
+# run_case NAME: one measurement from a fresh warehouse; appends wall and CPU (user+sys) ms.
 run_case() {
-  local name=$1 out=$WORK/out.$1 start end
+  local name=$1 out=$WORK/out.$1 status=0
   fresh
-  start=$(now_ns)
   case $name in
     strata_p1|strata_p2|strata_p4)
-      local status=0
-      "$STRATA" run --project "$PROJ" --output json --from 2025-01-01 --to 2025-12-31 \
-        --parallel "${name#strata_p}" >"$out" 2>&1 || status=$?
-      end=$(now_ns)
-      if [[ $status -ne 0 ]]; then echo "strata run failed ($status):" >&2; tail -c 2000 "$out" >&2; exit 1; fi
+      { time "$STRATA" run --project "$PROJ" --output json --from 2025-01-01 --to 2025-12-31 \
+          --parallel "${name#strata_p}" >"$out" 2>"$out.err" || status=$?; } 2>"$WORK/time"
+      if [[ $status -ne 0 ]] || ! grep -q '"status": *"success"' "$out"; then
+        echo "strata run failed ($status):" >&2; tail -c 2000 "$out" "$out.err" >&2; exit 1
+      fi
       ;;
-    baseline) "$BASELINE" replay "$DB" "$WORK/plan.json" >"$out"; end=$(now_ns) ;;
-    baseline_stats) "$BASELINE" replay "$DB" "$WORK/plan.json" --stats >"$out"; end=$(now_ns) ;;
-    ctas) "$BASELINE" exec "$DB" "$WORK/ctas.sql" >"$out"; end=$(now_ns) ;;
+    baseline) { time "$BASELINE" replay "$DB" "$WORK/plan.json" >"$out"; } 2>"$WORK/time" ;;
+    baseline_stats) { time "$BASELINE" replay "$DB" "$WORK/plan.json" --stats >"$out"; } 2>"$WORK/time" ;;
+    ctas) { time "$BASELINE" exec "$DB" "$WORK/ctas.sql" >"$out"; } 2>"$WORK/time" ;;
   esac
-  TIMES[$name]="${TIMES[$name]:-} $(( (end - start) / 1000000 ))"
+  local wall cpu
+  read -r wall cpu < <(awk '{ printf "%d %d\n", $1 * 1000, ($2 + $3) * 1000 }' "$WORK/time")
+  TIMES[$name]="${TIMES[$name]:-} $wall"
+  CPU[$name]="${CPU[$name]:-} $cpu"
   # Correctness: the table each case built must equal the baseline's (rows, sums, row checksum).
   local stats
   stats=$("$BASELINE" stats "$DB" marts.fct_daily_events)
@@ -126,7 +128,7 @@ run_case() {
     echo "MISMATCH: $name built [$stats], expected [$EXPECTED_STATS]" >&2
     exit 1
   fi
-  printf '   %-15s %7d ms\n' "$name" $(( (end - start) / 1000000 ))
+  printf '   %-15s wall %6d ms   cpu %6d ms\n' "$name" "$wall" "$cpu"
 }
 
 CASES=(baseline strata_p1 strata_p2 strata_p4 baseline_stats ctas)
@@ -139,15 +141,36 @@ for (( round = 0; round < ROUNDS; ++round )); do
 done
 
 median() { tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-declare -A MED
-for name in "${CASES[@]}"; do MED[$name]=$(median "${TIMES[$name]}"); done
+declare -A MED MEDCPU
+for name in "${CASES[@]}"; do
+  MED[$name]=$(median "${TIMES[$name]}")
+  MEDCPU[$name]=$(median "${CPU[$name]}")
+done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 per_partition() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (a - b) / 365 }'; }
 
 echo
 echo "== results: $ROWS rows, 365 daily partitions, $(nproc) cores, median of $ROUNDS (all runs in ms)"
-for name in "${CASES[@]}"; do printf '   %-15s median %7s ms   runs:%s\n' "$name" "${MED[$name]}" "${TIMES[$name]}"; done
+for name in "${CASES[@]}"; do
+  printf '   %-15s wall median %6s  runs:%-40s cpu median %6s  runs:%s\n' "$name" "${MED[$name]}" \
+    "${TIMES[$name]}" "${MEDCPU[$name]}" "${CPU[$name]}"
+done
 echo "   correctness: every case built the same table: $EXPECTED_STATS"
+C=${MEDCPU[baseline]}
+echo
+printf 'cpu ratio strata --parallel 1 / baseline   %s   (%s ms CPU per partition)\n' \
+  "$(ratio "${MEDCPU[strata_p1]}" "$C")" "$(per_partition "${MEDCPU[strata_p1]}" "$C")"
+printf 'cpu ratio baseline+stats / baseline        %s   (%s ms CPU per partition)\n' \
+  "$(ratio "${MEDCPU[baseline_stats]}" "$C")" "$(per_partition "${MEDCPU[baseline_stats]}" "$C")"
+# Paired ratios: strata and the baseline of the same round, median over rounds (robust to drift).
+paired() { awk -v a="$1" -v b="$2" 'BEGIN { n = split(a, x, " "); split(b, y, " ");
+  for (i = 1; i <= n; ++i) { v = x[i] / y[i]; for (j = i - 1; j >= 1 && r[j] > v; --j) r[j + 1] = r[j]; r[j + 1] = v }
+  printf "%.3f", (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2 }'; }
+printf 'paired wall ratio strata --parallel 1 / baseline (median of per-round ratios)  %s\n' \
+  "$(paired "${TIMES[strata_p1]}" "${TIMES[baseline]}")"
+printf 'paired wall ratio baseline+stats / baseline                                 %s\n' \
+  "$(paired "${TIMES[baseline_stats]}" "${TIMES[baseline]}")"
+echo "wall-clock (ratios of medians):"
 B=${MED[baseline]}
 echo
 printf 'ratio strata --parallel 1 / baseline   %s   (target <= 1.10)\n' "$(ratio "${MED[strata_p1]}" "$B")"
@@ -164,3 +187,10 @@ printf 'ratio one CTAS / baseline              %s   (context: the whole year in 
 echo
 echo "baseline phases (last run, ms): $(grep -o '"phase_ms":{[^}]*}' "$WORK/out.baseline")"
 echo "baseline+stats phases (last run, ms): $(grep -o '"phase_ms":{[^}]*}' "$WORK/out.baseline_stats")"
+
+# Where strata's serial time goes: the same run in-process with every statement timed by kind.
+PHASES_BIN=$BUILD/bench/backfill_phases
+if [[ -x $PHASES_BIN && -z ${NO_PHASES:-} ]]; then
+  echo
+  "$PHASES_BIN" "$PROJ" "$WORK/base.duckdb" 3
+fi

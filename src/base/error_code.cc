@@ -26,4 +26,9 @@ const ErrorCodeInfo& Describe(ErrorCode code) {
 
 std::string_view ErrorCodeName(ErrorCode code) { return Describe(code).name; }
 
+std::string_view ReportedCode(ErrorCode code) {
+  if (code == ErrorCode::kPlaceholder) return "E024";
+  return ErrorCodeName(code);
+}
+
 }  // namespace strata

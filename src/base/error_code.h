@@ -59,4 +59,8 @@ const ErrorCodeInfo& Describe(ErrorCode code);
 // The stable name used in JSON output and messages: "StateLocked" for kStateLocked.
 std::string_view ErrorCodeName(ErrorCode code);
 
+// The code shown to users: the compiler's E0xx code for compile-time checks (E024 for an
+// unbounded time_interval model), ErrorCodeName otherwise. Used by every output that names a code.
+std::string_view ReportedCode(ErrorCode code);
+
 }  // namespace strata

@@ -29,6 +29,8 @@ TEST(ResultTest, CatalogueDescribesEveryCode) {
   EXPECT_TRUE(Describe(ErrorCode::kWarehouseConflict).retryable);
   EXPECT_FALSE(Describe(ErrorCode::kWarehouseSyntax).retryable);
   EXPECT_EQ(Describe(ErrorCode::kInvalidPartitionKey).number, 3);
+  EXPECT_EQ(ReportedCode(ErrorCode::kPlaceholder), "E024");
+  EXPECT_EQ(ReportedCode(ErrorCode::kStateLocked), "StateLocked");
 }
 
 TEST(ResultTest, ErrorToStringHasSpanHintAndNotes) {

@@ -28,7 +28,10 @@ int RunInit(const std::string& dir, bool example, const CommonOptions& common) {
       std::cerr << fmt::format("generated in {} ms\n", MonotonicMillis() - started);
     }
   }
-  if (!common.quiet) {
+  if (common.output == OutputFormat::kJson) {
+    PrintJson(nlohmann::json{{"project", std::filesystem::absolute(root).string()},
+                             {"example", example}});
+  } else if (!common.quiet) {
     std::cout << fmt::format("created project in {}\nnext: strata run --project {} --missing\n",
                              root.string(), root.string());
   }

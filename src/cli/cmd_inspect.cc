@@ -172,7 +172,7 @@ int RunCompile(const CommonOptions& common) {
     for (std::size_t i = 0; i < errors.size(); ++i) {
       const Error& error = errors[i];
       diagnostics.push_back({{"model", error_models[i].empty() ? json(nullptr) : json(error_models[i])},
-                             {"code", ErrorCodeName(error.code)},
+                             {"code", ReportedCode(error.code)},
                              {"severity", "error"},
                              {"message", error.message},
                              {"hint", error.hint},

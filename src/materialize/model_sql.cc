@@ -76,11 +76,13 @@ Status CheckModelSql(const project::Project& project, const project::Model& mode
     if (used) continue;
     Error error = MakeError(
         ErrorCode::kPlaceholder,
-        fmt::format("E024: time_interval model {} never references @{}: its rows are not bounded "
-                    "by the partition window",
+        fmt::format("time_interval model {} never references @{}: its rows are not bounded by "
+                    "the partition window",
                     model.name, name),
         "filter the source rows with: WHERE <time> >= @start_date AND <time> < @end_date");
-    error.span = SourceSpan{file, 1, 1};
+    // Point at the filter that has the other bound, where the missing one belongs.
+    error.span = uses->empty() ? SourceSpan{file, 1, 1}
+                               : SourceSpan{file, uses->front().line, uses->front().column};
     return error;
   }
   return OkStatus();

@@ -30,6 +30,18 @@ Status PlanTimeInterval(const project::Project& project, PlannedModel& planned,
   return OkStatus();
 }
 
+std::vector<PlannedBatch> UncompiledBatches(const std::vector<PartitionKey>& keys,
+                                            std::uint32_t batch_size) {
+  std::vector<PlannedBatch> batches;
+  for (std::vector<PartitionKey>& keys_of_batch : GroupIntoBatches(keys, batch_size)) {
+    PlannedBatch batch;
+    batch.window = Window{keys_of_batch.front().start(), keys_of_batch.back().window().end};
+    batch.keys = std::move(keys_of_batch);
+    batches.push_back(std::move(batch));
+  }
+  return batches;
+}
+
 Status PlanWholeModel(const project::Project& project, PlannedModel& planned,
                       const warehouse::Emitter& emitter) {
   const project::Model& model = *planned.model;
@@ -54,7 +66,7 @@ json ModelJson(const PlannedModel& planned) {
                 {"strategy", project::StrategyName(planned.model->strategy)},
                 {"fingerprint", planned.fingerprint}};
   if (planned.error) {
-    model["error"] = {{"code", ErrorCodeName(planned.error->code)}, {"message", planned.error->ToString()}};
+    model["error"] = {{"code", ReportedCode(planned.error->code)}, {"message", planned.error->ToString()}};
   }
   model["statements"] = planned.statements;
   model["bootstrap"] = planned.bootstrap;
@@ -128,19 +140,29 @@ Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& reque
     PlannedModel planned;
     planned.model = model;
     planned.fingerprint = model->fingerprint;
-    Status status = CheckModelSql(project, *model, emitter);
-    if (status.ok() && model->strategy == project::StrategyKind::kTimeInterval) {
+    const bool partitioned = model->strategy == project::StrategyKind::kTimeInterval;
+    std::vector<PartitionKey> keys;
+    if (partitioned) {
       std::vector<std::string> computed;
       if (request.selection.missing) {
         STRATA_ASSIGN_OR_RETURN(computed, store.ComputedKeys(model->name));
       }
-      STRATA_ASSIGN_OR_RETURN(std::vector<PartitionKey> keys,
-                              SelectPartitions(*model, request.selection, request.now, computed));
-      status = PlanTimeInterval(project, planned, keys, emitter);
-    } else if (status.ok()) {
-      status = PlanWholeModel(project, planned, emitter);
+      STRATA_ASSIGN_OR_RETURN(keys, SelectPartitions(*model, request.selection, request.now, computed));
     }
-    if (!status.ok()) planned.error = std::move(status).error();
+    Status status = CheckModelSql(project, *model, emitter);
+    if (status.ok()) {
+      status = partitioned ? PlanTimeInterval(project, planned, keys, emitter)
+                           : PlanWholeModel(project, planned, emitter);
+    }
+    if (!status.ok()) {
+      // The model cannot run, but its selected partitions are still part of the plan: the run
+      // reports each of them failed rather than pretending nothing was asked for.
+      planned.error = std::move(status).error();
+      planned.statements.clear();
+      planned.bootstrap.clear();
+      planned.batches.clear();
+      if (partitioned) planned.batches = UncompiledBatches(keys, model->time_interval->batch_size);
+    }
     plan.models.push_back(std::move(planned));
   }
   json body = PlanToJson(plan);

@@ -56,7 +56,7 @@ struct RunContext {
   }
   void AddError(const std::string& model, std::optional<std::string> partition, const Error& error) {
     std::lock_guard<std::mutex> lock(mutex);
-    report.errors.push_back({model, std::move(partition), std::string(ErrorCodeName(error.code)),
+    report.errors.push_back({model, std::move(partition), std::string(ReportedCode(error.code)),
                              error.ToString()});
   }
 };
@@ -265,6 +265,19 @@ Status RunWholeModel(RunContext& run, const PlannedModel& planned, PartitionSumm
   return OkStatus();
 }
 
+// A model that could not be compiled: each selected partition is recorded Failed with the error,
+// so `strata partitions --status Failed` and --missing see it.
+Status RecordUnrunnable(RunContext& run, const PlannedModel& planned, PartitionSummary& summary) {
+  BatchOutcome outcome;
+  outcome.status = BatchStatus::kFailed;
+  outcome.error = planned.error;
+  for (const PlannedBatch& batch : planned.batches) {
+    STRATA_TRY(RecordBatch(run, *planned.model, batch, outcome, summary));
+  }
+  if (planned.model->strategy != project::StrategyKind::kTimeInterval) summary.partitions_failed = 1;
+  return OkStatus();
+}
+
 int PlannedPartitions(const PlannedModel& planned) {
   if (planned.model->strategy != project::StrategyKind::kTimeInterval) return 1;
   int count = 0;
@@ -287,7 +300,7 @@ Status RunModel(RunContext& run, const PlannedModel& planned, std::set<std::stri
   summary.partitions_planned = PlannedPartitions(planned);
   if (planned.error) {
     run.AddError(summary.model, std::nullopt, *planned.error);
-    summary.partitions_failed = summary.partitions_planned;
+    STRATA_TRY(RecordUnrunnable(run, planned, summary));
   } else if (std::optional<std::string> upstream = FailedUpstream(*planned.model, failed)) {
     run.AddError(summary.model, std::nullopt,
                  MakeError(ErrorCode::kUpstreamFailed,

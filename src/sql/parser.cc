@@ -48,19 +48,10 @@ bool IsReservedWord(std::string_view word) {
 Parser::Parser(Statement& statement, std::vector<Token> tokens, Dialect dialect)
     : statement_(&statement), tokens_(std::move(tokens)), dialect_(dialect) {}
 
-const Token& Parser::Peek(std::size_t ahead) const {
-  const std::size_t at = std::min(pos_ + ahead, tokens_.size() - 1);
-  return tokens_[at];
-}
-
 const Token& Parser::Advance() {
   const Token& token = tokens_[pos_];
   if (pos_ + 1 < tokens_.size()) ++pos_;
   return token;
-}
-
-bool Parser::AtKeyword(std::string_view upper, std::size_t ahead) const {
-  return IsKeyword(Peek(ahead), upper);
 }
 
 bool Parser::AcceptKeyword(std::string_view upper) {
@@ -74,11 +65,6 @@ Status Parser::ExpectKeyword(std::string_view upper) {
   return Expected(upper);
 }
 
-bool Parser::AtSymbol(std::string_view symbol, std::size_t ahead) const {
-  if (ahead == 0 && pending_angle_ > 0) return symbol == ">";
-  return IsSymbol(Peek(ahead), symbol);
-}
-
 bool Parser::AcceptSymbol(std::string_view symbol) {
   if (pending_angle_ > 0) {
     if (symbol != ">") return false;
@@ -86,7 +72,7 @@ bool Parser::AcceptSymbol(std::string_view symbol) {
     Advance();
     return true;
   }
-  if (!IsSymbol(Peek(), symbol)) return false;
+  if (!TokenIsSymbol(Peek(), symbol)) return false;
   Advance();
   return true;
 }

@@ -14,6 +14,27 @@
 
 namespace strata::sql::internal {
 
+// Inline equivalents of IsKeyword / IsSymbol: the parser asks these questions for almost every
+// token, and the length check first avoids most comparisons.
+inline bool TokenIsKeyword(const Token& token, std::string_view upper) {
+  if (token.kind != TokenKind::kIdentifier || token.text.size() != upper.size()) return false;
+  for (std::size_t i = 0; i < upper.size(); ++i) {
+    char c = token.text[i];
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    if (c != upper[i]) return false;
+  }
+  return true;
+}
+
+inline bool TokenIsSymbol(const Token& token, std::string_view symbol) {
+  if (token.text.size() != symbol.size()) return false;
+  if (token.kind != TokenKind::kPunctuation && token.kind != TokenKind::kOperator) return false;
+  for (std::size_t i = 0; i < symbol.size(); ++i) {
+    if (token.text[i] != symbol[i]) return false;
+  }
+  return true;
+}
+
 // Binary operator binding strength, loosest first (PostgreSQL's order).
 enum Precedence : int {
   kPrecLowest = 0,
@@ -55,12 +76,20 @@ class Parser {
   Result<QueryPtr> ParseStatementQuery();
 
   // --- cursor (parser.cc)
-  const Token& Peek(std::size_t ahead = 0) const;
+  const Token& Peek(std::size_t ahead = 0) const {
+    const std::size_t at = pos_ + ahead < tokens_.size() ? pos_ + ahead : tokens_.size() - 1;
+    return tokens_[at];
+  }
   const Token& Advance();
-  bool AtKeyword(std::string_view upper, std::size_t ahead = 0) const;
+  bool AtKeyword(std::string_view upper, std::size_t ahead = 0) const {
+    return TokenIsKeyword(Peek(ahead), upper);
+  }
   bool AcceptKeyword(std::string_view upper);
   Status ExpectKeyword(std::string_view upper);
-  bool AtSymbol(std::string_view symbol, std::size_t ahead = 0) const;
+  bool AtSymbol(std::string_view symbol, std::size_t ahead = 0) const {
+    if (ahead == 0 && pending_angle_ > 0) return symbol == ">";
+    return TokenIsSymbol(Peek(ahead), symbol);
+  }
   bool AcceptSymbol(std::string_view symbol);
   Status ExpectSymbol(std::string_view symbol);
   // Accepts '>' also as the first half of a '>>' token (nested ARRAY<STRUCT<...>>).
