@@ -25,9 +25,12 @@ fi
 if ! command -v npm >/dev/null 2>&1; then
   apt-get install -y -qq --no-install-recommends npm >/dev/null
 fi
-if ! python3 -c 'import pytest' >/dev/null 2>&1; then
-  python3 -m pip install -q pytest 2>/dev/null || apt-get install -y -qq --no-install-recommends python3-pytest >/dev/null
-fi
+# The end-to-end tests read warehouses with an independent DuckDB (the same 1.4.4 release) and
+# validate JSON output against its schema.
+python3 -c 'import pytest' >/dev/null 2>&1 || python3 -m pip install -q pytest
+python3 -c 'import jsonschema' >/dev/null 2>&1 || python3 -m pip install -q jsonschema
+python3 -c 'import duckdb, sys; sys.exit(duckdb.__version__ != "1.4.4")' >/dev/null 2>&1 ||
+  python3 -m pip install -q duckdb==1.4.4
 
 # DuckDB 1.4.4: the shared library from the node bindings package, the header from the duckdb
 # package. Both fetched with `npm pack`, integrity compared with what the registry reports.

@@ -14,13 +14,14 @@ std::string Error::ToString() const {
   std::string out;
   if (span && !span->file.empty()) {
     out += span->file;
-    if (span->line > 0) out += ":" + std::to_string(span->line);
-    if (span->column > 0) out += ":" + std::to_string(span->column);
+    // append() rather than ":" + ...: GCC 12 at -O3 reports a false -Wrestrict on the latter.
+    if (span->line > 0) out.append(":").append(std::to_string(span->line));
+    if (span->column > 0) out.append(":").append(std::to_string(span->column));
     out += ": ";
   }
   out += message;
-  if (!hint.empty()) out += " (hint: " + hint + ")";
-  for (const std::string& note : notes) out += "\n  " + note;
+  if (!hint.empty()) out.append(" (hint: ").append(hint).append(")");
+  for (const std::string& note : notes) out.append("\n  ").append(note);
   return out;
 }
 

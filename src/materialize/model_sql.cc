@@ -19,6 +19,8 @@ std::string Lower(std::string text) {
   return text;
 }
 
+// The SQL file relative to the project root, for messages. Not cheap (std::filesystem::relative
+// resolves symlinks), so only called on the error path of per-batch work.
 std::string DisplayPath(const project::Project& project, const project::Model& model) {
   return std::filesystem::relative(model.sql_path, project.config.root).string();
 }
@@ -91,12 +93,11 @@ Status CheckModelSql(const project::Project& project, const project::Model& mode
 Result<std::string> CompileModelSql(const project::Project& project, const project::Model& model,
                                     const warehouse::Emitter& emitter,
                                     const std::optional<Window>& window) {
-  const std::string file = DisplayPath(project, model);
   Result<std::string> rewritten =
       sql::RewriteReferences(model.sql, emitter.dialect(), ReferenceTargets(project, model, emitter));
-  if (!rewritten.ok()) return WithFile(std::move(rewritten).error(), file);
+  if (!rewritten.ok()) return WithFile(std::move(rewritten).error(), DisplayPath(project, model));
   rewritten = StripTrailingSemicolon(std::move(rewritten).value(), emitter.dialect());
-  if (!rewritten.ok()) return WithFile(std::move(rewritten).error(), file);
+  if (!rewritten.ok()) return WithFile(std::move(rewritten).error(), DisplayPath(project, model));
   if (model.strategy != project::StrategyKind::kTimeInterval) return rewritten;
   STRATA_CHECK(window.has_value());
   const std::map<std::string, std::string, std::less<>> values = {
@@ -104,7 +105,7 @@ Result<std::string> CompileModelSql(const project::Project& project, const proje
       {"end_date", emitter.TimestampLiteral(window->end)},
   };
   Result<std::string> substituted = sql::SubstitutePlaceholders(*rewritten, emitter.dialect(), values);
-  if (!substituted.ok()) return WithFile(std::move(substituted).error(), file);
+  if (!substituted.ok()) return WithFile(std::move(substituted).error(), DisplayPath(project, model));
   return substituted;
 }
 

@@ -127,6 +127,32 @@ Result<PlannedModel> ModelFromJson(const json& entry, const project::Project& pr
   return planned;
 }
 
+// XXH3 of everything that decides what a plan does (not when it was made). Hashes the text
+// directly: building the plan's JSON just for its id was a third of `strata plan`'s time.
+std::string ContentId(const Plan& plan) {
+  std::string material = plan.warehouse + '\0' + std::to_string(plan.parallel) + '\0';
+  const auto add = [&material](std::string_view text) {
+    material.append(text);
+    material.push_back('\0');
+  };
+  for (const PlannedModel& planned : plan.models) {
+    add(planned.model->name);
+    add(planned.fingerprint);
+    add(planned.error ? planned.error->ToString() : "");
+    for (const std::string& statement : planned.statements) add(statement);
+    for (const std::string& statement : planned.bootstrap) add(statement);
+    for (const PlannedBatch& batch : planned.batches) {
+      for (const PartitionKey& key : batch.keys) add(key.ToString());
+      for (const std::string* statement :
+           {&batch.statements.begin, &batch.statements.delete_window, &batch.statements.insert,
+            &batch.statements.commit, &batch.statements.rollback}) {
+        add(*statement);
+      }
+    }
+  }
+  return HexHash64(Hash64(material));
+}
+
 }  // namespace
 
 Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& request,
@@ -165,10 +191,7 @@ Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& reque
     }
     plan.models.push_back(std::move(planned));
   }
-  json body = PlanToJson(plan);
-  body.erase("plan_id");
-  body.erase("created_at");
-  plan.plan_id = HexHash64(Hash64(body.dump()));
+  plan.plan_id = ContentId(plan);
   return plan;
 }
 
