@@ -6,7 +6,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 strata=$(STRATA_BUILD_TARGETS=strata bash "$root/scripts/build.sh")
 project="$root/example"
 rm -rf "$project"
-"$strata" init "$project" --example
+"$strata" init "$project" --example --output human
 echo
 echo "== strata run --missing (backfill every model from its first_partition to now)"
 "$strata" run --project "$project" --missing --output human --quiet

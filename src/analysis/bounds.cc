@@ -21,6 +21,7 @@ struct Origin {
   std::string source;
   Span span;
   std::vector<std::string> path;
+  std::string hint;  // appended to the message
 };
 
 // For each bound, nullopt when every row is bounded, else where the unbounded rows come from.
@@ -30,7 +31,7 @@ struct Flow {
 };
 
 Flow Unbounded(std::string source, Span span) {
-  Origin origin{std::move(source), span, {}};
+  Origin origin{std::move(source), span, {}, {}};
   return {origin, origin};
 }
 
@@ -79,7 +80,7 @@ class Analyzer {
   Flow OfUnion(const sql::SetOperation& operation, const Frame* frame);
   Flow OfTable(const sql::TableRef& table, const Frame* frame);
   Flow OfNamedTable(const sql::NamedTable& table, const Frame* frame);
-  Flow OfCte(const sql::Cte& cte, const Frame& frame, std::size_t index);
+  Flow OfCte(const sql::Cte& cte, const Frame& frame, std::size_t index, Span reference);
   Flow OfJoin(const sql::Join& join, const Frame* frame);
 
   std::map<const sql::Cte*, Flow> cte_flows_;
@@ -154,14 +155,14 @@ Flow Analyzer::OfSetOperation(const sql::SetOperation& operation, const Frame* f
     case sql::SetOp::kExcept: {
       const std::string name = operation.minus_keyword ? "MINUS" : "EXCEPT";
       return Via(OfSetExpr(*operation.left, frame),
-                 "the left side of the " + name + " at " + At(operation.span));
+                 "the left side of the " + name + " (" + At(operation.span) + ")");
     }
     case sql::SetOp::kIntersect: {
       Flow left = OfSetExpr(*operation.left, frame);
       const Flow right = OfSetExpr(*operation.right, frame);
       if (!right.start) left.start.reset();
       if (!right.end) left.end.reset();
-      return Via(std::move(left), "both sides of the INTERSECT at " + At(operation.span));
+      return Via(std::move(left), "both sides of the INTERSECT (" + At(operation.span) + ")");
     }
   }
   return {};
@@ -172,8 +173,18 @@ Flow Analyzer::OfTable(const sql::TableRef& table, const Frame* frame) {
     case sql::TableRefKind::kTable:
       return OfNamedTable(table.As<sql::NamedTable>(), frame);
     case sql::TableRefKind::kFunction: {
-      const auto& function = table.As<sql::TableFunction>();
-      return Unbounded("table function " + DottedName(function.call->name), table.span);
+      // Snowflake wraps table functions: TABLE(GENERATOR(...)); name the inner one.
+      const sql::FunctionCall* call = table.As<sql::TableFunction>().call.get();
+      if (call->name.size() == 1 && NameEquals(call->name.front().name, "TABLE") &&
+          call->args.size() == 1 && call->args.front()->kind == sql::ExprKind::kFunction) {
+        call = &call->args.front()->As<sql::FunctionCall>();
+      }
+      Flow flow = Unbounded("table function " + DottedName(call->name), table.span);
+      const std::string hint = "; a table function is never bounded on its own (a date spine's "
+                               "end is inclusive in most warehouses): filter its column";
+      flow.start->hint = hint;
+      flow.end->hint = hint;
+      return flow;
     }
     case sql::TableRefKind::kDerived: {
       std::string hop = "derived table";
@@ -198,7 +209,7 @@ Flow Analyzer::OfNamedTable(const sql::NamedTable& table, const Frame* frame) {
     for (const Frame* scope = frame; scope != nullptr; scope = scope->parent) {
       for (std::size_t i = scope->visible; i-- > 0;) {
         if (NameEquals((*scope->ctes)[i].name.name, table.name.front().name)) {
-          return OfCte((*scope->ctes)[i], *scope, i);
+          return OfCte((*scope->ctes)[i], *scope, i, table.span);
         }
       }
     }
@@ -206,13 +217,12 @@ Flow Analyzer::OfNamedTable(const sql::NamedTable& table, const Frame* frame) {
   return Unbounded("table " + DottedName(table.name), table.span);
 }
 
-Flow Analyzer::OfCte(const sql::Cte& cte, const Frame& frame, std::size_t index) {
+Flow Analyzer::OfCte(const sql::Cte& cte, const Frame& frame, std::size_t index,
+                     Span reference) {
   const std::string hop = "CTE " + std::string(cte.name.name) + " (" + At(cte.span) + ")";
   for (const sql::Cte* active : in_progress_) {
     if (active == &cte) {
-      return Via(Unbounded("the recursive reference to " + std::string(cte.name.name),
-                           cte.span),
-                 hop);
+      return Unbounded("the recursive reference to " + std::string(cte.name.name), reference);
     }
   }
   const auto cached = cte_flows_.find(&cte);
@@ -274,9 +284,11 @@ BoundsDiagnostic Missing(const Origin& origin, bool start, const std::string& so
                              : "@end_date does not bound every emitted row: rows from ";
   diagnostic.message += origin.source + " (" + At(origin.span) + ")";
   for (const std::string& hop : origin.path) diagnostic.message += ", via " + hop;
-  diagnostic.message += start ? ", are not filtered by `<column> >= @start_date` "
-                              : ", are not filtered by `<column> < @end_date` ";
+  if (!origin.path.empty()) diagnostic.message += ",";
+  diagnostic.message += start ? " are not filtered by `<column> >= @start_date` "
+                              : " are not filtered by `<column> < @end_date` ";
   diagnostic.message += kFilterPlaces;
+  diagnostic.message += origin.hint;
   diagnostic.caret = sql::RenderCaret(source, origin.span.line, origin.span.column);
   return diagnostic;
 }

@@ -11,7 +11,8 @@ namespace strata::cli {
 
 int RunInit(const std::string& dir, bool example, const CommonOptions& common) {
   const std::filesystem::path root(dir);
-  Status written = example ? WriteExampleFiles(root) : WriteEmptyProject(root);
+  const ExampleRange range = ExampleRangeFor(SystemClock().Now());
+  Status written = example ? WriteExampleFiles(root, range) : WriteEmptyProject(root);
   if (!written.ok()) {
     PrintError(written.error(), common.output);
     return 1;
@@ -19,7 +20,7 @@ int RunInit(const std::string& dir, bool example, const CommonOptions& common) {
   if (example) {
     if (!common.quiet) std::cerr << "generating 1,200,000 example orders into raw.orders ...\n";
     const std::int64_t started = MonotonicMillis();
-    Status generated = GenerateExampleData(root / "warehouse.duckdb");
+    Status generated = GenerateExampleData(root / "warehouse.duckdb", range);
     if (!generated.ok()) {
       PrintError(generated.error(), common.output);
       return 1;

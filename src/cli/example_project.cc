@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "base/partition.h"
 #include "warehouse/duckdb/duckdb_warehouse.h"
 
 namespace strata::cli {
@@ -63,7 +64,7 @@ time_column = "order_date"        # column on the model output
 granularity = "day"               # hour | day | month | year
 lookback = 0                      # optional: recompute the previous N partitions
 batch_size = 1                    # optional: combine N partitions per SQL statement
-first_partition = "2025-04-01"    # required if you use --missing
+first_partition = "@FIRST_DAY@"    # required if you use --missing
 
 [target]
 catalog = "warehouse"
@@ -89,7 +90,7 @@ type = "time_interval"
 time_column = "order_hour"
 granularity = "hour"
 batch_size = 24
-first_partition = "2025-04-01T00"
+first_partition = "@FIRST_DAY@T00"
 
 [target]
 schema = "marts"
@@ -115,7 +116,7 @@ type = "time_interval"
 time_column = "order_month"
 granularity = "month"
 lookback = 1
-first_partition = "2025-04"
+first_partition = "@FIRST_MONTH@"
 
 [target]
 schema = "marts"
@@ -172,7 +173,7 @@ WITH generated AS (
       ELSE 'cancelled'
     END AS status,
     CAST(round(4.99 + (hash(i, 'amount') % 25000) / 100.0, 2) AS DECIMAL(12, 2)) AS amount,
-    TIMESTAMP '2025-04-01 00:00:00'
+    TIMESTAMP '{start}'
       + to_seconds(CAST(floor(i * {step}) AS BIGINT) + CAST(hash(i, 'jitter') % {jitter} AS BIGINT))
       AS order_at,
     CASE WHEN hash(i, 'late') % 100 < 3
@@ -188,9 +189,27 @@ ORDER BY loaded_at
 
 }  // namespace
 
-Status WriteExampleFiles(const std::filesystem::path& dir) {
+ExampleRange ExampleRangeFor(UnixSeconds now) {
+  const PartitionKey this_month = PartitionKey::Containing(Grain::kMonth, now);
+  PartitionKey first = this_month;
+  for (int i = 0; i < 19; ++i) first = first.Prev();
+  return ExampleRange{first.start(), PartitionKey::Containing(Grain::kDay, now).start()};
+}
+
+Status WriteExampleFiles(const std::filesystem::path& dir, const ExampleRange& range) {
   STRATA_TRY(RefuseExisting(dir));
-  for (const File& file : kExampleFiles) STRATA_TRY(WriteFile(dir / file.path, file.text));
+  const std::string first_day = PartitionKey::Containing(Grain::kDay, range.start).ToString();
+  const std::string first_month = PartitionKey::Containing(Grain::kMonth, range.start).ToString();
+  for (const File& file : kExampleFiles) {
+    std::string text = file.text;
+    for (auto [token, value] : {std::pair<std::string_view, const std::string&>{"@FIRST_DAY@", first_day},
+                                {"@FIRST_MONTH@", first_month}}) {
+      for (std::size_t at = text.find(token); at != std::string::npos; at = text.find(token, at)) {
+        text.replace(at, token.size(), value);
+      }
+    }
+    STRATA_TRY(WriteFile(dir / file.path, text));
+  }
   return OkStatus();
 }
 
@@ -201,15 +220,14 @@ Status WriteEmptyProject(const std::filesystem::path& dir) {
                    fmt::format(kEmptyConfig, std::filesystem::absolute(dir).filename().string()));
 }
 
-Status GenerateExampleData(const std::filesystem::path& duckdb_path) {
+Status GenerateExampleData(const std::filesystem::path& duckdb_path, const ExampleRange& range) {
   constexpr std::int64_t kRows = 1'200'000;
-  // 2025-04-01 .. 2026-11-01 is 579 days.
-  constexpr double kSpanSeconds = 579.0 * 86400.0;
-  const double step = kSpanSeconds / kRows;
+  const double step = static_cast<double>(range.end - range.start) / kRows;
   STRATA_ASSIGN_OR_RETURN(auto warehouse, warehouse::OpenDuckDb(duckdb_path.string()));
   STRATA_ASSIGN_OR_RETURN(auto connection, warehouse->Connect());
   STRATA_TRY(connection->Execute("CREATE SCHEMA IF NOT EXISTS raw"));
-  STRATA_TRY(connection->Execute(fmt::format(kOrdersSql, fmt::arg("step", step),
+  STRATA_TRY(connection->Execute(fmt::format(kOrdersSql, fmt::arg("start", FormatSqlTimestamp(range.start)),
+                                             fmt::arg("step", step),
                                              fmt::arg("jitter", static_cast<int>(step)),
                                              fmt::arg("rows", kRows))));
   return OkStatus();

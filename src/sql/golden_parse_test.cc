@@ -52,7 +52,7 @@ TEST(GoldenParseTest, AllFiles) {
       SCOPED_TRACE(entry.path().filename().string() + ": " + golden.name);
       golden.actual = RunCase(golden, file_dialect.value_or(Dialect::kDuckDb));
       if (!testing::RewriteRequested()) {
-        EXPECT_EQ(golden.actual, golden.expected);
+        EXPECT_EQ(testing::TrimTrailingBlankLines(golden.actual), golden.expected);
       }
       ++cases;
     }

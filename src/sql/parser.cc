@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <initializer_list>
 
 #include "sql/internal/parser_impl.h"
 #include "sql/lexer.h"
@@ -174,13 +175,24 @@ namespace {
 
 bool IsWord(const Token& token, std::string_view upper) { return IsKeyword(token, upper); }
 
+bool AnyWordIs(const Identifier& word, std::initializer_list<std::string_view> uppers) {
+  for (std::string_view upper : uppers) {
+    if (word.name.size() != upper.size()) continue;
+    bool same = true;
+    for (std::size_t i = 0; i < upper.size() && same; ++i) {
+      const char c = word.name[i];
+      same = ((c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c) == upper[i];
+    }
+    if (same) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 // Multi-word type names: DOUBLE PRECISION, CHARACTER VARYING, TIMESTAMP WITH[OUT] [LOCAL] TIME
 // ZONE. Appends the continuation words after the first one.
 static void AcceptTypeContinuation(Parser& parser, DataType& type) {
-  const Token& first = parser.Peek();
-  (void)first;
   const Identifier& head = type.words.front();
   auto is = [&](std::string_view upper) {
     if (head.quoted || head.name.size() != upper.size()) return false;
@@ -196,7 +208,7 @@ static void AcceptTypeContinuation(Parser& parser, DataType& type) {
   if ((is("TIMESTAMP") || is("TIME")) &&
       (parser.AtKeyword("WITH") || parser.AtKeyword("WITHOUT"))) {
     const bool local = parser.AtKeyword("LOCAL", 1);
-    if (parser.AtKeyword(local ? "TIME" : "TIME", local ? 2 : 1) &&
+    if (parser.AtKeyword("TIME", local ? 2 : 1) &&
         parser.AtKeyword("ZONE", local ? 3 : 2)) {
       for (int i = 0; i < (local ? 4 : 3); ++i) take();
     }
@@ -209,7 +221,9 @@ Result<DataType> Parser::ParseDataType() {
   STRATA_ASSIGN_OR_RETURN(Identifier first, ParseAnyName("a type name"));
   type.words.push_back(first);
   AcceptTypeContinuation(*this, type);
-  const bool angle = AtSymbol("<");
+  // Only container types take <...> parameters; elsewhere '<' is a comparison (x::DATE < y).
+  const bool container = !first.quoted && AnyWordIs(first, {"ARRAY", "STRUCT", "MAP", "RANGE"});
+  const bool angle = container && AtSymbol("<");
   if (angle || AtSymbol("(")) {
     Advance();
     type.has_parameters = true;

@@ -2,20 +2,118 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "sql/printer.h"
 
 namespace strata::sql {
 namespace {
 
-std::string RoundTrip(std::string_view sql, Dialect dialect = Dialect::kDuckDb) {
+StatementPtr MustParse(std::string_view sql, Dialect dialect = Dialect::kDuckDb) {
   Result<StatementPtr> statement = ParseStatement(sql, dialect);
-  if (!statement.ok()) return "ERROR: " + statement.error().message;
-  return Print(**statement, dialect);
+  EXPECT_TRUE(statement.ok()) << statement.error().message;
+  return statement.ok() ? std::move(statement).value() : nullptr;
 }
 
-TEST(ParserTest, ParsesSimpleSelect) {
-  EXPECT_EQ(RoundTrip("select a, b as c from t where x >= 1"),
-            "SELECT a, b AS c FROM t WHERE x >= 1");
+const Select& OnlySelect(const Statement& statement) {
+  return statement.query->body->As<Select>();
+}
+
+TEST(ParserTest, NodesCarryTheLineAndColumnOfTheirFirstToken) {
+  StatementPtr statement = MustParse("SELECT a,\n  b + 1 AS c\nFROM t\nWHERE x >= @start_date");
+  ASSERT_NE(statement, nullptr);
+  const Select& select = OnlySelect(*statement);
+  EXPECT_EQ(select.span.line, 1);
+  EXPECT_EQ(select.items[1].expr->span.line, 2);
+  EXPECT_EQ(select.items[1].expr->span.column, 3);
+  EXPECT_EQ(select.from->span.line, 3);
+  EXPECT_EQ(select.from->span.column, 6);
+  const auto& where = select.where->As<Binary>();
+  EXPECT_EQ(where.right->kind, ExprKind::kPlaceholder);
+  EXPECT_EQ(where.right->span.line, 4);
+  EXPECT_EQ(where.right->span.column, 12);
+}
+
+TEST(ParserTest, AndBindsTighterThanOrAndNotTighterThanAnd) {
+  StatementPtr statement = MustParse("SELECT 1 FROM t WHERE NOT a = 1 AND b OR c");
+  ASSERT_NE(statement, nullptr);
+  const auto& top = OnlySelect(*statement).where->As<Binary>();
+  ASSERT_EQ(top.op, BinaryOp::kOr);
+  const auto& conjunction = top.left->As<Binary>();
+  ASSERT_EQ(conjunction.op, BinaryOp::kAnd);
+  const auto& negation = conjunction.left->As<Unary>();
+  EXPECT_EQ(negation.op, UnaryOp::kNot);
+  EXPECT_EQ(negation.operand->As<Binary>().op, BinaryOp::kEq);
+}
+
+TEST(ParserTest, BetweenDoesNotSwallowTheFollowingAnd) {
+  StatementPtr statement =
+      MustParse("SELECT 1 FROM t WHERE ts BETWEEN @start_date AND @end_date AND ok");
+  ASSERT_NE(statement, nullptr);
+  const auto& top = OnlySelect(*statement).where->As<Binary>();
+  ASSERT_EQ(top.op, BinaryOp::kAnd);
+  EXPECT_EQ(top.left->kind, ExprKind::kBetween);
+  EXPECT_EQ(top.right->kind, ExprKind::kColumn);
+}
+
+TEST(ParserTest, IntersectBindsTighterThanUnion) {
+  StatementPtr statement = MustParse("SELECT 1 UNION SELECT 2 INTERSECT SELECT 3 EXCEPT SELECT 4");
+  ASSERT_NE(statement, nullptr);
+  const auto& top = statement->query->body->As<SetOperation>();
+  EXPECT_EQ(top.op, SetOp::kExcept);
+  const auto& left = top.left->As<SetOperation>();
+  EXPECT_EQ(left.op, SetOp::kUnion);
+  EXPECT_EQ(left.right->As<SetOperation>().op, SetOp::kIntersect);
+}
+
+TEST(ParserTest, CommaBindsLooserThanJoin) {
+  StatementPtr statement = MustParse("SELECT * FROM a, b RIGHT JOIN c ON true");
+  ASSERT_NE(statement, nullptr);
+  const auto& comma = OnlySelect(*statement).from->As<Join>();
+  EXPECT_EQ(comma.join, JoinKind::kComma);
+  EXPECT_EQ(comma.right->As<Join>().join, JoinKind::kRight);
+}
+
+TEST(ParserTest, QuotedNamesAreUnescaped) {
+  StatementPtr statement = MustParse("SELECT `a``b` FROM t", Dialect::kDatabricks);
+  ASSERT_NE(statement, nullptr);
+  const auto& column = OnlySelect(*statement).items[0].expr->As<ColumnRef>();
+  EXPECT_EQ(column.parts[0].name, "a`b");
+  EXPECT_TRUE(column.parts[0].quoted);
+}
+
+TEST(ParserTest, ErrorsSayWhatWasExpectedWhereWithACaret) {
+  Result<StatementPtr> statement = ParseStatement("SELECT a\nFROM t WHERE (b", Dialect::kDuckDb);
+  ASSERT_FALSE(statement.ok());
+  EXPECT_EQ(statement.error().code, ErrorCode::kSqlLex);
+  ASSERT_TRUE(statement.error().span.has_value());
+  EXPECT_EQ(statement.error().span->line, 2);
+  EXPECT_EQ(statement.error().span->column, 16);
+  EXPECT_NE(statement.error().message.find("expected ')'"), std::string::npos);
+  EXPECT_EQ(statement.error().hint, "FROM t WHERE (b\n               ^");
+}
+
+TEST(ParserTest, ScriptsSplitAtSemicolons) {
+  Result<std::vector<StatementPtr>> script =
+      ParseScript("SELECT 1;; SELECT \"x\"\"y\" FROM t;\n-- end\n", Dialect::kPostgres);
+  ASSERT_TRUE(script.ok()) << script.error().message;
+  ASSERT_EQ(script->size(), 2u);
+  EXPECT_EQ((*script)[1]->span.column, 12);
+  script->erase(script->begin());  // names of the second must not live in the first
+  EXPECT_EQ(Print(*script->front(), Dialect::kDuckDb), "SELECT \"x\"\"y\" FROM t");
+}
+
+TEST(ParserTest, DeepNestingFailsInsteadOfCrashing) {
+  const std::string deep = "SELECT " + std::string(5000, '(') + "1" + std::string(5000, ')');
+  EXPECT_FALSE(ParseStatement(deep, Dialect::kDuckDb).ok());
+  const std::string ok = "SELECT " + std::string(50, '(') + "1" + std::string(50, ')');
+  EXPECT_TRUE(ParseStatement(ok, Dialect::kDuckDb).ok());
+}
+
+TEST(ParserTest, RenderCaretHandlesTabsAndRanges) {
+  EXPECT_EQ(RenderCaret("a\n\tbc", 2, 3), "\tbc\n\t ^");
+  EXPECT_EQ(RenderCaret("abc", 1, 99), "abc\n   ^");
+  EXPECT_EQ(RenderCaret("abc", 3, 1), "");
 }
 
 }  // namespace

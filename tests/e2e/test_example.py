@@ -30,8 +30,15 @@ def test_example_project_missing_then_nothing_and_sums_match(tmp_path, strata_bi
                               "fct_monthly_revenue"}
     for s in summaries.values():
         assert s["partitions_failed"] == 0 and s["partitions_succeeded"] == s["partitions_planned"]
+    # The example's data starts on the first day of the month 19 months before today's month.
     today = t0.date()
-    expected_days = (today - dt.date(2025, 4, 1)).days + 1
+    months_back = today.year * 12 + today.month - 1 - 19
+    first_day = dt.date(months_back // 12, months_back % 12 + 1, 1)
+    assert f'first_partition = "{first_day.isoformat()}"' in (
+        root / "models" / "fct_daily_orders.toml").read_text()
+    expected_days = (today - first_day).days + 1
+    (oldest,), = project.query("SELECT CAST(min(order_at) AS DATE) FROM raw.orders")
+    assert oldest == first_day
     assert summaries["fct_daily_orders"]["partitions_planned"] == expected_days
 
     second = project.run("--missing", timeout=120).json

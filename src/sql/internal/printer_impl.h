@@ -1,5 +1,6 @@
-// The printer's private class, split over printer.cc (queries, FROM) and print_expression.cc
-// (expressions, types, names, literals). Private to sql/.
+// The printer's private class, split over printer.cc (queries, FROM), print_expression.cc
+// (expressions, types, names, literals) and print_predicate.cc (predicates, composite values).
+// Private to sql/.
 #pragma once
 
 #include <string>
