@@ -1,12 +1,14 @@
 // strata partitions / show / schema / compile: commands that read and report.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "base/hash.h"
 #include "cli/commands.h"
 #include "cli/render.h"
 #include "cli/session.h"
+#include "compiler/compiler.h"
 #include "materialize/model_sql.h"
 #include "materialize/run_report.h"
 #include "materialize/warehouse_factory.h"
@@ -138,55 +140,81 @@ int RunSchema(const std::string& name) {
   return 0;
 }
 
+namespace {
+
+// Configuration errors as diagnostics; those in models/<name>.toml name their model.
+std::vector<compiler::Diagnostic> LoadDiagnostics(const std::vector<Error>& errors) {
+  std::vector<compiler::Diagnostic> out;
+  for (const Error& error : errors) {
+    compiler::Diagnostic diagnostic;
+    diagnostic.code = std::string(ReportedCode(error.code));
+    diagnostic.message = error.message;
+    diagnostic.hint = error.hint;
+    if (error.span) diagnostic.span = *error.span;
+    const std::filesystem::path file(diagnostic.span.file);
+    if (file.extension() == ".toml" && file.filename() != "strata.toml") {
+      diagnostic.model = file.stem().string();
+    }
+    out.push_back(std::move(diagnostic));
+  }
+  return out;
+}
+
+json DiagnosticJson(const compiler::Diagnostic& d) {
+  return json{{"model", d.model.empty() ? json(nullptr) : json(d.model)},
+              {"code", d.code},
+              {"severity", compiler::SeverityName(d.severity)},
+              {"message", d.message},
+              {"hint", d.hint},
+              {"file", d.span.file.empty() ? json(nullptr) : json(d.span.file)},
+              {"line", d.span.line > 0 ? json(d.span.line) : json(nullptr)},
+              {"column", d.span.column > 0 ? json(d.span.column) : json(nullptr)}};
+}
+
+// Like a compiler: "file:line:col: error[E024]: message", the source line with a caret, a hint.
+void PrintDiagnostic(const compiler::Diagnostic& d) {
+  std::string location = d.span.file;
+  if (d.span.line > 0) location += fmt::format(":{}", d.span.line);
+  if (d.span.column > 0) location += fmt::format(":{}", d.span.column);
+  std::cerr << fmt::format("{}{}[{}]: {}\n", location.empty() ? "" : location + ": ",
+                           compiler::SeverityName(d.severity), d.code, d.message);
+  if (!d.caret.empty()) std::cerr << d.caret << (d.caret.back() == '\n' ? "" : "\n");
+  if (!d.hint.empty()) std::cerr << "  hint: " << d.hint << "\n";
+}
+
+}  // namespace
+
 int RunCompile(const CommonOptions& common) {
   project::LoadOutcome outcome = project::LoadProject(common.project_dir);
-  std::vector<Error> errors = std::move(outcome.errors);
-  std::vector<std::string> error_models(errors.size());
-  for (std::size_t i = 0; i < errors.size(); ++i) {
-    // Configuration errors point at models/<name>.toml; the stem names the model.
-    if (errors[i].span && errors[i].span->file.rfind(".toml") != std::string::npos &&
-        errors[i].span->file != "strata.toml") {
-      error_models[i] = std::filesystem::path(errors[i].span->file).stem().string();
-    }
-  }
+  std::vector<compiler::Diagnostic> diagnostics = LoadDiagnostics(outcome.errors);
   std::size_t models = 0;
   if (outcome.project) {
     models = outcome.project->models.size();
     auto warehouse = project::SelectWarehouse(outcome.project->config, common.warehouse);
     auto dialect = warehouse.ok() ? materialize::DialectOf(*warehouse) : Result<sql::Dialect>(warehouse.error());
     if (!dialect.ok()) {
-      errors.push_back(dialect.error());
-      error_models.emplace_back();
+      for (auto& d : LoadDiagnostics({dialect.error()})) diagnostics.push_back(std::move(d));
     } else {
-      const warehouse::Emitter emitter(*dialect);
       for (const project::Model& model : outcome.project->models) {
-        Status status = materialize::CheckModelSql(*outcome.project, model, emitter);
-        if (status.ok()) continue;
-        errors.push_back(std::move(status).error());
-        error_models.push_back(model.name);
+        for (auto& d : compiler::CheckModel(*outcome.project, model, *dialect)) {
+          diagnostics.push_back(std::move(d));
+        }
       }
     }
   }
+  const auto errors = std::count_if(diagnostics.begin(), diagnostics.end(), [](const auto& d) {
+    return d.severity == compiler::Severity::kError;
+  });
+  const auto warnings = static_cast<std::ptrdiff_t>(diagnostics.size()) - errors;
   if (common.output == OutputFormat::kJson) {
-    json diagnostics = json::array();
-    for (std::size_t i = 0; i < errors.size(); ++i) {
-      const Error& error = errors[i];
-      diagnostics.push_back({{"model", error_models[i].empty() ? json(nullptr) : json(error_models[i])},
-                             {"code", ReportedCode(error.code)},
-                             {"severity", "error"},
-                             {"message", error.message},
-                             {"hint", error.hint},
-                             {"file", error.span ? json(error.span->file) : json(nullptr)},
-                             {"line", error.span ? json(error.span->line) : json(nullptr)},
-                             {"column", error.span ? json(error.span->column) : json(nullptr)}});
-    }
-    PrintJson(json{{"models", models}, {"errors", errors.size()}, {"warnings", 0},
-                   {"diagnostics", diagnostics}});
+    json list = json::array();
+    for (const compiler::Diagnostic& d : diagnostics) list.push_back(DiagnosticJson(d));
+    PrintJson(json{{"models", models}, {"errors", errors}, {"warnings", warnings}, {"diagnostics", list}});
   } else {
-    PrintErrors(errors, common.output);
-    if (errors.empty()) std::cout << fmt::format("{} models compiled, no errors\n", models);
+    for (const compiler::Diagnostic& d : diagnostics) PrintDiagnostic(d);
+    std::cout << fmt::format("{} models compiled: {} errors, {} warnings\n", models, errors, warnings);
   }
-  return errors.empty() ? 0 : 1;
+  return errors == 0 ? 0 : 1;
 }
 
 }  // namespace strata::cli

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <map>
 
+#include "compiler/compiler.h"
 #include "sql/lexer.h"
 #include "sql/placeholders.h"
 #include "sql/references.h"
@@ -68,26 +69,7 @@ warehouse::TableName ToTableName(const project::ObjectName& name) {
 
 Status CheckModelSql(const project::Project& project, const project::Model& model,
                      const warehouse::Emitter& emitter) {
-  const std::string file = DisplayPath(project, model);
-  Result<std::vector<sql::PlaceholderUse>> uses = sql::FindPlaceholders(model.sql, emitter.dialect());
-  if (!uses.ok()) return WithFile(std::move(uses).error(), file);
-  if (model.strategy != project::StrategyKind::kTimeInterval) return OkStatus();
-  for (std::string_view name : {"start_date", "end_date"}) {
-    const bool used = std::any_of(uses->begin(), uses->end(),
-                                  [&](const sql::PlaceholderUse& use) { return use.name == name; });
-    if (used) continue;
-    Error error = MakeError(
-        ErrorCode::kPlaceholder,
-        fmt::format("time_interval model {} never references @{}: its rows are not bounded by "
-                    "the partition window",
-                    model.name, name),
-        "filter the source rows with: WHERE <time> >= @start_date AND <time> < @end_date");
-    // Point at the filter that has the other bound, where the missing one belongs.
-    error.span = uses->empty() ? SourceSpan{file, 1, 1}
-                               : SourceSpan{file, uses->front().line, uses->front().column};
-    return error;
-  }
-  return OkStatus();
+  return compiler::FirstError(compiler::CheckModel(project, model, emitter.dialect()));
 }
 
 Result<std::string> CompileModelSql(const project::Project& project, const project::Model& model,

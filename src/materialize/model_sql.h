@@ -14,8 +14,8 @@ namespace strata::materialize {
 
 warehouse::TableName ToTableName(const project::ObjectName& name);
 
-// Checks what can be checked before anything runs: the SQL lexes, and a time_interval model
-// references both @start_date and @end_date. Errors carry the model's SQL file and position.
+// The compiler's verdict (compiler/compiler.h): the first error, with the model's SQL file and
+// position, or OkStatus (warnings do not stop a model).
 Status CheckModelSql(const project::Project& project, const project::Model& model,
                      const warehouse::Emitter& emitter);
 

@@ -212,10 +212,8 @@ def test_missing_end_date_placeholder_compile_exits_1(project):
 @pytest.mark.parametrize("select_extra, where", [
     # placeholder only in a comment
     ("", "WHERE order_at >= @start_date -- AND order_at < @end_date\n"),
-    # placeholder only in the SELECT list (seed: "only in the SELECT list does not count").
-    # Needs the parser-based E024 analysis (issue 3); strict, so it fails once that lands.
-    pytest.param(", @end_date AS window_end", "WHERE order_at >= @start_date\n",
-                 marks=pytest.mark.xfail(strict=True, reason="E024 analysis arrives with issue 3")),
+    # placeholder only in the SELECT list (seed: "only in the SELECT list does not count")
+    (", @end_date AS window_end", "WHERE order_at >= @start_date\n"),
     # placeholder only as part of a longer identifier
     ("", "WHERE order_at >= @start_date AND order_at < @end_date_x\n"),
     # placeholder only inside a longer string

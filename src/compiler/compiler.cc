@@ -1,0 +1,84 @@
+#include "compiler/compiler.h"
+
+#include <fmt/format.h>
+
+#include "analysis/bounds.h"
+#include "sql/lexer.h"
+
+namespace strata::compiler {
+namespace {
+
+Diagnostic FromBounds(const project::Model& model, const std::string& file,
+                      const analysis::BoundsDiagnostic& found, Severity severity) {
+  Diagnostic diagnostic;
+  diagnostic.model = model.name;
+  diagnostic.code = found.code;
+  diagnostic.severity = severity;
+  diagnostic.message = found.message;
+  diagnostic.hint = severity == Severity::kError
+                        ? "filter every source of the output rows with <time> >= @start_date AND "
+                          "<time> < @end_date (in WHERE, HAVING, QUALIFY or an inner join's ON)"
+                        : "use <time> >= @start_date AND <time> < @end_date: BETWEEN includes "
+                          "its end, so a row at exactly @end_date lands in two partitions";
+  diagnostic.span = SourceSpan{file, found.line, found.column};
+  diagnostic.caret = found.caret;
+  return diagnostic;
+}
+
+void CheckBounds(const project::Model& model, const std::string& file, sql::Dialect dialect,
+                 std::vector<Diagnostic>& out) {
+  const analysis::BoundsReport report = analysis::AnalyzeModelSql(model.sql, dialect);
+  for (const analysis::BoundVerdict* verdict : {&report.start, &report.end}) {
+    if (verdict->bounded || !verdict->diagnostic) continue;
+    // A parse failure makes both bounds fail with the same message: report it once.
+    if (!out.empty() && out.back().message == verdict->diagnostic->message) continue;
+    out.push_back(FromBounds(model, file, *verdict->diagnostic, Severity::kError));
+  }
+  for (const analysis::BoundsDiagnostic& warning : report.warnings) {
+    out.push_back(FromBounds(model, file, warning, Severity::kWarning));
+  }
+}
+
+}  // namespace
+
+std::string_view SeverityName(Severity severity) {
+  switch (severity) {
+    case Severity::kError: return "error";
+    case Severity::kWarning: return "warning";
+  }
+  return "error";
+}
+
+std::vector<Diagnostic> CheckModel(const project::Project& project, const project::Model& model,
+                                   sql::Dialect dialect) {
+  std::vector<Diagnostic> out;
+  const std::string file = std::filesystem::relative(model.sql_path, project.config.root).string();
+  Result<std::vector<sql::Token>> tokens = sql::Lex(model.sql, dialect);
+  if (!tokens.ok()) {
+    const Error& error = tokens.error();
+    Diagnostic diagnostic;
+    diagnostic.model = model.name;
+    diagnostic.code = std::string(ReportedCode(error.code));
+    diagnostic.message = error.message;
+    diagnostic.hint = error.hint;
+    diagnostic.span = SourceSpan{file, error.span ? error.span->line : 0,
+                                 error.span ? error.span->column : 0};
+    out.push_back(std::move(diagnostic));
+    return out;
+  }
+  if (model.strategy == project::StrategyKind::kTimeInterval) CheckBounds(model, file, dialect, out);
+  return out;
+}
+
+Status FirstError(const std::vector<Diagnostic>& diagnostics) {
+  for (const Diagnostic& diagnostic : diagnostics) {
+    if (diagnostic.severity != Severity::kError) continue;
+    const ErrorCode code = diagnostic.code == "E024" ? ErrorCode::kPlaceholder : ErrorCode::kSqlLex;
+    Error error = MakeError(code, diagnostic.message, diagnostic.hint);
+    error.span = diagnostic.span;
+    return error;
+  }
+  return OkStatus();
+}
+
+}  // namespace strata::compiler
