@@ -60,6 +60,7 @@ int Execute(Session& session, const CommonOptions& common, const materialize::Pl
   Result<materialize::RunReport> report = materialize::ExecutePlan(
       session.project, plan, [&] { return materialize::OpenWarehouse(config, warehouse); },
       *session.store, options);
+  progress.Clear();
   if (!report.ok()) {
     PrintError(report.error(), common.output);
     return CancelFlag().load() ? 130 : 1;

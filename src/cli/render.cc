@@ -124,8 +124,11 @@ void PrintRunReport(const materialize::RunReport& report, OutputFormat output, b
 TerminalProgress::TerminalProgress(bool enabled)
     : enabled_(enabled && ::isatty(STDERR_FILENO) != 0), started_ms_(MonotonicMillis()) {}
 
-TerminalProgress::~TerminalProgress() {
+TerminalProgress::~TerminalProgress() { Clear(); }
+
+void TerminalProgress::Clear() {
   if (drawn_) std::cerr << "\r\033[K" << std::flush;
+  drawn_ = false;
 }
 
 void TerminalProgress::OnProgress(int done, int total) {

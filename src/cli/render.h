@@ -31,6 +31,8 @@ class TerminalProgress final : public materialize::ProgressObserver {
   explicit TerminalProgress(bool enabled);
   ~TerminalProgress() override;
   void OnProgress(int done, int total) override;
+  // Erases the bar, so what is printed next starts on a clean line. Idempotent.
+  void Clear();
 
  private:
   bool enabled_;
