@@ -37,7 +37,8 @@ namespace strata {
   X(kPlanStale, 25, 409, "55000", false)                      \
   X(kTargetExistence, 26, 500, "XX000", false)                \
   X(kInterrupted, 27, 500, "57014", false)                    \
-  X(kUpstreamFailed, 28, 424, "55000", false)
+  X(kUpstreamFailed, 28, 424, "55000", false)                 \
+  X(kCompile, 29, 400, "42000", false)
 
 enum class ErrorCode : std::uint16_t {
 #define STRATA_ERROR_ENUM(name, number, http, sqlstate, retryable) name = number,

@@ -29,6 +29,12 @@ struct Error {
   std::string hint;              // how to fix it; may be empty
   std::optional<SourceSpan> span;
   std::vector<std::string> notes;  // context added on the way up, innermost first
+  std::string compile_code;        // the compiler's "E0xx" when this is a compile diagnostic
+
+  // The code users see: compile_code if set, else ReportedCode(code).
+  std::string_view reported_code() const {
+    return compile_code.empty() ? ReportedCode(code) : std::string_view(compile_code);
+  }
 
   bool retryable() const { return Describe(code).retryable; }
 

@@ -11,6 +11,7 @@
 #include "compiler/compiler.h"
 #include "materialize/model_sql.h"
 #include "materialize/run_report.h"
+#include "materialize/warehouse_catalog.h"
 #include "materialize/warehouse_factory.h"
 
 namespace strata::cli {
@@ -147,7 +148,7 @@ std::vector<compiler::Diagnostic> LoadDiagnostics(const std::vector<Error>& erro
   std::vector<compiler::Diagnostic> out;
   for (const Error& error : errors) {
     compiler::Diagnostic diagnostic;
-    diagnostic.code = std::string(ReportedCode(error.code));
+    diagnostic.code = std::string(error.reported_code());
     diagnostic.message = error.message;
     diagnostic.hint = error.hint;
     if (error.span) diagnostic.span = *error.span;
@@ -188,6 +189,8 @@ int RunCompile(const CommonOptions& common) {
   project::LoadOutcome outcome = project::LoadProject(common.project_dir);
   std::vector<compiler::Diagnostic> diagnostics = LoadDiagnostics(outcome.errors);
   std::size_t models = 0;
+  materialize::OpenedCatalog catalog;
+  std::vector<std::string> notes;
   if (outcome.project) {
     models = outcome.project->models.size();
     auto warehouse = project::SelectWarehouse(outcome.project->config, common.warehouse);
@@ -195,8 +198,14 @@ int RunCompile(const CommonOptions& common) {
     if (!dialect.ok()) {
       for (auto& d : LoadDiagnostics({dialect.error()})) diagnostics.push_back(std::move(d));
     } else {
+      // Column types come from the warehouse when it can be read; without it they are unknown
+      // and only the type checks are skipped.
+      catalog = materialize::OpenCatalog(outcome.project->config, *warehouse);
+      if (!catalog.catalog) {
+        notes.push_back(catalog.note + "; column types are unknown, so E021, E022 and E025 are not checked");
+      }
       for (const project::Model& model : outcome.project->models) {
-        for (auto& d : compiler::CheckModel(*outcome.project, model, *dialect)) {
+        for (auto& d : compiler::CheckModel(*outcome.project, model, *dialect, catalog.catalog.get())) {
           diagnostics.push_back(std::move(d));
         }
       }
@@ -209,8 +218,13 @@ int RunCompile(const CommonOptions& common) {
   if (common.output == OutputFormat::kJson) {
     json list = json::array();
     for (const compiler::Diagnostic& d : diagnostics) list.push_back(DiagnosticJson(d));
-    PrintJson(json{{"models", models}, {"errors", errors}, {"warnings", warnings}, {"diagnostics", list}});
+    PrintJson(json{{"models", models}, {"errors", errors}, {"warnings", warnings}, {"diagnostics", list},
+                   {"catalog", catalog.catalog ? json(catalog.description) : json(nullptr)},
+                   {"notes", notes}});
   } else {
+    if (!common.quiet) {
+      for (const std::string& note : notes) std::cerr << "note: " << note << "\n";
+    }
     for (const compiler::Diagnostic& d : diagnostics) PrintDiagnostic(d);
     std::cout << fmt::format("{} models compiled: {} errors, {} warnings\n", models, errors, warnings);
   }

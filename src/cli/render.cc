@@ -16,7 +16,7 @@ using nlohmann::json;
 namespace {
 
 json ErrorJson(const Error& error) {
-  json entry = {{"code", ReportedCode(error.code)}, {"message", error.message}};
+  json entry = {{"code", error.reported_code()}, {"message", error.message}};
   if (!error.hint.empty()) entry["hint"] = error.hint;
   if (error.span) {
     entry["file"] = error.span->file;
@@ -48,7 +48,7 @@ void PrintErrors(const std::vector<Error>& errors, OutputFormat output) {
       if (error.span->column > 0) location += fmt::format(":{}", error.span->column);
       location += ": ";
     }
-    std::cerr << fmt::format("error[{}]: {}{}\n", ReportedCode(error.code), location, error.message);
+    std::cerr << fmt::format("error[{}]: {}{}\n", error.reported_code(), location, error.message);
     if (!error.hint.empty()) std::cerr << "  hint: " << error.hint << "\n";
     for (const std::string& note : error.notes) std::cerr << "  note: " << note << "\n";
   }

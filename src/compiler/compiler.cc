@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "analysis/bounds.h"
+#include "compiler/internal/checks.h"
 #include "sql/lexer.h"
 
 namespace strata::compiler {
@@ -50,15 +51,18 @@ std::string_view SeverityName(Severity severity) {
 }
 
 std::vector<Diagnostic> CheckModel(const project::Project& project, const project::Model& model,
-                                   sql::Dialect dialect) {
+                                   sql::Dialect dialect, Catalog* catalog) {
   std::vector<Diagnostic> out;
-  const std::string file = std::filesystem::relative(model.sql_path, project.config.root).string();
+  const internal::ModelFiles files{
+      std::filesystem::relative(model.sql_path, project.config.root).string(),
+      std::filesystem::relative(model.toml_path, project.config.root).string()};
+  const std::string& file = files.sql;
   Result<std::vector<sql::Token>> tokens = sql::Lex(model.sql, dialect);
   if (!tokens.ok()) {
     const Error& error = tokens.error();
     Diagnostic diagnostic;
     diagnostic.model = model.name;
-    diagnostic.code = std::string(ReportedCode(error.code));
+    diagnostic.code = std::string(error.reported_code());
     diagnostic.message = error.message;
     diagnostic.hint = error.hint;
     diagnostic.span = SourceSpan{file, error.span ? error.span->line : 0,
@@ -66,15 +70,27 @@ std::vector<Diagnostic> CheckModel(const project::Project& project, const projec
     out.push_back(std::move(diagnostic));
     return out;
   }
-  if (model.strategy == project::StrategyKind::kTimeInterval) CheckBounds(model, file, dialect, out);
+  internal::CheckDependencies(project, model, files, dialect, out);
+  if (model.strategy == project::StrategyKind::kTimeInterval && model.time_interval) {
+    CheckBounds(model, file, dialect, out);
+    internal::CheckTimeIntervalConfig(model, files, dialect, out);
+    internal::CheckTimeColumn(project, model, files, dialect, catalog, out);
+  }
   return out;
 }
 
 Status FirstError(const std::vector<Diagnostic>& diagnostics) {
   for (const Diagnostic& diagnostic : diagnostics) {
     if (diagnostic.severity != Severity::kError) continue;
-    const ErrorCode code = diagnostic.code == "E024" ? ErrorCode::kPlaceholder : ErrorCode::kSqlLex;
-    Error error = MakeError(code, diagnostic.message, diagnostic.hint);
+    Error error;
+    if (diagnostic.code == "E024") {
+      error = MakeError(ErrorCode::kPlaceholder, diagnostic.message, diagnostic.hint);
+    } else if (diagnostic.code == ErrorCodeName(ErrorCode::kSqlLex)) {
+      error = MakeError(ErrorCode::kSqlLex, diagnostic.message, diagnostic.hint);
+    } else {
+      error = MakeError(ErrorCode::kCompile, diagnostic.message, diagnostic.hint);
+      error.compile_code = diagnostic.code;
+    }
     error.span = diagnostic.span;
     return error;
   }

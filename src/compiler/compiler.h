@@ -1,15 +1,35 @@
 // Per-model checks before anything runs. Collects every diagnostic (never stops at the first).
 //
-// Checks now: the model SQL lexes (SqlLex); a time_interval model's SQL parses and every emitted
-// row is bounded by @start_date and @end_date (E024, analysis/bounds.h), with the inclusive
-// `BETWEEN @start_date AND @end_date` warning (W024). Column checks (E020–E023, E025) need the
-// warehouse catalog and are not made yet.
+// Every model:
+// - SqlLex: the SQL lexes (nothing else is checked when it does not);
+// - E027 (error): the SQL reads another model (a table reference by model name, sql/references.h;
+//   a model's own [[sources]] win over same-named models) that is not in depends_on, so it could
+//   be built before that model; W027 (warning): a depends_on entry the SQL never reads.
+// time_interval models also:
+// - E024: the SQL parses and every emitted row is bounded by @start_date and @end_date
+//   (analysis/bounds.h), with the inclusive `BETWEEN @start_date AND @end_date` warning (W024);
+// - E023: time_column is not a plain identifier of the dialect (sql::IsPlainIdentifier);
+// - E026: first_partition is not a key of the model's granularity;
+// - on the output columns (analysis/output_columns.h; types come from `catalog`):
+//   E020 time_column is not an output column (skipped when a `*` covers a table of unknown
+//   columns); E021 its type is known and not DATE/TIMESTAMP; E022 it is known to be nullable
+//   (a column the SELECT's own WHERE rejects NULL for is not); E025 granularity = "hour" and it is
+//   a DATE. Unknown types and nullability skip E021, E022 and E025.
+// The project loader already refuses a time_column that is not an identifier and a
+// first_partition that does not parse for the grain (with kConfig / kInvalidPartitionKey, which
+// `strata compile` reports under those names), so E023 and E026 only fire for what the loader
+// lets through: names over 63 bytes in postgres/redshift, and projects built in code.
+//
+// SQL diagnostics point at the SELECT item of the time column, the first SELECT (E020) or the
+// first mention of the undeclared model (E027), with a caret; TOML ones (E023, E026, W027) name
+// the model's .toml file without a line.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "base/result.h"
+#include "compiler/catalog.h"
 #include "project/project.h"
 #include "sql/dialect.h"
 
@@ -20,7 +40,7 @@ std::string_view SeverityName(Severity severity);  // "error" | "warning"
 
 struct Diagnostic {
   std::string model;
-  std::string code;      // "E024", "W024", or an error code name ("SqlLex")
+  std::string code;      // "E020".."E027", "W024", "W027", or an error code name ("SqlLex")
   Severity severity = Severity::kError;
   std::string message;
   std::string hint;
@@ -28,12 +48,15 @@ struct Diagnostic {
   std::string caret;     // the source line with a caret under the column; may be empty
 };
 
-// Every diagnostic for `model` in `dialect`.
+// Every diagnostic for `model` in `dialect`. `catalog` (may be null: nothing known) describes the
+// tables the model reads; it is only called during this call.
 std::vector<Diagnostic> CheckModel(const project::Project& project, const project::Model& model,
-                                   sql::Dialect dialect);
+                                   sql::Dialect dialect, Catalog* catalog = nullptr);
 
-// The first error among `diagnostics` as an Error (code kPlaceholder for E024, which reports as
-// "E024"), or OkStatus when there are only warnings.
+// The first error among `diagnostics` as an Error, or OkStatus when there are only warnings.
+// Codes: kPlaceholder for E024 (reported as "E024"), kSqlLex for SqlLex, kCompile for the other
+// compiler codes, with Error::compile_code set to the diagnostic's code ("E020"), which is what
+// every output reports.
 Status FirstError(const std::vector<Diagnostic>& diagnostics);
 
 }  // namespace strata::compiler

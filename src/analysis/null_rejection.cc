@@ -1,0 +1,97 @@
+// Which columns a WHERE clause rejects NULL for (rules: output_columns.h, "Null rejection").
+#include <algorithm>
+
+#include "analysis/internal/output_scope.h"
+
+namespace strata::analysis::internal {
+namespace {
+
+using sql::ExprKind;
+
+bool IsComparison(sql::BinaryOp op) {
+  return op == sql::BinaryOp::kEq || op == sql::BinaryOp::kNotEq || op == sql::BinaryOp::kLess ||
+         op == sql::BinaryOp::kLessEq || op == sql::BinaryOp::kGreater ||
+         op == sql::BinaryOp::kGreaterEq;
+}
+
+bool IsStrictArithmetic(sql::BinaryOp op) {
+  return op == sql::BinaryOp::kAdd || op == sql::BinaryOp::kSubtract ||
+         op == sql::BinaryOp::kMultiply || op == sql::BinaryOp::kDivide ||
+         op == sql::BinaryOp::kConcat;
+}
+
+// The columns whose NULL makes `expression` NULL: the column itself, through casts, DATE_TRUNC,
+// DATE, TIME_BUCKET, AT TIME ZONE and arithmetic. Other kinds contribute nothing (if-chains
+// rather than a switch: only these few of the many expression kinds matter).
+void StrictColumns(const sql::Expr& expression, Scope& scope) {
+  if (expression.kind == ExprKind::kColumn) {
+    const Resolved resolved = Resolve(scope, expression.As<sql::ColumnRef>());
+    if (resolved.relation >= 0) scope.null_rejected.emplace_back(resolved.relation, resolved.name);
+  } else if (expression.kind == ExprKind::kNested) {
+    StrictColumns(*expression.As<sql::Nested>().inner, scope);
+  } else if (expression.kind == ExprKind::kCast) {
+    const auto& cast = expression.As<sql::Cast>();
+    if (cast.style == sql::CastStyle::kCast || cast.style == sql::CastStyle::kDoubleColon) {
+      StrictColumns(*cast.value, scope);
+    }
+  } else if (expression.kind == ExprKind::kAtTimeZone) {
+    StrictColumns(*expression.As<sql::AtTimeZone>().value, scope);
+  } else if (expression.kind == ExprKind::kBinary) {
+    const auto& binary = expression.As<sql::Binary>();
+    if (IsStrictArithmetic(binary.op)) {
+      StrictColumns(*binary.left, scope);
+      StrictColumns(*binary.right, scope);
+    }
+  } else if (expression.kind == ExprKind::kFunction) {
+    const auto& call = expression.As<sql::FunctionCall>();
+    if (call.name.empty() || call.over || call.over_name) return;
+    const std::string name = Lower(call.name.back().name);
+    if (name == "date_trunc" || name == "datetrunc" || name == "date" || name == "time_bucket") {
+      for (const sql::ExprPtr& argument : call.args) StrictColumns(*argument, scope);
+    }
+  }
+}
+
+void Conjuncts(const sql::Expr& expression, std::vector<const sql::Expr*>& out) {
+  if (expression.kind == ExprKind::kNested) {
+    Conjuncts(*expression.As<sql::Nested>().inner, out);
+  } else if (expression.kind == ExprKind::kBinary &&
+             expression.As<sql::Binary>().op == sql::BinaryOp::kAnd) {
+    Conjuncts(*expression.As<sql::Binary>().left, out);
+    Conjuncts(*expression.As<sql::Binary>().right, out);
+  } else {
+    out.push_back(&expression);
+  }
+}
+
+void RejectedBy(const sql::Expr& conjunct, Scope& scope) {
+  if (conjunct.kind == ExprKind::kBinary) {
+    const auto& binary = conjunct.As<sql::Binary>();
+    if (IsComparison(binary.op)) {
+      StrictColumns(*binary.left, scope);
+      StrictColumns(*binary.right, scope);
+    }
+  } else if (conjunct.kind == ExprKind::kBetween) {
+    StrictColumns(*conjunct.As<sql::Between>().value, scope);
+  } else if (conjunct.kind == ExprKind::kInList) {
+    StrictColumns(*conjunct.As<sql::InList>().value, scope);
+  } else if (conjunct.kind == ExprKind::kLike) {
+    StrictColumns(*conjunct.As<sql::Like>().value, scope);
+  } else if (conjunct.kind == ExprKind::kIs) {
+    const auto& test = conjunct.As<sql::Is>();
+    const bool not_null = test.negated && test.test == sql::IsTest::kNull;
+    const bool truth = !test.negated && (test.test == sql::IsTest::kTrue || test.test == sql::IsTest::kFalse);
+    if (not_null || truth) StrictColumns(*test.value, scope);
+  }
+}
+
+}  // namespace
+
+void CollectNullRejected(const sql::Expr* where, Scope& scope) {
+  if (where == nullptr) return;
+  std::vector<const sql::Expr*> conjuncts;
+  Conjuncts(*where, conjuncts);
+  for (const sql::Expr* conjunct : conjuncts) RejectedBy(*conjunct, scope);
+}
+
+}  // namespace strata::analysis::internal

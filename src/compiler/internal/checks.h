@@ -1,0 +1,33 @@
+// Private to the compiler: the checks CheckModel (compiler.h) runs, one file each.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/catalog.h"
+#include "compiler/compiler.h"
+
+namespace strata::compiler::internal {
+
+// Where a model's files are, relative to the project root.
+struct ModelFiles {
+  std::string sql;
+  std::string toml;
+};
+
+// E023 (time_column not a plain identifier in the dialect) and E026 (first_partition not a key
+// of the model's grain). REQUIRES: model.time_interval.
+void CheckTimeIntervalConfig(const project::Model& model, const ModelFiles& files,
+                             sql::Dialect dialect, std::vector<Diagnostic>& out);
+
+// E020, E021, E022, E025 on the model's output columns. Silent when the SQL does not parse as one
+// statement (E024 reports that). REQUIRES: model.time_interval.
+void CheckTimeColumn(const project::Project& project, const project::Model& model,
+                     const ModelFiles& files, sql::Dialect dialect, Catalog* catalog,
+                     std::vector<Diagnostic>& out);
+
+// E027: the SQL reads a model that is not in depends_on; W027: a depends_on entry is never read.
+void CheckDependencies(const project::Project& project, const project::Model& model,
+                       const ModelFiles& files, sql::Dialect dialect, std::vector<Diagnostic>& out);
+
+}  // namespace strata::compiler::internal

@@ -1,0 +1,154 @@
+"""`strata compile` column and dependency checks (issue 3) against real DuckDB source tables.
+
+Types and nullability come from the warehouse catalog when the DuckDB file exists (E021, E022,
+E025); names need no catalog (E020); dependencies are checked from the SQL (E027, W027).
+"""
+from __future__ import annotations
+
+import pytest
+
+from conftest import strategy_toml
+
+WINDOW = "WHERE event_at >= @start_date AND event_at < @end_date\n"
+
+
+def create_events(project, event_at_type="TIMESTAMP", event_at_null="", extra_columns=""):
+    project.execute(
+        "CREATE SCHEMA IF NOT EXISTS raw",
+        "CREATE OR REPLACE TABLE raw.events (id INTEGER NOT NULL, "
+        f"event_at {event_at_type} {event_at_null}, loaded_at TIMESTAMP NOT NULL{extra_columns})")
+
+
+def add_events_model(project, sql, granularity="day", time_column="event_date", **kwargs):
+    project.add_model("fct_events", sql, strategy_toml(granularity, time_column=time_column),
+                      sources=(("raw", "events"),), **kwargs)
+
+
+def compile_json(project):
+    result = project.strata("compile")
+    assert result.returncode in (0, 1), repr(result)
+    return result, result.json
+
+
+def codes(out):
+    return [d["code"] for d in out["diagnostics"]]
+
+
+def test_e021_time_column_of_a_non_temporal_type(project):
+    create_events(project, event_at_type="VARCHAR")
+    add_events_model(project, "SELECT id,\n       event_at AS event_date\nFROM events\n" + WINDOW)
+    result, out = compile_json(project)
+    assert result.returncode == 1, repr(result)
+    assert codes(out) == ["E021"], out
+    diagnostic = out["diagnostics"][0]
+    assert diagnostic["model"] == "fct_events" and diagnostic["severity"] == "error"
+    assert diagnostic["file"] == "models/fct_events.sql"
+    assert (diagnostic["line"], diagnostic["column"]) == (2, 8)
+    assert "VARCHAR" in diagnostic["message"]
+    assert out["catalog"] and out["notes"] == []
+    human = project.strata("compile", output="human")
+    assert human.returncode == 1
+    assert "models/fct_events.sql:2:8: error[E021]" in human.stderr, human.stderr
+    assert "       ^" in human.stderr and "hint:" in human.stderr, human.stderr
+
+
+def test_e021_not_raised_for_a_timestamp_source(project):
+    create_events(project)
+    add_events_model(project, "SELECT id, event_at AS event_date FROM events\n" + WINDOW)
+    result, out = compile_json(project)
+    assert result.returncode == 0 and codes(out) == [], out
+
+
+@pytest.mark.parametrize("where, expected", [
+    ("WHERE loaded_at >= @start_date AND loaded_at < @end_date\n", ["E022"]),
+    (WINDOW, []),
+    ("WHERE loaded_at >= @start_date AND loaded_at < @end_date AND event_at IS NOT NULL\n", []),
+], ids=["filter-on-another-column", "window-on-the-column", "is-not-null"])
+def test_e022_nullable_time_column_unless_where_rejects_null(project, where, expected):
+    create_events(project)  # event_at is nullable
+    add_events_model(project, "SELECT DATE_TRUNC('day', event_at) AS event_date, COUNT(*) AS n\n"
+                              "FROM events\n" + where + "GROUP BY 1\n")
+    result, out = compile_json(project)
+    assert codes(out) == expected, out
+    assert result.returncode == (1 if expected else 0)
+
+
+def test_e022_not_raised_for_a_not_null_source_column(project):
+    create_events(project, event_at_null="NOT NULL")
+    add_events_model(project, "SELECT event_at AS event_date FROM events\n"
+                              "WHERE loaded_at >= @start_date AND loaded_at < @end_date\n")
+    _, out = compile_json(project)
+    assert codes(out) == [], out
+
+
+@pytest.mark.parametrize("expression, expected", [
+    ("DATE_TRUNC('day', event_at)", ["E025"]),   # DuckDB: day truncation of a TIMESTAMP is a DATE
+    ("CAST(event_at AS DATE)", ["E025"]),
+    ("DATE_TRUNC('hour', event_at)", []),
+    ("event_at", []),
+], ids=["date-trunc-day", "cast-date", "date-trunc-hour", "timestamp"])
+def test_e025_hourly_model_with_a_date_column(project, expression, expected):
+    create_events(project)
+    add_events_model(project, f"SELECT {expression} AS event_hour FROM events\n" + WINDOW,
+                     granularity="hour", time_column="event_hour")
+    result, out = compile_json(project)
+    assert codes(out) == expected, out
+    assert result.returncode == (1 if expected else 0)
+
+
+def test_upstream_model_table_types_come_from_the_warehouse(project):
+    create_events(project)
+    project.add_model("stg_events", "SELECT id, CAST(event_at AS VARCHAR) AS day FROM events\n",
+                      sources=(("raw", "events"),), target=("staging", "stg_events"))
+    project.add_model("fct_events", "SELECT day AS event_date FROM stg_events\n"
+                      "WHERE day >= @start_date AND day < @end_date\n",
+                      strategy_toml("day", time_column="event_date"), depends_on=["stg_events"],
+                      sources=())
+    _, before = compile_json(project)
+    assert codes(before) == [], before  # stg_events is not built yet: its types are unknown
+    project.run("--model", "stg_events")
+    _, after = compile_json(project)
+    assert codes(after) == ["E021"], after
+
+
+def test_without_a_warehouse_types_are_unknown_and_nothing_is_created(project):
+    add_events_model(project, "SELECT event_at AS event_date FROM events\n"
+                              "WHERE loaded_at >= @start_date AND loaded_at < @end_date\n")
+    result, out = compile_json(project)
+    assert result.returncode == 0 and codes(out) == [], out
+    assert out["catalog"] is None
+    assert any("does not exist" in note for note in out["notes"]), out
+    assert not project.warehouse_path.exists()
+    human = project.strata("compile", output="human")
+    assert "note:" in human.stderr and "E022" in human.stderr, human.stderr
+
+
+def test_e020_time_column_missing_needs_no_warehouse(project):
+    add_events_model(project, "SELECT event_at AS event_ts, id\nFROM events\n" + WINDOW)
+    result, out = compile_json(project)
+    assert result.returncode == 1 and codes(out) == ["E020"], out
+    assert "event_ts, id" in out["diagnostics"][0]["message"]
+    assert (out["diagnostics"][0]["line"], out["diagnostics"][0]["column"]) == (1, 1)
+    # run refuses the model (the compile error gates planning) and exits 2
+    report = project.run("--partition", "2026-04-06", expect=2).json
+    assert [e["model"] for e in report["errors"]] == ["fct_events"]
+    assert report["errors"][0]["code"] == "E020", report["errors"]
+
+
+def test_reading_an_undeclared_model_is_an_error_and_an_unread_dependency_a_warning(project):
+    create_events(project)
+    project.add_model("stg_events", "SELECT * FROM events\n", sources=(("raw", "events"),),
+                      target=("staging", "stg_events"))
+    project.add_model("dim_other", "SELECT 1 AS x\n", sources=(), target=("staging", "dim_other"))
+    project.add_model("fct_events", "SELECT event_at AS event_date\nFROM   stg_events\n" + WINDOW,
+                      strategy_toml("day", time_column="event_date"), depends_on=["dim_other"],
+                      sources=())
+    result, out = compile_json(project)
+    assert result.returncode == 1
+    by_code = {d["code"]: d for d in out["diagnostics"]}
+    assert sorted(by_code) == ["E027", "W027"], out
+    assert (by_code["E027"]["line"], by_code["E027"]["column"]) == (2, 8)
+    assert "stg_events" in by_code["E027"]["message"]
+    assert by_code["W027"]["severity"] == "warning" and "dim_other" in by_code["W027"]["message"]
+    assert by_code["W027"]["file"] == "models/fct_events.toml"
+    assert out["errors"] == 1 and out["warnings"] == 1
