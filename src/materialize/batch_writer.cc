@@ -1,9 +1,24 @@
 #include <fmt/format.h>
 
+#include <charconv>
+
 #include "materialize/internal/batch_writer.h"
 
 namespace strata::materialize {
 namespace {
+
+// DuckDB returns the checksum as UBIGINT; PostgreSQL, which has no unsigned type, as a NUMERIC in
+// [0, 2^64), i.e. decimal text.
+Result<std::uint64_t> ChecksumOf(const warehouse::Value& value) {
+  if (const auto* unsigned_value = std::get_if<std::uint64_t>(&value)) return *unsigned_value;
+  if (const auto* text = std::get_if<std::string>(&value)) {
+    std::uint64_t parsed = 0;
+    const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), parsed);
+    if (error == std::errc() && end == text->data() + text->size()) return parsed;
+  }
+  return MakeError(ErrorCode::kWarehouse, "window statistics returned an unreadable checksum \"" +
+                                              warehouse::ValueToString(value) + "\"");
+}
 
 Result<KeyStats> ReadStats(warehouse::Connection& connection, const warehouse::Emitter& emitter,
                            const warehouse::TableName& target, const std::string& time_column,
@@ -15,7 +30,7 @@ Result<KeyStats> ReadStats(warehouse::Connection& connection, const warehouse::E
   }
   KeyStats stats;
   stats.row_count = std::get<std::int64_t>(result.columns[0].values[0]);
-  stats.checksum = std::get<std::uint64_t>(result.columns[1].values[0]);
+  STRATA_ASSIGN_OR_RETURN(stats.checksum, ChecksumOf(result.columns[1].values[0]));
   return stats;
 }
 

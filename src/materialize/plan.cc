@@ -66,7 +66,7 @@ json ModelJson(const PlannedModel& planned) {
                 {"strategy", project::StrategyName(planned.model->strategy)},
                 {"fingerprint", planned.fingerprint}};
   if (planned.error) {
-    model["error"] = {{"code", ReportedCode(planned.error->code)}, {"message", planned.error->ToString()}};
+    model["error"] = {{"code", planned.error->reported_code()}, {"message", planned.error->ToString()}};
   }
   model["statements"] = planned.statements;
   model["bootstrap"] = planned.bootstrap;
@@ -115,7 +115,9 @@ Result<PlannedModel> ModelFromJson(const json& entry, const project::Project& pr
                      "review the change and make a new plan with `strata plan`");
   }
   if (entry.contains("error")) {
-    planned.error = MakeError(ErrorCode::kPlaceholder, entry["error"].at("message").get<std::string>());
+    // Only what a report needs survives the round trip: the code users see and the message.
+    planned.error = MakeError(ErrorCode::kCompile, entry["error"].at("message").get<std::string>());
+    planned.error->compile_code = entry["error"].at("code").get<std::string>();
   }
   planned.statements = entry.at("statements").get<std::vector<std::string>>();
   planned.bootstrap = entry.at("bootstrap").get<std::vector<std::string>>();

@@ -56,7 +56,7 @@ struct RunContext {
   }
   void AddError(const std::string& model, std::optional<std::string> partition, const Error& error) {
     std::lock_guard<std::mutex> lock(mutex);
-    report.errors.push_back({model, std::move(partition), std::string(ReportedCode(error.code)),
+    report.errors.push_back({model, std::move(partition), std::string(error.reported_code()),
                              error.ToString()});
   }
 };
@@ -156,6 +156,30 @@ Status EnsureTarget(warehouse::Connection& connection, const PlannedModel& plann
   return OkStatus();
 }
 
+// PostgreSQL has no INSERT ... BY NAME, so its planned inserts are unbound (warehouse/emitter.h):
+// reads the model's output columns once, with the first batch's SELECT, and names them in every
+// batch's insert. The probe is that SELECT under LIMIT 0: the server plans it but reads no rows.
+Result<PlannedModel> BindInsertColumns(warehouse::Connection& connection,
+                                       const warehouse::Emitter& emitter,
+                                       const PlannedModel& planned) {
+  PlannedModel bound = planned;
+  if (bound.batches.empty()) return bound;
+  const warehouse::TableName target = ToTableName(planned.model->target);
+  STRATA_ASSIGN_OR_RETURN(
+      std::string probe,
+      emitter.InsertColumnsProbe(target, bound.batches.front().statements.insert));
+  STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult result, connection.Execute(probe));
+  std::vector<std::string> columns;
+  for (const warehouse::ResultColumn& column : result.columns) {
+    columns.push_back(column.column.name);
+  }
+  for (PlannedBatch& batch : bound.batches) {
+    STRATA_ASSIGN_OR_RETURN(batch.statements.insert,
+                            emitter.BindInsertColumns(target, batch.statements.insert, columns));
+  }
+  return bound;
+}
+
 // Transient failures (conflicts between parallel writers, dropped connections) are retried a few
 // times with exponential backoff; every attempt is a fresh transaction.
 BatchOutcome WriteWithRetries(RunContext& run, warehouse::Connection& connection,
@@ -204,21 +228,32 @@ Status BatchWorker(RunContext& run, const PlannedModel& planned, std::atomic<std
 Status RunTimeInterval(RunContext& run, const PlannedModel& planned, PartitionSummary& summary) {
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<warehouse::Connection> connection, run.warehouse.Connect());
   Status ensured = EnsureTarget(*connection, planned);
+  std::optional<PlannedModel> bound;
+  if (ensured.ok() && run.emitter.InsertNeedsColumns()) {
+    Result<PlannedModel> binding = BindInsertColumns(*connection, run.emitter, planned);
+    if (binding.ok()) {
+      bound = std::move(binding).value();
+    } else {
+      ensured = std::move(binding.error().Note("while reading the output columns of " +
+                                               planned.model->name + "; nothing was written"));
+    }
+  }
   if (!ensured.ok()) {
     run.AddError(planned.model->name, std::nullopt, ensured.error());
     summary.partitions_failed = summary.partitions_planned;
     return OkStatus();
   }
   connection.reset();
+  const PlannedModel& work = bound ? *bound : planned;
   const std::size_t workers =
-      std::min<std::size_t>(std::max(1, run.options.parallel), planned.batches.size());
+      std::min<std::size_t>(std::max(1, run.options.parallel), work.batches.size());
   std::atomic<std::size_t> cursor{0};
   std::vector<Status> results(workers, OkStatus());
   std::vector<std::thread> threads;
   for (std::size_t i = 1; i < workers; ++i) {
-    threads.emplace_back([&, i] { results[i] = BatchWorker(run, planned, cursor, summary); });
+    threads.emplace_back([&, i] { results[i] = BatchWorker(run, work, cursor, summary); });
   }
-  if (workers > 0) results[0] = BatchWorker(run, planned, cursor, summary);
+  if (workers > 0) results[0] = BatchWorker(run, work, cursor, summary);
   for (std::thread& thread : threads) thread.join();
   for (Status& result : results) STRATA_TRY(result);
   return OkStatus();

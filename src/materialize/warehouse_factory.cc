@@ -2,9 +2,51 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "warehouse/duckdb/duckdb_warehouse.h"
+#include "warehouse/postgres/postgres_warehouse.h"
 
 namespace strata::materialize {
+namespace {
+
+// The DSN from `dsn` or the variable named by `dsn_env`; the password only from the variable
+// named by `password_env` (spec/project.md). The password never appears in a message.
+Result<warehouse::PostgresSettings> PostgresSettingsOf(const project::WarehouseConfig& config) {
+  warehouse::PostgresSettings settings;
+  if (!config.dsn_env.empty()) {
+    const char* dsn = std::getenv(config.dsn_env.c_str());
+    if (dsn == nullptr || *dsn == '\0') {
+      return MakeError(ErrorCode::kConfig,
+                       fmt::format("the environment variable {} (dsn_env of warehouse \"{}\") is "
+                                   "not set",
+                                   config.dsn_env, config.name),
+                       fmt::format("export {}=postgresql://user@host:5432/dbname", config.dsn_env));
+    }
+    settings.dsn = dsn;
+  } else {
+    settings.dsn = config.dsn;
+  }
+  if (settings.dsn.empty()) {
+    return MakeError(ErrorCode::kConfig,
+                     fmt::format("warehouse \"{}\" of type postgres has neither dsn nor dsn_env",
+                                 config.name),
+                     "set dsn = \"postgresql://user@host:5432/dbname\" or dsn_env = \"VAR\"");
+  }
+  if (!config.password_env.empty()) {
+    const char* password = std::getenv(config.password_env.c_str());
+    if (password == nullptr) {
+      return MakeError(ErrorCode::kConfig,
+                       fmt::format("the environment variable {} (password_env of warehouse "
+                                   "\"{}\") is not set",
+                                   config.password_env, config.name));
+    }
+    settings.password = password;
+  }
+  return settings;
+}
+
+}  // namespace
 
 Result<sql::Dialect> DialectOf(const project::WarehouseConfig& config) {
   std::optional<sql::Dialect> dialect = sql::ParseDialect(config.type);
@@ -23,7 +65,10 @@ Result<std::unique_ptr<warehouse::Warehouse>> OpenWarehouse(const project::Proje
           config.path == ":memory:" ? config.path : (project.root / config.path).string();
       return warehouse::OpenDuckDb(path);
     }
-    case sql::Dialect::kPostgres:
+    case sql::Dialect::kPostgres: {
+      STRATA_ASSIGN_OR_RETURN(warehouse::PostgresSettings settings, PostgresSettingsOf(config));
+      return warehouse::OpenPostgres(settings);
+    }
     case sql::Dialect::kSnowflake:
     case sql::Dialect::kDatabricks:
     case sql::Dialect::kBigQuery:
@@ -34,7 +79,7 @@ Result<std::unique_ptr<warehouse::Warehouse>> OpenWarehouse(const project::Proje
   return MakeError(ErrorCode::kWarehouseUnsupported,
                    fmt::format("the {} connector is not available yet (warehouse \"{}\")",
                                config.type, config.name),
-                   "use a duckdb warehouse; `strata plan` still shows the SQL it would run");
+                   "use a duckdb or postgres warehouse; `strata plan` still shows the SQL it would run");
 }
 
 }  // namespace strata::materialize

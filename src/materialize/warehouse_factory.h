@@ -12,8 +12,10 @@ namespace strata::materialize {
 
 // The SQL dialect of a configured warehouse (planning needs no connection).
 Result<sql::Dialect> DialectOf(const project::WarehouseConfig& config);
-// Opens the configured warehouse. A duckdb path is relative to the project root. Warehouses
-// without a connector yet fail with kWarehouseUnsupported.
+// Opens the configured warehouse. A duckdb path is relative to the project root. postgres: the
+// DSN from `dsn` or the variable named by `dsn_env` (kConfig naming the variable when it is unset
+// or empty), the password from the variable named by `password_env` when set (kConfig when that
+// variable is unset). Warehouses without a connector yet fail with kWarehouseUnsupported.
 Result<std::unique_ptr<warehouse::Warehouse>> OpenWarehouse(const project::ProjectConfig& project,
                                                             const project::WarehouseConfig& config);
 

@@ -7,8 +7,8 @@ namespace strata::warehouse {
 Status Emitter::RequireSupported(std::string_view what) const {
   switch (dialect_) {
     case sql::Dialect::kDuckDb:
-      return OkStatus();
     case sql::Dialect::kPostgres:
+      return OkStatus();
     case sql::Dialect::kSnowflake:
     case sql::Dialect::kDatabricks:
     case sql::Dialect::kBigQuery:
@@ -19,7 +19,7 @@ Status Emitter::RequireSupported(std::string_view what) const {
   return MakeError(ErrorCode::kWarehouseUnsupported,
                    fmt::format("{} statements for the {} dialect are not available yet", what,
                                sql::DialectName(dialect_)),
-                   "use a duckdb warehouse");
+                   "use a duckdb or postgres warehouse");
 }
 
 std::string Emitter::QuoteIdentifier(std::string_view name) const {
@@ -45,21 +45,83 @@ std::string Emitter::WindowPredicate(std::string_view time_column, const Window&
                      TimestampLiteral(window.end));
 }
 
+namespace {
+constexpr std::string_view kUnboundInsertSuffix = "\n) AS strata_insert";
+}  // namespace
+
 Result<PartitionOverwrite> Emitter::Overwrite(const TableName& target,
                                               std::string_view time_column, const Window& window,
-                                              std::string_view select_sql) const {
+                                              std::string_view select_sql,
+                                              const std::vector<std::string>* columns) const {
   STRATA_TRY(RequireSupported("partition overwrite"));
   const std::string table = QualifiedName(target);
   PartitionOverwrite statements;
-  statements.begin = "BEGIN TRANSACTION";
+  statements.begin = dialect_ == sql::Dialect::kPostgres ? "BEGIN" : "BEGIN TRANSACTION";
   statements.delete_window =
       fmt::format("DELETE FROM {}\nWHERE {}", table, WindowPredicate(time_column, window));
-  // BY NAME: a model whose SELECT reorders its columns still lands in the right ones, and a
-  // column the table lacks is an error instead of a silent shift.
-  statements.insert = fmt::format("INSERT INTO {} BY NAME\n{}", table, select_sql);
+  if (dialect_ == sql::Dialect::kPostgres) {
+    statements.insert = columns != nullptr && !columns->empty()
+                            ? NamedInsert(target, select_sql, *columns)
+                            : fmt::format("{}{}{}", UnboundInsertPrefix(target), select_sql,
+                                          kUnboundInsertSuffix);
+  } else {
+    // BY NAME: a model whose SELECT reorders its columns still lands in the right ones, and a
+    // column the table lacks is an error instead of a silent shift.
+    statements.insert = fmt::format("INSERT INTO {} BY NAME\n{}", table, select_sql);
+  }
   statements.commit = "COMMIT";
   statements.rollback = "ROLLBACK";
   return statements;
+}
+
+bool Emitter::InsertNeedsColumns() const { return dialect_ == sql::Dialect::kPostgres; }
+
+std::string Emitter::UnboundInsertPrefix(const TableName& target) const {
+  return fmt::format("INSERT INTO {}\nSELECT * FROM (\n", QualifiedName(target));
+}
+
+Result<std::string_view> Emitter::UnboundInsertSelect(const TableName& target,
+                                                      std::string_view unbound_insert) const {
+  const std::string prefix = UnboundInsertPrefix(target);
+  if (!InsertNeedsColumns() || !unbound_insert.starts_with(prefix) ||
+      !unbound_insert.ends_with(kUnboundInsertSuffix) ||
+      unbound_insert.size() < prefix.size() + kUnboundInsertSuffix.size()) {
+    return MakeError(ErrorCode::kPlanStale,
+                     fmt::format("the planned insert into {} does not have the shape this version "
+                                 "of strata emits for {}",
+                                 target.ToString(), sql::DialectName(dialect_)),
+                     "make a new plan with `strata plan`");
+  }
+  return unbound_insert.substr(
+      prefix.size(), unbound_insert.size() - prefix.size() - kUnboundInsertSuffix.size());
+}
+
+std::string Emitter::NamedInsert(const TableName& target, std::string_view select_sql,
+                                 const std::vector<std::string>& columns) const {
+  std::string list;
+  for (const std::string& column : columns) {
+    if (!list.empty()) list += ", ";
+    list += QuoteIdentifier(column);
+  }
+  return fmt::format("INSERT INTO {} ({})\nSELECT {} FROM (\n{}{}", QualifiedName(target), list,
+                     list, select_sql, kUnboundInsertSuffix);
+}
+
+Result<std::string> Emitter::InsertColumnsProbe(const TableName& target,
+                                                std::string_view unbound_insert) const {
+  STRATA_ASSIGN_OR_RETURN(std::string_view select, UnboundInsertSelect(target, unbound_insert));
+  return fmt::format("SELECT * FROM (\n{}\n) AS strata_insert LIMIT 0", select);
+}
+
+Result<std::string> Emitter::BindInsertColumns(const TableName& target,
+                                               std::string_view unbound_insert,
+                                               const std::vector<std::string>& columns) const {
+  STRATA_ASSIGN_OR_RETURN(std::string_view select, UnboundInsertSelect(target, unbound_insert));
+  if (columns.empty()) {
+    return MakeError(ErrorCode::kWarehouse,
+                     "the model for " + target.ToString() + " returns no columns to insert");
+  }
+  return NamedInsert(target, select, columns);
 }
 
 Result<std::vector<std::string>> Emitter::Bootstrap(const TableName& target,
@@ -83,8 +145,18 @@ Result<std::vector<std::string>> Emitter::FullRefresh(const TableName& target,
   if (!target.schema.empty()) {
     statements.push_back("CREATE SCHEMA IF NOT EXISTS " + QuoteIdentifier(target.schema));
   }
-  statements.push_back(
-      fmt::format("CREATE OR REPLACE TABLE {} AS\n{}", QualifiedName(target), select_sql));
+  const std::string table = QualifiedName(target);
+  if (dialect_ == sql::Dialect::kPostgres) {
+    // No CREATE OR REPLACE TABLE: drop and create in one transaction, so readers see the old
+    // table until COMMIT and a failing model leaves it untouched. No CASCADE: a dependent view
+    // makes the DROP fail rather than silently disappear.
+    statements.push_back("BEGIN");
+    statements.push_back("DROP TABLE IF EXISTS " + table);
+    statements.push_back(fmt::format("CREATE TABLE {} AS\n{}", table, select_sql));
+    statements.push_back("COMMIT");
+    return statements;
+  }
+  statements.push_back(fmt::format("CREATE OR REPLACE TABLE {} AS\n{}", table, select_sql));
   return statements;
 }
 
@@ -103,6 +175,16 @@ Result<std::vector<std::string>> Emitter::View(const TableName& target,
 Result<std::string> Emitter::WindowStats(const TableName& target, std::string_view time_column,
                                          const Window& window) const {
   STRATA_TRY(RequireSupported("window statistics"));
+  if (dialect_ == sql::Dialect::kPostgres) {
+    // The row's text (ISO dates, UTC: fixed by the session) hashed to a signed 64-bit value; the
+    // NUMERIC sum reduced into [0, 2^64) (% keeps the dividend's sign, hence the second %).
+    return fmt::format(
+        "SELECT count(*) AS row_count, "
+        "(COALESCE(sum(hashtextextended(CAST(strata_row AS text), 0)), 0) % 18446744073709551616"
+        " + 18446744073709551616) % 18446744073709551616 AS checksum\n"
+        "FROM {} AS strata_row\nWHERE {}",
+        QualifiedName(target), WindowPredicate(time_column, window));
+  }
   // hash(strata_row) hashes the whole row as a struct; the sum wraps modulo 2^64.
   return fmt::format(
       "SELECT count(*) AS row_count, "

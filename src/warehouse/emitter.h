@@ -41,22 +41,54 @@ class Emitter {
   // "<column>" >= '<start>' AND "<column>" < '<end>'
   std::string WindowPredicate(std::string_view time_column, const Window& window) const;
 
+  // DuckDB inserts BY NAME. PostgreSQL has no BY NAME: with `columns` (the names of the model
+  // SELECT's output columns) its insert is
+  //   INSERT INTO t ("a", "b")\nSELECT "a", "b" FROM (\n<select>\n) AS strata_insert
+  // which, like BY NAME, fails on a column the table lacks and leaves the table's other columns
+  // NULL. Without `columns` (planning has no connection) it is the *unbound* form
+  //   INSERT INTO t\nSELECT * FROM (\n<select>\n) AS strata_insert
+  // which the runner must bind (InsertColumnsProbe, BindInsertColumns) before running it.
+  // `columns` is ignored by dialects that need no column list.
   Result<PartitionOverwrite> Overwrite(const TableName& target, std::string_view time_column,
-                                       const Window& window, std::string_view select_sql) const;
+                                       const Window& window, std::string_view select_sql,
+                                       const std::vector<std::string>* columns = nullptr) const;
+  // True when Overwrite's insert must name its columns (PostgreSQL): the runner then reads the
+  // model's output columns with InsertColumnsProbe once per model and binds every batch's insert.
+  bool InsertNeedsColumns() const;
+  // For an unbound insert emitted by Overwrite for `target`: a statement returning no rows whose
+  // result columns are the model SELECT's output columns. kPlanStale when `unbound_insert` does
+  // not have the unbound shape (e.g. a plan saved by another version).
+  Result<std::string> InsertColumnsProbe(const TableName& target,
+                                         std::string_view unbound_insert) const;
+  // The unbound insert rewritten to name `columns`, i.e. what Overwrite(..., &columns) emits.
+  // kPlanStale as above; kWarehouse when `columns` is empty.
+  Result<std::string> BindInsertColumns(const TableName& target, std::string_view unbound_insert,
+                                        const std::vector<std::string>& columns) const;
   // Creates the schema if needed and the table from the model SQL compiled over an empty window;
   // never replaces an existing table (a plain CREATE TABLE fails if one appeared meanwhile).
   Result<std::vector<std::string>> Bootstrap(const TableName& target,
                                              std::string_view empty_window_select_sql) const;
+  // Replaces the table with the model's rows. DuckDB: CREATE OR REPLACE TABLE. PostgreSQL (no
+  // OR REPLACE for tables): BEGIN, DROP TABLE IF EXISTS, CREATE TABLE AS, COMMIT as separate
+  // statements, to run in order on one connection (a failure leaves the old table in place once
+  // the session's transaction is rolled back or the session closed).
   Result<std::vector<std::string>> FullRefresh(const TableName& target,
                                                std::string_view select_sql) const;
   Result<std::vector<std::string>> View(const TableName& target, std::string_view select_sql) const;
-  // One row: (row_count BIGINT, checksum UBIGINT). The checksum is an order-independent hash of
-  // the window's rows: the wrapping sum of a 64-bit hash of each whole row, so duplicates count.
+  // One row: (row_count BIGINT, checksum). The checksum is an order-independent hash of the
+  // window's rows: the wrapping sum (mod 2^64) of a 64-bit hash of each whole row, so duplicates
+  // count. DuckDB returns it as UBIGINT; PostgreSQL (no unsigned type) as a NUMERIC in
+  // [0, 2^64), read as decimal text. Checksums compare only within one dialect.
   Result<std::string> WindowStats(const TableName& target, std::string_view time_column,
                                   const Window& window) const;
 
  private:
   Status RequireSupported(std::string_view what) const;
+  std::string UnboundInsertPrefix(const TableName& target) const;
+  Result<std::string_view> UnboundInsertSelect(const TableName& target,
+                                               std::string_view unbound_insert) const;
+  std::string NamedInsert(const TableName& target, std::string_view select_sql,
+                          const std::vector<std::string>& columns) const;
   sql::Dialect dialect_;
 };
 

@@ -1,6 +1,6 @@
 // The Warehouse interface: everything the runner needs from a SQL warehouse, and nothing else.
-// Adapters live in sub-folders (duckdb/, later postgres/ ...); they are the only code that
-// includes a warehouse's client header.
+// Adapters live in sub-folders (duckdb/, postgres/, later the cloud warehouses); they are the only
+// code that includes a warehouse's client header.
 //
 // Thread safety: a Warehouse may be shared by threads; each Connection is used by one thread at a
 // time, except Interrupt(), which any thread may call at any time.
@@ -57,8 +57,9 @@ class Connection {
  public:
   virtual ~Connection() = default;
   // Runs one statement (or, where the adapter allows, a script). Errors carry a warehouse error
-  // code: kWarehouseConflict (retryable) for transaction conflicts, kWarehouseSyntax,
-  // kWarehouseCatalog, kWarehouseInterrupted after Interrupt(), kWarehouse otherwise.
+  // code: kWarehouseConflict (retryable) for transaction conflicts, kWarehouseConnection
+  // (retryable) for a lost connection, kWarehouseSyntax, kWarehouseCatalog, kWarehouseInterrupted
+  // after Interrupt(), kWarehouse otherwise.
   virtual Result<QueryResult> Execute(std::string_view sql) = 0;
   // Cancels the statement running on this connection, if any. Thread-safe; never blocks long.
   virtual void Interrupt() = 0;
