@@ -114,8 +114,7 @@ Status RecordBatch(RunContext& run, const project::Model& model, const PlannedBa
     materializations.push_back(std::move(m));
     records.push_back(std::move(record));
   }
-  STRATA_TRY(run.store.UpsertPartitions(records));
-  STRATA_TRY(run.store.RecordRunPartitions(history));
+  STRATA_TRY(run.store.RecordPartitionResults(records, history));
   std::lock_guard<std::mutex> lock(run.mutex);
   for (Materialization& m : materializations) run.report.materializations.push_back(std::move(m));
   const int count = static_cast<int>(batch.keys.size());
@@ -132,8 +131,7 @@ Status MarkInProgress(RunContext& run, const project::Model& model, const Planne
     records.push_back(Record(run, model, key, PartitionStatus::kInProgress));
     history.push_back({run.run_id, model.name, key.ToString(), PartitionStatus::kInProgress, 0, 0, "", 1});
   }
-  STRATA_TRY(run.store.UpsertPartitions(records));
-  return run.store.RecordRunPartitions(history);
+  return run.store.RecordPartitionResults(records, history);
 }
 
 // Creates the target from the model over an empty window when it does not exist yet.

@@ -100,6 +100,11 @@ Status StateStore::RecordRunPartitions(const std::vector<RunPartitionRecord>& re
   if (records.empty()) return OkStatus();
   std::lock_guard<std::mutex> guard(mutex_);
   STRATA_ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(*database_));
+  STRATA_TRY(WriteRunPartitions(records));
+  return transaction.Commit();
+}
+
+Status StateStore::WriteRunPartitions(const std::vector<RunPartitionRecord>& records) {
   for (const RunPartitionRecord& record : records) {
     STRATA_ASSIGN_OR_RETURN(Statement statement, database_->Prepare(kUpsertRunPartition));
     statement.BindText(1, record.run_id);
@@ -112,7 +117,7 @@ Status StateStore::RecordRunPartitions(const std::vector<RunPartitionRecord>& re
     statement.BindInt64(8, record.attempts);
     STRATA_TRY(statement.Run());
   }
-  return transaction.Commit();
+  return OkStatus();
 }
 
 Result<std::vector<RunRecord>> StateStore::ListRuns(int limit) {

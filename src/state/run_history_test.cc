@@ -116,3 +116,34 @@ TEST_F(RunHistoryTest, PlansSaveLoadAndReplace) {
 
 }  // namespace
 }  // namespace strata::state
+
+namespace strata::state {
+namespace {
+
+TEST(RecordPartitionResultsTest, WritesBothTablesTogether) {
+  const auto dir = std::filesystem::temp_directory_path() / "strata_record_results_test";
+  std::filesystem::remove_all(dir);
+  auto store = StateStore::Open((dir / "state.db").string());
+  ASSERT_TRUE(store.ok()) << store.error().ToString();
+  ASSERT_TRUE((*store)->BeginRun({"run_1", 1, 0, "running", "strata run", 1}).ok());
+  PartitionRecord partition;
+  partition.model_name = "fct";
+  partition.partition_key = "2026-04-07";
+  partition.status = PartitionStatus::kComputed;
+  partition.row_count = 3;
+  partition.run_id = "run_1";
+  RunPartitionRecord history{"run_1", "fct", "2026-04-07", PartitionStatus::kComputed, 3, 5, "", 2};
+  ASSERT_TRUE((*store)->RecordPartitionResults({partition}, {history}).ok());
+  auto stored = (*store)->GetPartition("fct", "2026-04-07");
+  ASSERT_TRUE(stored.ok() && stored->has_value());
+  EXPECT_EQ((*stored)->row_count, 3);
+  auto runs = (*store)->ListRunPartitions("run_1");
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ((*runs)[0].attempts, 2);
+  store->reset();
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace strata::state

@@ -155,6 +155,21 @@ Status StateStore::UpsertPartitions(const std::vector<PartitionRecord>& records)
   if (records.empty()) return OkStatus();
   std::lock_guard<std::mutex> guard(mutex_);
   STRATA_ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(*database_));
+  STRATA_TRY(WritePartitions(records));
+  return transaction.Commit();
+}
+
+Status StateStore::RecordPartitionResults(const std::vector<PartitionRecord>& partitions,
+                                          const std::vector<RunPartitionRecord>& history) {
+  if (partitions.empty() && history.empty()) return OkStatus();
+  std::lock_guard<std::mutex> guard(mutex_);
+  STRATA_ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(*database_));
+  STRATA_TRY(WritePartitions(partitions));
+  STRATA_TRY(WriteRunPartitions(history));
+  return transaction.Commit();
+}
+
+Status StateStore::WritePartitions(const std::vector<PartitionRecord>& records) {
   for (const PartitionRecord& record : records) {
     STRATA_ASSIGN_OR_RETURN(Statement statement, database_->Prepare(kUpsertPartition));
     statement.BindText(1, record.model_name);
@@ -174,7 +189,7 @@ Status StateStore::UpsertPartitions(const std::vector<PartitionRecord>& records)
     statement.BindText(11, record.error);
     STRATA_TRY(statement.Run());
   }
-  return transaction.Commit();
+  return OkStatus();
 }
 
 Result<std::vector<PartitionRecord>> StateStore::ListPartitions(

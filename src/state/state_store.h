@@ -144,6 +144,10 @@ class StateStore {
   Status FinishRun(const std::string& run_id, std::string_view status, UnixSeconds finished_at);
   // Inserts or replaces (by run_id, model_name, partition_key) every record, in one transaction.
   Status RecordRunPartitions(const std::vector<RunPartitionRecord>& records);
+  // UpsertPartitions(partitions) and RecordRunPartitions(history) in one transaction: the
+  // runner's per-batch write (half the SQLite commits of calling both).
+  Status RecordPartitionResults(const std::vector<PartitionRecord>& partitions,
+                                const std::vector<RunPartitionRecord>& history);
   // The newest `limit` runs (all if limit <= 0), newest first (by started_at, then insertion).
   Result<std::vector<RunRecord>> ListRuns(int limit);
   // What run `run_id` did, ordered by model_name, partition_key. Empty for an unknown run.
@@ -158,6 +162,10 @@ class StateStore {
 
  private:
   StateStore(std::unique_ptr<internal::Database> database, std::string path, const Clock& clock);
+  // The row writes of UpsertPartitions / RecordRunPartitions. REQUIRES: mutex_ held, inside a
+  // transaction.
+  Status WritePartitions(const std::vector<PartitionRecord>& records);
+  Status WriteRunPartitions(const std::vector<RunPartitionRecord>& records);
 
   const std::string path_;
   const Clock& clock_;
