@@ -51,9 +51,19 @@ void CheckDependencies(const project::Project& project, const project::Model& mo
   // A model's own [[sources]] win over same-named models, as in reference rewriting.
   std::set<std::string, std::less<>> sources;
   for (const project::ObjectName& source : model.sources) sources.insert(Lower(source.table));
+  // Only names the SQL mentions can be references: look those up instead of listing every model
+  // of the project for every model (quadratic in the project's size).
   std::map<std::string, std::string, std::less<>> targets;
-  for (const project::Model& other : project.models) targets[Lower(other.name)] = "";
   for (const std::string& source : sources) targets[source] = "";
+  Result<std::vector<sql::Token>> tokens = sql::Lex(model.sql, dialect);
+  if (!tokens.ok()) return;  // reported by the lex check
+  for (const sql::Token& token : *tokens) {
+    if (token.kind != sql::TokenKind::kIdentifier && token.kind != sql::TokenKind::kQuotedIdentifier) {
+      continue;
+    }
+    const std::string name = Lower(sql::IdentifierName(token, dialect));
+    if (project.FindLowerCase(name) != nullptr) targets[name] = "";
+  }
   Result<std::vector<std::string>> read = sql::FindReferences(model.sql, dialect, targets);
   if (!read.ok()) return;  // reported by the lex check
   std::set<std::string, std::less<>> declared;

@@ -31,8 +31,20 @@ std::map<std::string, std::string, std::less<>> ReferenceTargets(const project::
                                                                  const project::Model& model,
                                                                  const warehouse::Emitter& emitter) {
   std::map<std::string, std::string, std::less<>> targets;
-  for (const project::Model& other : project.models) {
-    targets[Lower(other.name)] = emitter.QualifiedName(ToTableName(other.target));
+  // Only models the SQL names can be references (listing every model of a large project for
+  // every batch would be quadratic).
+  Result<std::vector<sql::Token>> tokens = sql::Lex(model.sql, emitter.dialect());
+  if (tokens.ok()) {
+    for (const sql::Token& token : *tokens) {
+      if (token.kind != sql::TokenKind::kIdentifier &&
+          token.kind != sql::TokenKind::kQuotedIdentifier) {
+        continue;
+      }
+      const std::string name = Lower(sql::IdentifierName(token, emitter.dialect()));
+      if (const project::Model* other = project.FindLowerCase(name)) {
+        targets[name] = emitter.QualifiedName(ToTableName(other->target));
+      }
+    }
   }
   for (const project::ObjectName& source : model.sources) {
     targets[Lower(source.table)] = emitter.QualifiedName(ToTableName(source));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "project/internal/did_you_mean.h"
 #include "project/internal/loaders.h"
@@ -18,9 +19,44 @@ std::string_view StrategyName(StrategyKind kind) {
   return "full_refresh";
 }
 
+namespace {
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+}  // namespace
+
+void Project::IndexModels() {
+  by_name_.clear();
+  by_lower_name_.clear();
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    by_name_.emplace(models[i].name, i);
+    by_lower_name_.emplace(Lower(models[i].name), i);
+  }
+}
+
 const Model* Project::Find(std::string_view name) const {
+  if (!by_name_.empty()) {
+    auto found = by_name_.find(std::string(name));
+    return found == by_name_.end() ? nullptr : &models[found->second];
+  }
   for (const Model& model : models) {
     if (model.name == name) return &model;
+  }
+  return nullptr;
+}
+
+const Model* Project::FindLowerCase(std::string_view lower_name) const {
+  if (!by_lower_name_.empty()) {
+    auto found = by_lower_name_.find(std::string(lower_name));
+    return found == by_lower_name_.end() ? nullptr : &models[found->second];
+  }
+  for (const Model& model : models) {
+    if (Lower(model.name) == lower_name) return &model;
   }
   return nullptr;
 }
@@ -34,7 +70,10 @@ LoadOutcome LoadProject(const std::filesystem::path& root) {
   if (!outcome.errors.empty()) return outcome;
   models = OrderByDependencies(std::move(models), &outcome.errors);
   if (!outcome.errors.empty()) return outcome;
-  outcome.project = Project{std::move(*config), std::move(models)};
+  outcome.project.emplace();
+  outcome.project->config = std::move(*config);
+  outcome.project->models = std::move(models);
+  outcome.project->IndexModels();
   return outcome;
 }
 

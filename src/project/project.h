@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "base/partition.h"
@@ -72,7 +73,18 @@ struct Model {
 struct Project {
   ProjectConfig config;
   std::vector<Model> models;  // in dependency order: every model after all it depends on
+
+  // The model named `name` (exactly), or null.
   const Model* Find(std::string_view name) const;
+  // The model whose lower-cased name is `lower_name`, or null (SQL names are case-insensitive).
+  const Model* FindLowerCase(std::string_view lower_name) const;
+  // Builds the name indexes behind Find/FindLowerCase (LoadProject does); without it they scan.
+  // REQUIRES: called again after `models` changes.
+  void IndexModels();
+
+ private:
+  std::unordered_map<std::string, std::size_t> by_name_;
+  std::unordered_map<std::string, std::size_t> by_lower_name_;
 };
 
 struct LoadOutcome {

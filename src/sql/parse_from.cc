@@ -110,6 +110,16 @@ Result<TableRefPtr> Parser::ParseLateral() {
 // "(" starts a derived table or a parenthesized join; try the query first when it looks like
 // one and fall back, reporting whichever attempt got further.
 Result<TableRefPtr> Parser::ParseParenthesizedTable() {
+  const std::size_t key = pos_ * 2 + 1;
+  if (auto failed = failed_parentheses_.find(key); failed != failed_parentheses_.end()) {
+    return failed->second;
+  }
+  Result<TableRefPtr> result = ParseParenthesizedTableUncached();
+  if (!result.ok()) failed_parentheses_.emplace(key, result.error());
+  return result;
+}
+
+Result<TableRefPtr> Parser::ParseParenthesizedTableUncached() {
   const Span span = Here();
   const std::size_t start = pos_;
   const int depth = depth_;

@@ -208,6 +208,16 @@ Result<ExprPtr> Parser::ParseStar(std::vector<Identifier> qualifier, Span span) 
 
 // "(" starts a subquery, a row (a, b), the empty grouping set () or a nested expression.
 Result<ExprPtr> Parser::ParseParenthesized() {
+  const std::size_t key = pos_ * 2;
+  if (auto failed = failed_parentheses_.find(key); failed != failed_parentheses_.end()) {
+    return failed->second;
+  }
+  Result<ExprPtr> result = ParseParenthesizedUncached();
+  if (!result.ok()) failed_parentheses_.emplace(key, result.error());
+  return result;
+}
+
+Result<ExprPtr> Parser::ParseParenthesizedUncached() {
   const Span span = Here();
   const std::size_t start = pos_;
   const int depth = depth_;

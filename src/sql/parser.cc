@@ -193,7 +193,8 @@ bool AnyWordIs(const Identifier& word, std::initializer_list<std::string_view> u
 // Multi-word type names: DOUBLE PRECISION, CHARACTER VARYING, TIMESTAMP WITH[OUT] [LOCAL] TIME
 // ZONE. Appends the continuation words after the first one.
 static void AcceptTypeContinuation(Parser& parser, DataType& type) {
-  const Identifier& head = type.words.front();
+  // A copy: take() below grows type.words, which would leave a reference dangling.
+  const Identifier head = type.words.front();
   auto is = [&](std::string_view upper) {
     if (head.quoted || head.name.size() != upper.size()) return false;
     for (std::size_t i = 0; i < upper.size(); ++i) {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "base/result.h"
@@ -132,7 +133,8 @@ class Parser {
   Result<TableRefPtr> ParseJoinChain();
   Result<TableRefPtr> ParseJoinRight(TableRefPtr left);
   Result<TableRefPtr> ParseTablePrimary();
-  Result<TableRefPtr> ParseParenthesizedTable();
+  Result<TableRefPtr> ParseParenthesizedTable();  // memoizes failures (failed_parentheses_)
+  Result<TableRefPtr> ParseParenthesizedTableUncached();
   Result<TableRefPtr> ParseNamedOrFunctionTable(bool lateral, Span span);
   Result<TableRefPtr> ParseLateral();
   bool AtJoin() const;
@@ -160,7 +162,8 @@ class Parser {
   // --- operands (parse_primary.cc, parse_function.cc)
   Result<ExprPtr> ParsePrimary();
   Result<ExprPtr> ParseKeywordPrimary(bool* handled);
-  Result<ExprPtr> ParseParenthesized();
+  Result<ExprPtr> ParseParenthesized();  // memoizes failures (failed_parentheses_)
+  Result<ExprPtr> ParseParenthesizedUncached();
   Result<ExprPtr> ParseNameOrCall();
   Result<ExprPtr> ParseStar(std::vector<Identifier> qualifier, Span span);
   Result<ExprPtr> ParseCase();
@@ -190,6 +193,10 @@ class Parser {
   int pending_angle_ = 0;  // a '>>' half-consumed by ExpectClosingAngle
   int no_colon_path_ = 0;  // > 0 while ':' separates things (slices, struct keys)
   int depth_ = 0;          // nesting guard against stack exhaustion
+  // Where a parenthesized expression (even keys) or table (odd keys) already failed to parse.
+  // "(" is tried as a query and then as an expression/join; without this, nested failing
+  // parentheses were re-parsed on both paths at every level: exponential time (fuzzer finding).
+  std::unordered_map<std::size_t, Error> failed_parentheses_;
 };
 
 }  // namespace strata::sql::internal
