@@ -5,6 +5,7 @@
 #include "analysis/bounds.h"
 #include "compiler/internal/checks.h"
 #include "sql/lexer.h"
+#include "sql/parser.h"
 
 namespace strata::compiler {
 namespace {
@@ -26,9 +27,11 @@ Diagnostic FromBounds(const project::Model& model, const std::string& file,
   return diagnostic;
 }
 
+// `script` is model.sql parsed; on a parse error AnalyzeModelSql re-parses to report it as E024.
 void CheckBounds(const project::Model& model, const std::string& file, sql::Dialect dialect,
-                 std::vector<Diagnostic>& out) {
-  const analysis::BoundsReport report = analysis::AnalyzeModelSql(model.sql, dialect);
+                 const Result<std::vector<sql::StatementPtr>>& script, std::vector<Diagnostic>& out) {
+  const analysis::BoundsReport report = script.ok() ? analysis::AnalyzeBounds(*script)
+                                                    : analysis::AnalyzeModelSql(model.sql, dialect);
   for (const analysis::BoundVerdict* verdict : {&report.start, &report.end}) {
     if (verdict->bounded || !verdict->diagnostic) continue;
     // A parse failure makes both bounds fail with the same message: report it once.
@@ -54,8 +57,8 @@ std::vector<Diagnostic> CheckModel(const project::Project& project, const projec
                                    sql::Dialect dialect, Catalog* catalog) {
   std::vector<Diagnostic> out;
   const internal::ModelFiles files{
-      std::filesystem::relative(model.sql_path, project.config.root).string(),
-      std::filesystem::relative(model.toml_path, project.config.root).string()};
+      model.sql_path.lexically_relative(project.config.root).string(),
+      model.toml_path.lexically_relative(project.config.root).string()};
   const std::string& file = files.sql;
   Result<std::vector<sql::Token>> tokens = sql::Lex(model.sql, dialect);
   if (!tokens.ok()) {
@@ -72,9 +75,13 @@ std::vector<Diagnostic> CheckModel(const project::Project& project, const projec
   }
   internal::CheckDependencies(project, model, files, dialect, out);
   if (model.strategy == project::StrategyKind::kTimeInterval && model.time_interval) {
-    CheckBounds(model, file, dialect, out);
+    // Parsed once for both analyses: parsing is most of a compile's time.
+    Result<std::vector<sql::StatementPtr>> script = sql::ParseScript(model.sql, dialect);
+    CheckBounds(model, file, dialect, script, out);
     internal::CheckTimeIntervalConfig(model, files, dialect, out);
-    internal::CheckTimeColumn(project, model, files, dialect, catalog, out);
+    if (script.ok() && script->size() == 1) {
+      internal::CheckTimeColumn(project, model, files, *(*script)[0], catalog, out);
+    }
   }
   return out;
 }

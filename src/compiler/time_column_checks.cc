@@ -98,13 +98,11 @@ void CheckTimeIntervalConfig(const project::Model& model, const ModelFiles& file
 }
 
 void CheckTimeColumn(const project::Project& project, const project::Model& model,
-                     const ModelFiles& files, sql::Dialect dialect, Catalog* catalog,
+                     const ModelFiles& files, const sql::Statement& statement, Catalog* catalog,
                      std::vector<Diagnostic>& out) {
-  Result<std::vector<sql::StatementPtr>> script = sql::ParseScript(model.sql, dialect);
-  if (!script.ok() || script->size() != 1) return;
   const project::TimeIntervalConfig& config = *model.time_interval;
   const analysis::OutputColumns output =
-      analysis::AnalyzeOutputColumns(*(*script)[0], CatalogLookup(project, model, catalog));
+      analysis::AnalyzeOutputColumns(statement, CatalogLookup(project, model, catalog));
   const analysis::OutputColumn* column = nullptr;
   for (const analysis::OutputColumn& candidate : output.columns) {
     if (column == nullptr && analysis::SameName(candidate.name, config.time_column)) column = &candidate;

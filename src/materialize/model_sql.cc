@@ -20,10 +20,10 @@ std::string Lower(std::string text) {
   return text;
 }
 
-// The SQL file relative to the project root, for messages. Not cheap (std::filesystem::relative
-// resolves symlinks), so only called on the error path of per-batch work.
+// The SQL file relative to the project root, for messages. Lexical (no file system calls): model
+// paths are built from the normalized absolute root.
 std::string DisplayPath(const project::Project& project, const project::Model& model) {
-  return std::filesystem::relative(model.sql_path, project.config.root).string();
+  return model.sql_path.lexically_relative(project.config.root).string();
 }
 
 // Model names map to their targets; a model's own [[sources]] win over same-named models.

@@ -103,7 +103,7 @@ void ReadStrategy(TomlReader& top, Model& model) {
 
 std::optional<Model> LoadModel(const ProjectConfig& config, const std::filesystem::path& toml_path,
                                std::vector<Error>* errors) {
-  const std::string display = std::filesystem::relative(toml_path, config.root).string();
+  const std::string display = toml_path.lexically_relative(config.root).string();
   const std::size_t errors_before = errors->size();
   std::optional<toml::table> document = ParseTomlFile(toml_path.string(), display, errors);
   if (!document) return std::nullopt;
@@ -135,7 +135,7 @@ std::optional<Model> LoadModel(const ProjectConfig& config, const std::filesyste
   if (!sql) {
     Error error = MakeError(ErrorCode::kConfig,
                             fmt::format("model {} has no SQL file", model.name),
-                            "create " + std::filesystem::relative(model.sql_path, config.root).string() +
+                            "create " + model.sql_path.lexically_relative(config.root).string() +
                                 " holding the model's SELECT");
     error.span = SourceSpan{display, 1, 1};
     errors->push_back(std::move(error));
@@ -150,7 +150,7 @@ std::optional<Model> LoadModel(const ProjectConfig& config, const std::filesyste
 }  // namespace
 
 std::vector<Model> LoadModels(const ProjectConfig& config, std::vector<Error>* errors) {
-  const std::filesystem::path dir = config.root / config.models_dir;
+  const std::filesystem::path dir = (config.root / config.models_dir).lexically_normal();
   std::vector<std::filesystem::path> files;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
@@ -171,9 +171,9 @@ std::vector<Model> LoadModels(const ProjectConfig& config, std::vector<Error>* e
       if (models[i].name != models[j].name) continue;
       Error error = MakeError(ErrorCode::kConfig,
                               fmt::format("model name \"{}\" is used twice (also in {})", models[i].name,
-                                          std::filesystem::relative(models[j].toml_path, config.root).string()),
+                                          models[j].toml_path.lexically_relative(config.root).string()),
                               "give each model a unique name");
-      error.span = SourceSpan{std::filesystem::relative(models[i].toml_path, config.root).string(), 1, 1};
+      error.span = SourceSpan{models[i].toml_path.lexically_relative(config.root).string(), 1, 1};
       errors->push_back(std::move(error));
     }
   }

@@ -20,10 +20,11 @@ struct ModelFiles {
 void CheckTimeIntervalConfig(const project::Model& model, const ModelFiles& files,
                              sql::Dialect dialect, std::vector<Diagnostic>& out);
 
-// E020, E021, E022, E025 on the model's output columns. Silent when the SQL does not parse as one
-// statement (E024 reports that). REQUIRES: model.time_interval.
+// E020, E021, E022, E025 on the output columns of `statement`, the model's parsed SQL (the
+// caller skips this when the SQL is not exactly one statement; E024 reports that).
+// REQUIRES: model.time_interval.
 void CheckTimeColumn(const project::Project& project, const project::Model& model,
-                     const ModelFiles& files, sql::Dialect dialect, Catalog* catalog,
+                     const ModelFiles& files, const sql::Statement& statement, Catalog* catalog,
                      std::vector<Diagnostic>& out);
 
 // E027: the SQL reads a model that is not in depends_on; W027: a depends_on entry is never read.
