@@ -318,6 +318,7 @@ Result<ExprPtr> Parser::ParseIs(ExprPtr left, Span span) {
 
 Result<ExprPtr> Parser::ParseIn(ExprPtr left, bool negated, Span span) {
   STRATA_TRY(ExpectSymbol("("));
+  if (AtSymbol(")")) return Expected("a value or a subquery in IN (...)");
   if (StartsQuery(0)) {
     auto in = std::make_unique<InSubquery>(span);
     in->negated = negated;

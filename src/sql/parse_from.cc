@@ -34,6 +34,30 @@ Result<TableRefPtr> Parser::ParseJoinChain() {
   return left;
 }
 
+namespace {
+
+// Inner and outer joins need ON or USING, except NATURAL ones and in Spark SQL (Databricks), where
+// a bare JOIN is a cross join. CROSS, SEMI, ANTI, POSITIONAL and ASOF follow their own rules.
+bool NeedsJoinCondition(const Join& join, Dialect dialect) {
+  if (join.natural || join.asof || dialect == Dialect::kDatabricks) return false;
+  switch (join.join) {
+    case JoinKind::kInner:
+    case JoinKind::kLeft:
+    case JoinKind::kRight:
+    case JoinKind::kFull:
+      return true;
+    case JoinKind::kComma:
+    case JoinKind::kCross:
+    case JoinKind::kSemi:
+    case JoinKind::kAnti:
+    case JoinKind::kPositional:
+      return false;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool Parser::AtJoin() const {
   for (std::string_view word : {"JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "NATURAL",
                                 "SEMI", "ANTI", "ASOF", "POSITIONAL"}) {
@@ -79,6 +103,8 @@ Result<TableRefPtr> Parser::ParseJoinRight(TableRefPtr left) {
     Advance();
     join->has_using = true;
     STRATA_ASSIGN_OR_RETURN(join->using_columns, ParseNameList());
+  } else if (NeedsJoinCondition(*join, dialect_)) {
+    return Expected("ON or USING after the joined table");
   }
   return TableRefPtr(std::move(join));
 }

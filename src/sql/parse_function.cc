@@ -83,7 +83,7 @@ Status Parser::ParseFunctionModifiers(FunctionCall& call) {
       call.over = std::make_unique<WindowSpec>(std::move(spec));
       STRATA_TRY(ExpectSymbol(")"));
     } else {
-      STRATA_ASSIGN_OR_RETURN(Identifier name, ParseAnyName("a window name or '('"));
+      STRATA_ASSIGN_OR_RETURN(Identifier name, ParseName("a window name or '('"));
       call.over_name = name;
     }
   }

@@ -7,8 +7,25 @@ namespace {
 constexpr int kMaxDepth = 200;
 
 // Set operator binding: INTERSECT binds tighter than UNION / EXCEPT / MINUS.
+// MINUS is EXCEPT only where the dialect has it (DuckDB, PostgreSQL, BigQuery and Trino do not).
+bool HasMinus(Dialect dialect) {
+  switch (dialect) {
+    case Dialect::kSnowflake:
+    case Dialect::kRedshift:
+    case Dialect::kDatabricks:
+      return true;
+    case Dialect::kDuckDb:
+    case Dialect::kPostgres:
+    case Dialect::kBigQuery:
+    case Dialect::kTrino:
+      return false;
+  }
+  return false;
+}
+
 int SetPrecedence(const Parser& parser) {
-  if (parser.AtKeyword("UNION") || parser.AtKeyword("EXCEPT") || parser.AtKeyword("MINUS")) {
+  if (parser.AtKeyword("UNION") || parser.AtKeyword("EXCEPT") ||
+      (parser.AtKeyword("MINUS") && HasMinus(parser.dialect()))) {
     return 1;
   }
   if (parser.AtKeyword("INTERSECT")) return 2;

@@ -24,7 +24,7 @@ constexpr std::array<std::string_view, 62> kReservedWords = {
     "REGEXP",    "RIGHT",   "RLIKE",     "SELECT",  "SEMI",       "SIMILAR",   "TABLESAMPLE",
     "THEN",      "UNION",   "UNPIVOT",   "USING",   "WHEN",       "WHERE"};
 // Also reserved, kept apart to keep the table above readable.
-constexpr std::array<std::string_view, 3> kMoreReservedWords = {"WINDOW", "WITH", "VALUES"};
+constexpr std::array<std::string_view, 4> kMoreReservedWords = {"WINDOW", "WITH", "VALUES", "OVER"};
 
 std::string_view Describe(const Token& token) {
   if (token.kind == TokenKind::kEnd) return "end of input";

@@ -146,3 +146,24 @@ TEST(ParserTest, MultiWordTypeNames) {
 
 }  // namespace
 }  // namespace strata::sql
+
+namespace strata::sql {
+namespace {
+
+// Found by the DuckDB oracle: each of these is a syntax error in DuckDB.
+TEST(ParserTest, RejectsWhatDuckDbRejects) {
+  for (const char* sql : {"SELECT * FROM a JOIN b", "SELECT * FROM a LEFT JOIN b WHERE x",
+                          "SELECT 1 WHERE x IN ()", "SELECT row_number() OVER FROM t",
+                          "SELECT 1 MINUS SELECT 2"}) {
+    EXPECT_FALSE(ParseScript(sql, Dialect::kDuckDb).ok()) << sql;
+  }
+  // ... while the dialects that have them keep them.
+  EXPECT_TRUE(ParseScript("SELECT 1 MINUS SELECT 2", Dialect::kSnowflake).ok());
+  EXPECT_TRUE(ParseScript("SELECT * FROM a JOIN b", Dialect::kDatabricks).ok());
+  EXPECT_TRUE(ParseScript("SELECT * FROM a NATURAL JOIN b", Dialect::kDuckDb).ok());
+  EXPECT_TRUE(ParseScript("SELECT * FROM a CROSS JOIN b", Dialect::kDuckDb).ok());
+  EXPECT_TRUE(ParseScript("SELECT sum(x) OVER w FROM t WINDOW w AS (ORDER BY y)", Dialect::kDuckDb).ok());
+}
+
+}  // namespace
+}  // namespace strata::sql

@@ -189,6 +189,11 @@ class Parser {
   Statement* statement_;
   std::vector<Token> tokens_;
   Dialect dialect_;
+
+ public:
+  Dialect dialect() const { return dialect_; }
+
+ private:
   std::size_t pos_ = 0;
   int pending_angle_ = 0;  // a '>>' half-consumed by ExpectClosingAngle
   int no_colon_path_ = 0;  // > 0 while ':' separates things (slices, struct keys)
