@@ -182,6 +182,8 @@ Inferred BinaryExpression(const sql::Binary& binary, const Scope& scope) {
     case sql::BinaryOp::kLongArrow: case sql::BinaryOp::kHashArrow:
     case sql::BinaryOp::kHashLongArrow: case sql::BinaryOp::kContains:
     case sql::BinaryOp::kOverlaps: case sql::BinaryOp::kTextMatch:
+    case sql::BinaryOp::kRegexMatch: case sql::BinaryOp::kRegexNotMatch:
+    case sql::BinaryOp::kRegexIMatch: case sql::BinaryOp::kRegexNotIMatch:
       return {};
   }
   return {};

@@ -180,6 +180,7 @@ enum class BinaryOp {
   kAdd, kSubtract, kMultiply, kDivide, kIntegerDivide, kModulo, kPower, kConcat,
   kBitAnd, kBitOr, kBitXor, kShiftLeft, kShiftRight,
   kArrow, kLongArrow, kHashArrow, kHashLongArrow, kContains, kOverlaps, kTextMatch,
+  kRegexMatch, kRegexNotMatch, kRegexIMatch, kRegexNotIMatch,  // ~  !~  ~*  !~*
 };
 
 struct Binary : Expr {

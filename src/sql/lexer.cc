@@ -13,9 +13,9 @@ using internal::LexRules;
 constexpr std::size_t kFailed = std::string_view::npos;
 
 // Longest first, so the first prefix match is the longest.
-constexpr std::array<std::string_view, 20> kMultiCharOperators = {
-    "->>", "#>>", "<=>", "::", "<=", ">=", "<>", "!=", "||", "->",
-    "=>",  ":=",  "**",  "==", "<<", ">>", "@>", "&&", "#>", "@@"};
+constexpr std::array<std::string_view, 23> kMultiCharOperators = {
+    "->>", "#>>", "<=>", "!~*", "::", "<=", ">=", "<>", "!=", "||", "->", "=>",
+    ":=",  "**",  "==",  "<<",  ">>", "@>", "&&", "#>", "@@", "!~", "~*"};
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsHexDigit(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }

@@ -26,6 +26,8 @@ constexpr OperatorToken kOperators[] = {
     {">>", BinaryOp::kShiftRight}, {"->", BinaryOp::kArrow},     {"->>", BinaryOp::kLongArrow},
     {"#>", BinaryOp::kHashArrow},  {"#>>", BinaryOp::kHashLongArrow},
     {"@>", BinaryOp::kContains},   {"&&", BinaryOp::kOverlaps},  {"@@", BinaryOp::kTextMatch},
+    {"~", BinaryOp::kRegexMatch},  {"!~", BinaryOp::kRegexNotMatch},
+    {"~*", BinaryOp::kRegexIMatch}, {"!~*", BinaryOp::kRegexNotIMatch},
 };
 
 std::optional<BinaryOp> SymbolOperator(const Token& token) {
@@ -105,6 +107,10 @@ int BinaryPrecedence(BinaryOp op) {
     case BinaryOp::kContains:
     case BinaryOp::kOverlaps:
     case BinaryOp::kTextMatch:
+    case BinaryOp::kRegexMatch:
+    case BinaryOp::kRegexNotMatch:
+    case BinaryOp::kRegexIMatch:
+    case BinaryOp::kRegexNotIMatch:
       return kPrecOther;
   }
   return kPrecOther;

@@ -167,3 +167,22 @@ TEST(ParserTest, RejectsWhatDuckDbRejects) {
 
 }  // namespace
 }  // namespace strata::sql
+
+namespace strata::sql {
+namespace {
+
+TEST(ParserTest, RegexMatchOperatorsRoundTrip) {
+  for (const char* op : {"~", "!~", "~*", "!~*"}) {
+    const std::string sql = std::string("SELECT a FROM t WHERE a ") + op + " '^x' AND b";
+    auto parsed = ParseStatement(sql, Dialect::kPostgres);
+    ASSERT_TRUE(parsed.ok()) << sql << ": " << parsed.error().message;
+    const std::string printed = Print(**parsed, Dialect::kPostgres);
+    EXPECT_NE(printed.find(std::string(" ") + op + " "), std::string::npos) << printed;
+    auto reparsed = ParseStatement(printed, Dialect::kPostgres);
+    ASSERT_TRUE(reparsed.ok()) << printed;
+    EXPECT_EQ(Print(**reparsed, Dialect::kPostgres), printed);
+  }
+}
+
+}  // namespace
+}  // namespace strata::sql
