@@ -631,6 +631,7 @@ struct Query {
   std::vector<OrderItem> order_by;
   ExprPtr limit;        // LIMIT n (null: none)
   bool limit_all = false;  // LIMIT ALL
+  bool limit_percent = false;  // DuckDB: LIMIT 10% / LIMIT 10 PERCENT
   ExprPtr offset;       // OFFSET n
   ExprPtr fetch;        // FETCH FIRST n ROWS ONLY (null: none)
   bool fetch_with_ties = false;

@@ -293,13 +293,35 @@ Status Parser::ParseQueryTail(Query& query) {
   return ParseLimitOffset(query);
 }
 
+// LIMIT n, and DuckDB's percentages LIMIT 10% / LIMIT 10 PERCENT. "10%" alone does not parse as
+// an expression (a modulo without its right side), so that form is retried as an operand above
+// the multiplicative operators followed by '%'.
+Status Parser::ParseLimitCount(Query& query) {
+  const std::size_t start = pos_;
+  const int depth = depth_;
+  auto count = ParseExpression();
+  if (count.ok()) {
+    query.limit = std::move(count).value();
+    query.limit_percent = dialect_ == Dialect::kDuckDb && AcceptKeyword("PERCENT");
+    return OkStatus();
+  }
+  if (dialect_ != Dialect::kDuckDb) return std::move(count).error();
+  pos_ = start;
+  depth_ = depth;
+  auto operand = ParseOperand(kPrecMultiply + 1);
+  if (!operand.ok() || !AcceptSymbol("%")) return std::move(count).error();
+  query.limit = std::move(operand).value();
+  query.limit_percent = true;
+  return OkStatus();
+}
+
 Status Parser::ParseLimitOffset(Query& query) {
   while (true) {
     if (!query.limit && !query.limit_all && AcceptKeyword("LIMIT")) {
       if (AcceptKeyword("ALL")) {
         query.limit_all = true;
       } else {
-        STRATA_ASSIGN_OR_RETURN(query.limit, ParseExpression());
+        STRATA_TRY(ParseLimitCount(query));
       }
     } else if (!query.offset && AcceptKeyword("OFFSET")) {
       STRATA_ASSIGN_OR_RETURN(query.offset, ParseExpression());

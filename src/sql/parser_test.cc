@@ -186,3 +186,24 @@ TEST(ParserTest, RegexMatchOperatorsRoundTrip) {
 
 }  // namespace
 }  // namespace strata::sql
+
+namespace strata::sql {
+namespace {
+
+TEST(ParserTest, DuckDbLimitPercentRoundTrips) {
+  for (const char* sql : {"SELECT a FROM t LIMIT 10%", "SELECT a FROM t LIMIT 10 PERCENT",
+                          "SELECT a FROM t LIMIT (n + 1)%", "SELECT a FROM t LIMIT 10 % 3"}) {
+    auto parsed = ParseStatement(sql, Dialect::kDuckDb);
+    ASSERT_TRUE(parsed.ok()) << sql << ": " << parsed.error().message;
+    const std::string printed = Print(**parsed, Dialect::kDuckDb);
+    auto reparsed = ParseStatement(printed, Dialect::kDuckDb);
+    ASSERT_TRUE(reparsed.ok()) << printed;
+    EXPECT_EQ(Print(**reparsed, Dialect::kDuckDb), printed);
+  }
+  EXPECT_EQ(Print(**ParseStatement("SELECT a FROM t LIMIT 10 % 3", Dialect::kDuckDb),
+                  Dialect::kDuckDb).find("%)"), std::string::npos);  // still a modulo, no percent
+  EXPECT_FALSE(ParseStatement("SELECT a FROM t LIMIT 10%", Dialect::kPostgres).ok());
+}
+
+}  // namespace
+}  // namespace strata::sql

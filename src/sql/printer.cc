@@ -23,7 +23,14 @@ void Printer::PrintQuery(const Query& query) {
   if (query.limit_all) Write(" LIMIT ALL");
   if (query.limit) {
     Write(" LIMIT ");
+    // "x + 1%" would not read back: only a literal or a column stands bare before the '%'.
+    const bool bare = !query.limit_percent || query.limit->kind == ExprKind::kLiteral ||
+                      query.limit->kind == ExprKind::kColumn ||
+                      query.limit->kind == ExprKind::kNested;
+    if (!bare) Write("(");
     PrintExpr(*query.limit);
+    if (!bare) Write(")");
+    if (query.limit_percent) Write("%");
   }
   if (query.offset) {
     Write(" OFFSET ");

@@ -123,6 +123,7 @@ class Parser {
   Status ParseNamedWindows(Select& select);
   Status ParseQueryTail(Query& query);
   Status ParseLimitOffset(Query& query);
+  Status ParseLimitCount(Query& query);
   Result<std::vector<OrderItem>> ParseOrderByList();
   Result<std::vector<ExprPtr>> ParseExpressionList();
   Result<SelectItem> ParseSelectItem();
