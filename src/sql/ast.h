@@ -161,7 +161,8 @@ struct Star : Expr {
   static constexpr ExprKind kKind = ExprKind::kStar;
   explicit Star(Span s) : Expr(kKind, s) {}
   std::vector<Identifier> qualifier;
-  std::vector<Identifier> excluded;
+  std::vector<Identifier> excluded;                         // the excluded columns' names
+  std::vector<std::vector<Identifier>> excluded_qualifiers;  // per excluded name: t in t.id, or {}
   std::vector<SelectItem> replaced;  // expr AS name
 };
 

@@ -189,12 +189,21 @@ Result<ExprPtr> Parser::ParseStar(std::vector<Identifier> qualifier, Span span) 
   if ((AtKeyword("EXCLUDE") && (AtSymbol("(", 1) || AtAnyName(1))) ||
       (AtKeyword("EXCEPT") && AtSymbol("(", 1))) {
     Advance();
-    if (AtSymbol("(")) {
-      STRATA_ASSIGN_OR_RETURN(star->excluded, ParseNameList());
-    } else {
-      STRATA_ASSIGN_OR_RETURN(Identifier name, ParseAnyName("a column name"));
-      star->excluded.push_back(name);
-    }
+    const bool list = AcceptSymbol("(");
+    do {
+      // A column, possibly qualified (DuckDB: * EXCLUDE (t.id)).
+      std::vector<Identifier> parts;
+      while (true) {
+        STRATA_ASSIGN_OR_RETURN(Identifier part, ParseAnyName("a column name"));
+        parts.push_back(part);
+        if (!AtSymbol(".") || !AtAnyName(1)) break;
+        Advance();
+      }
+      star->excluded.push_back(parts.back());
+      parts.pop_back();
+      star->excluded_qualifiers.push_back(std::move(parts));
+    } while (list && AcceptSymbol(","));
+    if (list) STRATA_TRY(ExpectSymbol(")"));
   }
   if (AtKeyword("REPLACE") && AtSymbol("(", 1)) {
     Advance();

@@ -207,3 +207,20 @@ TEST(ParserTest, DuckDbLimitPercentRoundTrips) {
 
 }  // namespace
 }  // namespace strata::sql
+
+namespace strata::sql {
+namespace {
+
+TEST(ParserTest, QualifiedExcludeRoundTrips) {
+  const char* sql = "SELECT t.* EXCLUDE (t.id, u.name, note) FROM t JOIN u USING (k)";
+  auto parsed = ParseStatement(sql, Dialect::kDuckDb);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  const std::string printed = Print(**parsed, Dialect::kDuckDb);
+  EXPECT_NE(printed.find("EXCLUDE (t.id, u.name, note)"), std::string::npos) << printed;
+  auto reparsed = ParseStatement(printed, Dialect::kDuckDb);
+  ASSERT_TRUE(reparsed.ok()) << printed;
+  EXPECT_EQ(Print(**reparsed, Dialect::kDuckDb), printed);
+}
+
+}  // namespace
+}  // namespace strata::sql

@@ -317,7 +317,14 @@ void Printer::PrintStar(const Star& star) {
   if (!star.excluded.empty()) {
     const bool except = target_ == Dialect::kBigQuery || target_ == Dialect::kDatabricks;
     Write(except ? " EXCEPT (" : " EXCLUDE (");
-    PrintNames(star.excluded, ", ");
+    for (std::size_t i = 0; i < star.excluded.size(); ++i) {
+      if (i > 0) Write(", ");
+      if (i < star.excluded_qualifiers.size() && !star.excluded_qualifiers[i].empty()) {
+        PrintNames(star.excluded_qualifiers[i], ".");
+        Write(".");
+      }
+      PrintNames({star.excluded[i]}, "");
+    }
     Write(")");
   }
   if (!star.replaced.empty()) {
