@@ -214,6 +214,7 @@ Flow Analyzer::OfNamedTable(const sql::NamedTable& table, const Frame* frame) {
       }
     }
   }
+  if (!table.file.empty()) return Unbounded("file " + std::string(table.file), table.span);
   return Unbounded("table " + DottedName(table.name), table.span);
 }
 

@@ -222,7 +222,7 @@ class Analyzer {
         if (SameName(cte->name, table.name[0].name)) return cte->columns;
       }
     }
-    if (!lookup_) return std::nullopt;
+    if (!lookup_ || table.name.empty()) return std::nullopt;  // a file's columns are unknown
     std::vector<std::string> parts;
     for (const sql::Identifier& part : table.name) parts.emplace_back(part.name);
     return lookup_(parts);

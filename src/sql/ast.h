@@ -488,7 +488,9 @@ struct TableRef : Node<TableRefKind> {
 struct NamedTable : TableRef {
   static constexpr TableRefKind kKind = TableRefKind::kTable;
   explicit NamedTable(Span s) : TableRef(kKind, s) {}
-  std::vector<Identifier> name;  // db.schema.table parts
+  std::vector<Identifier> name;  // db.schema.table parts; empty for a file
+  std::string_view file;         // DuckDB replacement scan FROM 'data.parquet': the literal's
+                                 // text, quotes included; empty for a named table
 };
 
 // GENERATE_SERIES(...), range(...), read_parquet(...), UNNEST(...) in FROM.

@@ -178,6 +178,11 @@ Result<TableRefPtr> Parser::ParseParenthesizedTableUncached() {
 }
 
 Result<TableRefPtr> Parser::ParseNamedOrFunctionTable(bool lateral, Span span) {
+  if (!lateral && dialect_ == Dialect::kDuckDb && Peek().kind == TokenKind::kString) {
+    auto file = std::make_unique<NamedTable>(span);  // FROM 'events.parquet'
+    file->file = Advance().text;
+    return TableRefPtr(std::move(file));
+  }
   std::vector<Identifier> name;
   STRATA_ASSIGN_OR_RETURN(Identifier first, ParseName("a table name"));
   name.push_back(first);

@@ -224,3 +224,18 @@ TEST(ParserTest, QualifiedExcludeRoundTrips) {
 
 }  // namespace
 }  // namespace strata::sql
+
+namespace strata::sql {
+namespace {
+
+TEST(ParserTest, DuckDbReplacementScanOfAFile) {
+  auto parsed = ParseStatement("SELECT * FROM 'data/events.parquet' AS e WHERE e.x > 1",
+                               Dialect::kDuckDb);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  const std::string printed = Print(**parsed, Dialect::kDuckDb);
+  EXPECT_NE(printed.find("FROM 'data/events.parquet' AS e"), std::string::npos) << printed;
+  EXPECT_FALSE(ParseStatement("SELECT * FROM 'data/events.parquet'", Dialect::kPostgres).ok());
+}
+
+}  // namespace
+}  // namespace strata::sql

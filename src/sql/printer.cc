@@ -185,7 +185,11 @@ void Printer::PrintSelectClauses(const Select& select) {
 void Printer::PrintTable(const TableRef& table) {
   switch (table.kind) {
     case TableRefKind::kTable:
-      PrintNames(table.As<NamedTable>().name, ".");
+      if (!table.As<NamedTable>().file.empty()) {
+        Write(table.As<NamedTable>().file);
+      } else {
+        PrintNames(table.As<NamedTable>().name, ".");
+      }
       break;
     case TableRefKind::kFunction: {
       const auto& function = table.As<TableFunction>();
