@@ -34,6 +34,14 @@ Result<KeyStats> ReadStats(warehouse::Connection& connection, const warehouse::E
   return stats;
 }
 
+// Runs `sql`; an empty statement (a part the dialect does not send, e.g. Databricks' BEGIN) is
+// skipped and reads as an empty result.
+Result<warehouse::QueryResult> ExecuteUnlessEmpty(warehouse::Connection& connection,
+                                                  const std::string& sql) {
+  if (sql.empty()) return warehouse::QueryResult{};
+  return connection.Execute(sql);
+}
+
 // Everything between BEGIN and COMMIT; an error leaves the transaction for the caller to roll back.
 Result<std::vector<KeyStats>> WriteInsideTransaction(warehouse::Connection& connection,
                                                      const warehouse::Emitter& emitter,
@@ -44,7 +52,7 @@ Result<std::vector<KeyStats>> WriteInsideTransaction(warehouse::Connection& conn
   // A statement started after the interrupt was delivered would not see it: check in between.
   const auto run = [&](const std::string& sql) -> Result<warehouse::QueryResult> {
     if (cancel.load()) return MakeError(ErrorCode::kInterrupted, "interrupted");
-    return connection.Execute(sql);
+    return ExecuteUnlessEmpty(connection, sql);
   };
   STRATA_TRY(run(batch.statements.delete_window));
   STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult inserted, run(batch.statements.insert));
@@ -79,13 +87,13 @@ BatchOutcome WriteBatch(warehouse::Connection& connection, const warehouse::Emit
                         const std::string& time_column, const std::atomic<bool>& cancel) {
   BatchOutcome outcome;
   const std::int64_t started = MonotonicMillis();
-  auto begun = connection.Execute(batch.statements.begin);
+  auto begun = ExecuteUnlessEmpty(connection, batch.statements.begin);
   if (!begun.ok()) {
     outcome.error = std::move(begun).error();
   } else {
     auto stats = WriteInsideTransaction(connection, emitter, batch, target, time_column, cancel);
     if (stats.ok() && !cancel.load()) {
-      auto committed = connection.Execute(batch.statements.commit);
+      auto committed = ExecuteUnlessEmpty(connection, batch.statements.commit);
       if (committed.ok()) {
         outcome.status = BatchStatus::kCommitted;
         outcome.stats = std::move(stats).value();
@@ -96,7 +104,8 @@ BatchOutcome WriteBatch(warehouse::Connection& connection, const warehouse::Emit
       outcome.error = std::move(stats).error();
     }
     if (outcome.status != BatchStatus::kCommitted) {
-      (void)connection.Execute(batch.statements.rollback);  // nothing to do if already aborted
+      // Nothing to do if already aborted.
+      (void)ExecuteUnlessEmpty(connection, batch.statements.rollback);
     }
   }
   if (outcome.status != BatchStatus::kCommitted && cancel.load()) {

@@ -22,6 +22,45 @@ Status Emitter::RequireSupported(std::string_view what) const {
                    "use a duckdb or postgres warehouse");
 }
 
+namespace {
+constexpr std::size_t kRedshiftMaxIdentifierBytes = 127;
+
+bool TypedWindowLiterals(sql::Dialect dialect) {
+  return dialect == sql::Dialect::kBigQuery || dialect == sql::Dialect::kTrino;
+}
+}  // namespace
+
+Status Emitter::CheckIdentifiers(std::initializer_list<std::string_view> names) const {
+  if (dialect_ != sql::Dialect::kRedshift) return OkStatus();
+  for (std::string_view name : names) {
+    if (name.size() > kRedshiftMaxIdentifierBytes) {
+      return MakeError(ErrorCode::kConfig,
+                       fmt::format("the name \"{}\" is {} bytes long; Redshift allows at most {}",
+                                   name, name.size(), kRedshiftMaxIdentifierBytes),
+                       "shorten the name (model target, schema or time_column) to 127 bytes or "
+                       "less");
+    }
+  }
+  return OkStatus();
+}
+
+Status Emitter::CheckTarget(const TableName& target) const {
+  return CheckIdentifiers({target.catalog, target.schema, target.table});
+}
+
+Status Emitter::CheckWindowType(const Window& window, TimeColumnType type) const {
+  if (!TypedWindowLiterals(dialect_) || type != TimeColumnType::kDate) return OkStatus();
+  constexpr UnixSeconds kDay = 86400;
+  if (window.start % kDay != 0 || window.end % kDay != 0) {
+    return MakeError(ErrorCode::kConfig,
+                     fmt::format("the window [{}, {}) does not start and end at midnight, but the "
+                                 "time column is a DATE",
+                                 FormatSqlTimestamp(window.start), FormatSqlTimestamp(window.end)),
+                     "use granularity = \"day\" or coarser for a DATE time_column");
+  }
+  return OkStatus();
+}
+
 std::string Emitter::QuoteIdentifier(std::string_view name) const {
   return sql::QuoteIdentifier(name, dialect_);
 }
@@ -39,10 +78,38 @@ std::string Emitter::TimestampLiteral(UnixSeconds seconds) const {
   return sql::QuoteString(FormatSqlTimestamp(seconds), dialect_);
 }
 
-std::string Emitter::WindowPredicate(std::string_view time_column, const Window& window) const {
+std::string Emitter::WindowLiteral(UnixSeconds seconds, TimeColumnType type) const {
+  if (!TypedWindowLiterals(dialect_)) return TimestampLiteral(seconds);
+  const std::string text = FormatSqlTimestamp(seconds);
+  switch (type) {
+    case TimeColumnType::kDate:
+      return "DATE " + sql::QuoteString(text.substr(0, 10), dialect_);
+    case TimeColumnType::kDatetime:
+      // Trino's TIMESTAMP is already the zone-less type.
+      if (dialect_ == sql::Dialect::kBigQuery) {
+        return "DATETIME " + sql::QuoteString(text, dialect_);
+      }
+      break;
+    case TimeColumnType::kTimestamp:
+      break;
+  }
+  return "TIMESTAMP " + sql::QuoteString(text, dialect_);
+}
+
+std::string Emitter::WindowPredicate(std::string_view time_column, const Window& window,
+                                     TimeColumnType type) const {
   const std::string column = QuoteIdentifier(time_column);
-  return fmt::format("{} >= {} AND {} < {}", column, TimestampLiteral(window.start), column,
-                     TimestampLiteral(window.end));
+  return fmt::format("{} >= {} AND {} < {}", column, WindowLiteral(window.start, type), column,
+                     WindowLiteral(window.end, type));
+}
+
+std::string Emitter::SchemaName(const TableName& target) const {
+  const bool with_catalog =
+      !target.catalog.empty() &&
+      (dialect_ == sql::Dialect::kSnowflake || dialect_ == sql::Dialect::kDatabricks ||
+       dialect_ == sql::Dialect::kBigQuery || dialect_ == sql::Dialect::kTrino);
+  return with_catalog ? QuoteIdentifier(target.catalog) + "." + QuoteIdentifier(target.schema)
+                      : QuoteIdentifier(target.schema);
 }
 
 namespace {
@@ -52,18 +119,56 @@ constexpr std::string_view kUnboundInsertSuffix = "\n) AS strata_insert";
 Result<PartitionOverwrite> Emitter::Overwrite(const TableName& target,
                                               std::string_view time_column, const Window& window,
                                               std::string_view select_sql,
-                                              const std::vector<std::string>* columns) const {
-  STRATA_TRY(RequireSupported("partition overwrite"));
+                                              const std::vector<std::string>* columns,
+                                              TimeColumnType type) const {
+  STRATA_TRY(CheckTarget(target));
+  STRATA_TRY(CheckIdentifiers({time_column}));
+  STRATA_TRY(CheckWindowType(window, type));
   const std::string table = QualifiedName(target);
+  const std::string predicate = WindowPredicate(time_column, window, type);
   PartitionOverwrite statements;
-  statements.begin = dialect_ == sql::Dialect::kPostgres ? "BEGIN" : "BEGIN TRANSACTION";
-  statements.delete_window =
-      fmt::format("DELETE FROM {}\nWHERE {}", table, WindowPredicate(time_column, window));
-  if (dialect_ == sql::Dialect::kPostgres) {
-    statements.insert = columns != nullptr && !columns->empty()
-                            ? NamedInsert(target, select_sql, *columns)
-                            : fmt::format("{}{}{}", UnboundInsertPrefix(target), select_sql,
-                                          kUnboundInsertSuffix);
+  switch (dialect_) {
+    case sql::Dialect::kDuckDb:
+    case sql::Dialect::kPostgres:
+    case sql::Dialect::kRedshift:
+      break;
+    case sql::Dialect::kSnowflake:
+      // Four statements, each its own REST call in one session (the seed's shape).
+      statements.begin = "BEGIN";
+      statements.delete_window = fmt::format("DELETE FROM {}\nWHERE {}", table, predicate);
+      statements.insert = fmt::format("INSERT INTO {}\n{}", table, select_sql);
+      statements.commit = "COMMIT";
+      statements.rollback = "ROLLBACK";
+      return statements;
+    case sql::Dialect::kDatabricks:
+      // One atomic statement: Delta's REPLACE WHERE (no physical partitioning needed).
+      statements.insert =
+          fmt::format("INSERT INTO {}\nREPLACE WHERE {}\n{}", table, predicate, select_sql);
+      return statements;
+    case sql::Dialect::kBigQuery:
+      // One script, one job. The ';' after the SELECT goes on its own line so a trailing '--' or
+      // '#' comment in the model cannot swallow it.
+      statements.insert = fmt::format(
+          "BEGIN TRANSACTION;\nDELETE FROM {}\nWHERE {};\nINSERT INTO {}\n{}\n;\n"
+          "COMMIT TRANSACTION",
+          table, predicate, table, select_sql);
+      return statements;
+    case sql::Dialect::kTrino:
+      // No transaction: see the header comment for the atomicity caveat.
+      statements.delete_window = fmt::format("DELETE FROM {}\nWHERE {}", table, predicate);
+      statements.insert = fmt::format("INSERT INTO {}\n{}", table, select_sql);
+      return statements;
+  }
+  statements.begin = dialect_ == sql::Dialect::kDuckDb ? "BEGIN TRANSACTION" : "BEGIN";
+  statements.delete_window = fmt::format("DELETE FROM {}\nWHERE {}", table, predicate);
+  if (InsertNeedsColumns()) {
+    if (columns != nullptr && !columns->empty()) {
+      for (const std::string& column : *columns) STRATA_TRY(CheckIdentifiers({column}));
+      statements.insert = NamedInsert(target, select_sql, *columns);
+    } else {
+      statements.insert =
+          fmt::format("{}{}{}", UnboundInsertPrefix(target), select_sql, kUnboundInsertSuffix);
+    }
   } else {
     // BY NAME: a model whose SELECT reorders its columns still lands in the right ones, and a
     // column the table lacks is an error instead of a silent shift.
@@ -74,7 +179,9 @@ Result<PartitionOverwrite> Emitter::Overwrite(const TableName& target,
   return statements;
 }
 
-bool Emitter::InsertNeedsColumns() const { return dialect_ == sql::Dialect::kPostgres; }
+bool Emitter::InsertNeedsColumns() const {
+  return dialect_ == sql::Dialect::kPostgres || dialect_ == sql::Dialect::kRedshift;
+}
 
 std::string Emitter::UnboundInsertPrefix(const TableName& target) const {
   return fmt::format("INSERT INTO {}\nSELECT * FROM (\n", QualifiedName(target));
@@ -121,40 +228,55 @@ Result<std::string> Emitter::BindInsertColumns(const TableName& target,
     return MakeError(ErrorCode::kWarehouse,
                      "the model for " + target.ToString() + " returns no columns to insert");
   }
+  for (const std::string& column : columns) STRATA_TRY(CheckIdentifiers({column}));
   return NamedInsert(target, select, columns);
 }
 
 Result<std::vector<std::string>> Emitter::Bootstrap(const TableName& target,
                                                     std::string_view empty_window_select_sql) const {
-  STRATA_TRY(RequireSupported("bootstrap"));
+  STRATA_TRY(CheckTarget(target));
   std::vector<std::string> statements;
   if (!target.schema.empty()) {
-    statements.push_back("CREATE SCHEMA IF NOT EXISTS " + QuoteIdentifier(target.schema));
+    statements.push_back("CREATE SCHEMA IF NOT EXISTS " + SchemaName(target));
   }
   // LIMIT 0: an ungrouped aggregate over the empty window would otherwise leave one row with a
-  // NULL time column behind, outside every partition.
-  statements.push_back(fmt::format("CREATE TABLE {} AS\nSELECT * FROM (\n{}\n) AS strata_bootstrap LIMIT 0",
-                                   QualifiedName(target), empty_window_select_sql));
+  // NULL time column behind, outside every partition. Every dialect: plain CREATE TABLE AS, which
+  // fails if the table exists.
+  statements.push_back(
+      fmt::format("CREATE TABLE {} AS\nSELECT * FROM (\n{}\n) AS strata_bootstrap LIMIT 0",
+                  QualifiedName(target), empty_window_select_sql));
   return statements;
 }
 
 Result<std::vector<std::string>> Emitter::FullRefresh(const TableName& target,
                                                       std::string_view select_sql) const {
-  STRATA_TRY(RequireSupported("full refresh"));
+  STRATA_TRY(CheckTarget(target));
   std::vector<std::string> statements;
   if (!target.schema.empty()) {
-    statements.push_back("CREATE SCHEMA IF NOT EXISTS " + QuoteIdentifier(target.schema));
+    statements.push_back("CREATE SCHEMA IF NOT EXISTS " + SchemaName(target));
   }
   const std::string table = QualifiedName(target);
-  if (dialect_ == sql::Dialect::kPostgres) {
-    // No CREATE OR REPLACE TABLE: drop and create in one transaction, so readers see the old
-    // table until COMMIT and a failing model leaves it untouched. No CASCADE: a dependent view
-    // makes the DROP fail rather than silently disappear.
-    statements.push_back("BEGIN");
-    statements.push_back("DROP TABLE IF EXISTS " + table);
-    statements.push_back(fmt::format("CREATE TABLE {} AS\n{}", table, select_sql));
-    statements.push_back("COMMIT");
-    return statements;
+  switch (dialect_) {
+    case sql::Dialect::kPostgres:
+    case sql::Dialect::kRedshift:
+      // No CREATE OR REPLACE TABLE: drop and create in one transaction, so readers see the old
+      // table until COMMIT and a failing model leaves it untouched. No CASCADE: a dependent view
+      // makes the DROP fail rather than silently disappear.
+      statements.push_back("BEGIN");
+      statements.push_back("DROP TABLE IF EXISTS " + table);
+      statements.push_back(fmt::format("CREATE TABLE {} AS\n{}", table, select_sql));
+      statements.push_back("COMMIT");
+      return statements;
+    case sql::Dialect::kTrino:
+      // No transactional DDL in most connectors: not atomic (see FullRefresh in the header).
+      statements.push_back("DROP TABLE IF EXISTS " + table);
+      statements.push_back(fmt::format("CREATE TABLE {} AS\n{}", table, select_sql));
+      return statements;
+    case sql::Dialect::kDuckDb:
+    case sql::Dialect::kSnowflake:
+    case sql::Dialect::kDatabricks:
+    case sql::Dialect::kBigQuery:
+      break;
   }
   statements.push_back(fmt::format("CREATE OR REPLACE TABLE {} AS\n{}", table, select_sql));
   return statements;
@@ -162,10 +284,10 @@ Result<std::vector<std::string>> Emitter::FullRefresh(const TableName& target,
 
 Result<std::vector<std::string>> Emitter::View(const TableName& target,
                                                std::string_view select_sql) const {
-  STRATA_TRY(RequireSupported("view"));
+  STRATA_TRY(CheckTarget(target));
   std::vector<std::string> statements;
   if (!target.schema.empty()) {
-    statements.push_back("CREATE SCHEMA IF NOT EXISTS " + QuoteIdentifier(target.schema));
+    statements.push_back("CREATE SCHEMA IF NOT EXISTS " + SchemaName(target));
   }
   statements.push_back(
       fmt::format("CREATE OR REPLACE VIEW {} AS\n{}", QualifiedName(target), select_sql));
@@ -173,8 +295,9 @@ Result<std::vector<std::string>> Emitter::View(const TableName& target,
 }
 
 Result<std::string> Emitter::WindowStats(const TableName& target, std::string_view time_column,
-                                         const Window& window) const {
+                                         const Window& window, TimeColumnType type) const {
   STRATA_TRY(RequireSupported("window statistics"));
+  (void)type;  // DuckDB and PostgreSQL compare the seed's string literal with any time type
   if (dialect_ == sql::Dialect::kPostgres) {
     // The row's text (ISO dates, UTC: fixed by the session) hashed to a signed 64-bit value; the
     // NUMERIC sum reduced into [0, 2^64) (% keeps the dividend's sign, hence the second %).

@@ -3,8 +3,35 @@
 //
 // Every identifier is quoted by the dialect and every value rendered as a literal by it; the
 // model SELECT passed in is already compiled (placeholders substituted, references rewritten).
+//
+// Partition overwrite per dialect (the seed's shapes; tests/golden/emit/<dialect>.txt has all):
+//   duckdb      BEGIN TRANSACTION; DELETE; INSERT ... BY NAME; COMMIT
+//   postgres    BEGIN; DELETE; INSERT (named columns, see Overwrite); COMMIT
+//   redshift    as postgres (transactional, named columns); identifiers over 127 bytes are a
+//               kConfig error instead of being silently truncated by the server
+//   snowflake   BEGIN; DELETE; INSERT; COMMIT: four statements, one per REST call, one session
+//   databricks  one statement: INSERT INTO t REPLACE WHERE <window> <select> (Delta, atomic);
+//               begin/delete/commit/rollback are empty
+//   bigquery    one script in `insert`: BEGIN TRANSACTION; DELETE; INSERT; COMMIT TRANSACTION
+//               (its REST API is stateless: separate BEGIN/COMMIT calls are rejected);
+//               begin/delete/commit/rollback are empty
+//   trino       DELETE; INSERT with empty begin/commit/rollback. NOT ATOMIC: most Trino
+//               connectors (Hive, Iceberg, Delta) refuse multi-statement write transactions, so
+//               a failure between the two statements leaves the window empty (never duplicated);
+//               rerunning the partition repairs it.
+// An empty statement in PartitionOverwrite means "not sent" (the runner skips it).
+// Snowflake, Databricks, BigQuery and Trino insert by position (no BY NAME): the table was made
+// from the same model SELECT by Bootstrap, so the orders agree until the model's column order
+// changes.
+//
+// Window literals: the seed's '2026-04-07 00:00:00' string, except BigQuery and Trino, whose
+// comparisons need a typed literal (BigQuery cannot coerce that string to DATE; Trino does not
+// coerce varchar at all): TIMESTAMP '...', or DATE '...' / DATETIME '...' when the caller says the
+// time column has that type (TimeColumnType). Planning has no connection and passes no type, so
+// plans assume TIMESTAMP. Model placeholders (@start_date) always use TimestampLiteral.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,7 +45,7 @@ namespace strata::warehouse {
 
 // The statements that overwrite one window, run in this order on one connection. The runner
 // executes them one by one so it can read the insert's row count and check the result before
-// committing.
+// committing. An empty string means the dialect sends no such statement.
 struct PartitionOverwrite {
   std::string begin;
   std::string delete_window;
@@ -26,6 +53,10 @@ struct PartitionOverwrite {
   std::string commit;
   std::string rollback;
 };
+
+// The SQL type of a time_interval model's time_column, when known. Only BigQuery and Trino
+// render window literals by it (see the top of this file); other dialects ignore it.
+enum class TimeColumnType { kTimestamp, kDate, kDatetime };
 
 class Emitter {
  public:
@@ -38,8 +69,10 @@ class Emitter {
   std::string QuoteIdentifier(std::string_view name) const;
   // '2026-04-07 00:00:00' — the seed's placeholder form.
   std::string TimestampLiteral(UnixSeconds seconds) const;
-  // "<column>" >= '<start>' AND "<column>" < '<end>'
-  std::string WindowPredicate(std::string_view time_column, const Window& window) const;
+  // "<column>" >= '<start>' AND "<column>" < '<end>' (BigQuery, Trino: typed literals, see above;
+  // a DATE literal is the bound's date).
+  std::string WindowPredicate(std::string_view time_column, const Window& window,
+                              TimeColumnType type = TimeColumnType::kTimestamp) const;
 
   // DuckDB inserts BY NAME. PostgreSQL has no BY NAME: with `columns` (the names of the model
   // SELECT's output columns) its insert is
@@ -48,12 +81,16 @@ class Emitter {
   // NULL. Without `columns` (planning has no connection) it is the *unbound* form
   //   INSERT INTO t\nSELECT * FROM (\n<select>\n) AS strata_insert
   // which the runner must bind (InsertColumnsProbe, BindInsertColumns) before running it.
-  // `columns` is ignored by dialects that need no column list.
+  // `columns` is ignored by dialects that need no column list. Redshift uses PostgreSQL's forms.
+  // Errors: kConfig for a Redshift identifier over 127 bytes, or for a DATE `type` with a window
+  // bound that is not midnight (BigQuery, Trino).
   Result<PartitionOverwrite> Overwrite(const TableName& target, std::string_view time_column,
                                        const Window& window, std::string_view select_sql,
-                                       const std::vector<std::string>* columns = nullptr) const;
-  // True when Overwrite's insert must name its columns (PostgreSQL): the runner then reads the
-  // model's output columns with InsertColumnsProbe once per model and binds every batch's insert.
+                                       const std::vector<std::string>* columns = nullptr,
+                                       TimeColumnType type = TimeColumnType::kTimestamp) const;
+  // True when Overwrite's insert must name its columns (PostgreSQL, Redshift): the runner then
+  // reads the model's output columns with InsertColumnsProbe once per model and binds every
+  // batch's insert.
   bool InsertNeedsColumns() const;
   // For an unbound insert emitted by Overwrite for `target`: a statement returning no rows whose
   // result columns are the model SELECT's output columns. kPlanStale when `unbound_insert` does
@@ -65,13 +102,17 @@ class Emitter {
   Result<std::string> BindInsertColumns(const TableName& target, std::string_view unbound_insert,
                                         const std::vector<std::string>& columns) const;
   // Creates the schema if needed and the table from the model SQL compiled over an empty window;
-  // never replaces an existing table (a plain CREATE TABLE fails if one appeared meanwhile).
+  // never replaces an existing table (a plain CREATE TABLE fails if one appeared meanwhile; no
+  // dialect uses IF NOT EXISTS). Snowflake, Databricks, BigQuery and Trino qualify the schema
+  // with the catalog when there is one.
   Result<std::vector<std::string>> Bootstrap(const TableName& target,
                                              std::string_view empty_window_select_sql) const;
   // Replaces the table with the model's rows. DuckDB: CREATE OR REPLACE TABLE. PostgreSQL (no
   // OR REPLACE for tables): BEGIN, DROP TABLE IF EXISTS, CREATE TABLE AS, COMMIT as separate
   // statements, to run in order on one connection (a failure leaves the old table in place once
-  // the session's transaction is rolled back or the session closed).
+  // the session's transaction is rolled back or the session closed). Redshift: as PostgreSQL.
+  // Snowflake, Databricks, BigQuery: CREATE OR REPLACE TABLE. Trino: DROP TABLE IF EXISTS then
+  // CREATE TABLE AS without a transaction (not atomic: a failing model leaves no table).
   Result<std::vector<std::string>> FullRefresh(const TableName& target,
                                                std::string_view select_sql) const;
   Result<std::vector<std::string>> View(const TableName& target, std::string_view select_sql) const;
@@ -79,11 +120,20 @@ class Emitter {
   // window's rows: the wrapping sum (mod 2^64) of a 64-bit hash of each whole row, so duplicates
   // count. DuckDB returns it as UBIGINT; PostgreSQL (no unsigned type) as a NUMERIC in
   // [0, 2^64), read as decimal text. Checksums compare only within one dialect.
+  // kWarehouseUnsupported for the cloud dialects (no verified row-checksum expression yet; their
+  // connectors do not exist either, so nothing runs it).
   Result<std::string> WindowStats(const TableName& target, std::string_view time_column,
-                                  const Window& window) const;
+                                  const Window& window,
+                                  TimeColumnType type = TimeColumnType::kTimestamp) const;
 
  private:
   Status RequireSupported(std::string_view what) const;
+  // Redshift: kConfig when a name is longer than its 127-byte limit.
+  Status CheckIdentifiers(std::initializer_list<std::string_view> names) const;
+  Status CheckTarget(const TableName& target) const;
+  Status CheckWindowType(const Window& window, TimeColumnType type) const;
+  std::string WindowLiteral(UnixSeconds seconds, TimeColumnType type) const;
+  std::string SchemaName(const TableName& target) const;
   std::string UnboundInsertPrefix(const TableName& target) const;
   Result<std::string_view> UnboundInsertSelect(const TableName& target,
                                                std::string_view unbound_insert) const;

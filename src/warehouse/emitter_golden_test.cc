@@ -1,0 +1,336 @@
+// Runs tests/golden/emit/<dialect>.txt: the statements every Emitter method produces for a fixed
+// list of cases (defined here, by name), one file per dialect. STRATA_GOLDEN_REWRITE=1 rewrites
+// the files from the actual output (new cases are appended, cases no longer defined dropped).
+//
+// Every emitted statement is also re-parsed with sql::ParseScript in its dialect. The parser only
+// reads queries, so each statement is reduced to the queries it embeds (QueryParts): the model
+// SELECT after INSERT/CREATE ... AS, `SELECT * FROM <t> WHERE <predicate>` for a DELETE or
+// REPLACE WHERE, `SELECT * FROM <name>` for CREATE SCHEMA / DROP TABLE names; BigQuery's script is
+// split into its statements first. A statement of an unknown shape fails the test.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <set>
+
+#include "sql/parser.h"
+#include "sql/testing/golden_file.h"
+#include "warehouse/emitter.h"
+
+namespace strata::warehouse {
+namespace {
+
+using sql::testing::GoldenCase;
+using sql::testing::GoldenFile;
+
+Window DayWindow(std::string_view key) { return PartitionKey::Parse(key, Grain::kDay)->window(); }
+Window HourWindow(std::string_view key) { return PartitionKey::Parse(key, Grain::kHour)->window(); }
+
+const TableName kTarget{"warehouse", "marts", "fct_daily_orders"};
+
+// The seed's model, as compiled for `emitter`'s dialect over `window`.
+std::string SeedSelect(const Emitter& emitter, const Window& window) {
+  const std::string source = emitter.QualifiedName({"warehouse", "raw", "stg_orders"});
+  return "SELECT\n"
+         "    DATE_TRUNC('day', order_at) AS order_date,\n"
+         "    customer_id,\n"
+         "    COUNT(*) AS order_count,\n"
+         "    SUM(amount) AS revenue\n"
+         "FROM " + source + "\n"
+         "WHERE order_at >= " + emitter.TimestampLiteral(window.start) + "\n"
+         "  AND order_at <  " + emitter.TimestampLiteral(window.end) + "\n"
+         "GROUP BY 1, 2";
+}
+
+std::string Render(const Error& error) {
+  return "error: " + std::string(ErrorCodeName(error.code)) + ": " + error.message +
+         (error.hint.empty() ? "" : "\nhint: " + error.hint);
+}
+
+std::string Render(const Result<PartitionOverwrite>& result) {
+  if (!result.ok()) return Render(result.error());
+  std::string out;
+  const auto add = [&out](std::string_view label, const std::string& statement) {
+    out += "-- " + std::string(label) +
+           (statement.empty() ? " (not sent)\n" : "\n" + statement + "\n");
+  };
+  add("begin", result->begin);
+  add("delete", result->delete_window);
+  add("insert", result->insert);
+  add("commit", result->commit);
+  add("rollback", result->rollback);
+  return out;
+}
+
+std::string Render(const Result<std::vector<std::string>>& result) {
+  if (!result.ok()) return Render(result.error());
+  std::string out;
+  for (std::size_t i = 0; i < result->size(); ++i) {
+    out += "-- " + std::to_string(i + 1) + "\n" + (*result)[i] + "\n";
+  }
+  return out;
+}
+
+std::string Render(const Result<std::string>& result) {
+  if (!result.ok()) return Render(result.error());
+  return (*result) + "\n";
+}
+
+// The statements of a case's expected text: every statement the case emitted, for re-parsing.
+struct Emitted {
+  std::string text;
+  std::vector<std::string> statements;
+};
+
+Emitted Collect(const Result<PartitionOverwrite>& result) {
+  Emitted emitted{Render(result), {}};
+  if (result.ok()) {
+    for (const std::string* s : {&result->begin, &result->delete_window, &result->insert,
+                                 &result->commit, &result->rollback}) {
+      if (!s->empty()) emitted.statements.push_back(*s);
+    }
+  }
+  return emitted;
+}
+
+Emitted Collect(const Result<std::vector<std::string>>& result) {
+  return Emitted{Render(result), result.ok() ? *result : std::vector<std::string>{}};
+}
+
+Emitted Collect(const Result<std::string>& result) {
+  std::vector<std::string> statements;
+  if (result.ok()) statements.push_back(*result);
+  return Emitted{Render(result), statements};
+}
+
+struct EmitCase {
+  std::string name;
+  std::string description;  // the golden file's input
+  std::function<Emitted(const Emitter&)> run;
+};
+
+std::vector<EmitCase> Cases() {
+  const Window day = DayWindow("2026-04-07");
+  const Window hour = HourWindow("2026-04-07T13");
+  const Window days{DayWindow("2026-04-07").start, DayWindow("2026-04-09").end};
+  const Window empty{day.start, day.start};
+  return {
+      {"overwrite_seed",
+       "Overwrite(warehouse.marts.fct_daily_orders, order_date, [2026-04-07, 2026-04-08))",
+       [=](const Emitter& e) {
+         return Collect(e.Overwrite(kTarget, "order_date", day, SeedSelect(e, day)));
+       }},
+      {"overwrite_batch_of_three_days",
+       "Overwrite(marts.fct, order_date, [2026-04-07, 2026-04-10)) without a catalog",
+       [=](const Emitter& e) {
+         return Collect(e.Overwrite({"", "marts", "fct"}, "order_date", days, SeedSelect(e, days)));
+       }},
+      {"overwrite_date_column", "Overwrite(..., TimeColumnType::kDate): the time column is a DATE",
+       [=](const Emitter& e) {
+         return Collect(e.Overwrite(kTarget, "order_date", day, SeedSelect(e, day), nullptr,
+                                    TimeColumnType::kDate));
+       }},
+      {"overwrite_datetime_column", "Overwrite(..., TimeColumnType::kDatetime)",
+       [=](const Emitter& e) {
+         return Collect(e.Overwrite(kTarget, "order_date", hour, SeedSelect(e, hour), nullptr,
+                                    TimeColumnType::kDatetime));
+       }},
+      {"overwrite_hour_window_on_date_column", "Overwrite(hour window, TimeColumnType::kDate)",
+       [=](const Emitter& e) {
+         return Collect(e.Overwrite(kTarget, "order_date", hour, SeedSelect(e, hour), nullptr,
+                                    TimeColumnType::kDate));
+       }},
+      {"overwrite_named_columns", "Overwrite(..., columns = {a, we\"ird})",
+       [=](const Emitter& e) {
+         const std::vector<std::string> columns = {"a", "we\"ird"};
+         return Collect(e.Overwrite({"", "marts", "fct"}, "d", day,
+                                    "SELECT 1 AS a, 2 AS " + e.QuoteIdentifier("we\"ird"),
+                                    &columns));
+       }},
+      {"overwrite_hostile_names", "Overwrite(c`a\"t.my\"sch`ema.t; DROP TABLE x, it's\\col)",
+       [=](const Emitter& e) {
+         return Collect(e.Overwrite({"c`a\"t", "my\"sch`ema", "t; DROP TABLE x"}, "it's\\col", day,
+                                    "SELECT 1 AS x"));
+       }},
+      {"overwrite_identifier_of_128_bytes", "Overwrite(marts.<128 x 't'>, d)",
+       [=](const Emitter& e) {
+         return Collect(
+             e.Overwrite({"", "marts", std::string(128, 't')}, "d", day, "SELECT 1 AS x"));
+       }},
+      {"overwrite_identifier_of_127_bytes", "Overwrite(marts.fct, <127 x 'd'>)",
+       [=](const Emitter& e) {
+         return Collect(
+             e.Overwrite({"", "marts", "fct"}, std::string(127, 'd'), day, "SELECT 1 AS x"));
+       }},
+      {"bootstrap_seed", "Bootstrap(warehouse.marts.fct_daily_orders, model over the empty window)",
+       [=](const Emitter& e) { return Collect(e.Bootstrap(kTarget, SeedSelect(e, empty))); }},
+      {"bootstrap_without_schema", "Bootstrap(fct, SELECT 1 AS x)",
+       [=](const Emitter& e) { return Collect(e.Bootstrap({"", "", "fct"}, "SELECT 1 AS x")); }},
+      {"full_refresh", "FullRefresh(warehouse.staging.stg, SELECT ...)",
+       [=](const Emitter& e) {
+         return Collect(e.FullRefresh({"warehouse", "staging", "stg"},
+                                      "SELECT order_id, amount FROM " +
+                                          e.QualifiedName({"warehouse", "raw", "orders"})));
+       }},
+      {"full_refresh_without_catalog", "FullRefresh(staging.stg, SELECT 1 AS x)",
+       [=](const Emitter& e) {
+         return Collect(e.FullRefresh({"", "staging", "stg"}, "SELECT 1 AS x"));
+       }},
+      {"view", "View(warehouse.marts.v, SELECT ...)",
+       [=](const Emitter& e) {
+         return Collect(e.View({"warehouse", "marts", "v"},
+                               "SELECT * FROM " + e.QualifiedName({"warehouse", "marts", "fct"})));
+       }},
+      {"view_without_schema", "View(v, SELECT 1 AS x)",
+       [=](const Emitter& e) { return Collect(e.View({"", "", "v"}, "SELECT 1 AS x")); }},
+      {"window_stats",
+       "WindowStats(warehouse.marts.fct_daily_orders, order_date, [2026-04-07, 2026-04-08))",
+       [=](const Emitter& e) { return Collect(e.WindowStats(kTarget, "order_date", day)); }},
+  };
+}
+
+// Everything up to the end of the first line, and the rest.
+std::pair<std::string, std::string> SplitFirstLine(std::string_view text) {
+  const std::size_t newline = text.find('\n');
+  if (newline == std::string_view::npos) return {std::string(text), ""};
+  return {std::string(text.substr(0, newline)), std::string(text.substr(newline + 1))};
+}
+
+std::string After(std::string_view text, std::string_view prefix) {
+  return std::string(text.substr(prefix.size()));
+}
+
+// The queries embedded in `statement` (see the file comment); false for an unknown shape.
+bool QueryParts(const std::string& statement, std::vector<std::string>& parts) {
+  if (statement.starts_with("BEGIN TRANSACTION;\n")) {  // a BigQuery script
+    std::size_t start = 0;
+    while (start <= statement.size()) {
+      std::size_t end = statement.find(";\n", start);
+      if (end == std::string::npos) end = statement.size();
+      std::string piece = statement.substr(start, end - start);
+      while (!piece.empty() && piece.back() == '\n') piece.pop_back();
+      if (!QueryParts(piece, parts)) return false;
+      start = end + 2;
+    }
+    return true;
+  }
+  for (std::string_view control :
+       {"BEGIN", "BEGIN TRANSACTION", "COMMIT", "COMMIT TRANSACTION", "ROLLBACK"}) {
+    if (statement == control) return true;
+  }
+  for (std::string_view prefix : {"CREATE SCHEMA IF NOT EXISTS ", "DROP TABLE IF EXISTS "}) {
+    if (statement.starts_with(prefix) && statement.find('\n') == std::string::npos) {
+      parts.push_back("SELECT * FROM " + After(statement, prefix));
+      return true;
+    }
+  }
+  if (statement.starts_with("DELETE FROM ")) {
+    parts.push_back("SELECT * FROM " + After(statement, "DELETE FROM "));
+    return true;
+  }
+  if (statement.starts_with("INSERT INTO ")) {
+    auto [head, rest] = SplitFirstLine(statement);
+    if (rest.starts_with("REPLACE WHERE ")) {
+      auto [replace, select] = SplitFirstLine(rest);
+      std::string table = After(head, "INSERT INTO ");
+      parts.push_back("SELECT * FROM " + table + "\nWHERE " + After(replace, "REPLACE WHERE "));
+      rest = select;
+    } else if (const std::size_t list = head.find(" ("); list != std::string::npos) {
+      // INSERT INTO t (cols): the column list as a select list.
+      parts.push_back("SELECT " + head.substr(list + 2, head.size() - list - 3) + " FROM " +
+                      head.substr(12, list - 12));
+    }
+    parts.push_back(rest);
+    return true;
+  }
+  for (std::string_view prefix :
+       {"CREATE TABLE ", "CREATE OR REPLACE TABLE ", "CREATE OR REPLACE VIEW "}) {
+    if (!statement.starts_with(prefix)) continue;
+    auto [head, rest] = SplitFirstLine(statement);
+    if (!head.ends_with(" AS")) return false;
+    parts.push_back("SELECT * FROM " + head.substr(prefix.size(), head.size() - prefix.size() - 3));
+    parts.push_back(rest);
+    return true;
+  }
+  if (statement.starts_with("SELECT ")) {
+    parts.push_back(statement);
+    return true;
+  }
+  return false;
+}
+
+void CheckReparses(const Emitter& emitter, const std::string& case_name,
+                   const std::vector<std::string>& statements) {
+  for (const std::string& statement : statements) {
+    std::vector<std::string> parts;
+    ASSERT_TRUE(QueryParts(statement, parts))
+        << case_name << ": no re-parse rule for the statement\n" << statement;
+    for (const std::string& part : parts) {
+      auto parsed = sql::ParseScript(part, emitter.dialect());
+      ASSERT_TRUE(parsed.ok()) << case_name << " (" << sql::DialectName(emitter.dialect())
+                               << "): " << parsed.error().ToString() << "\nin\n" << part
+                               << "\nof\n" << statement;
+      EXPECT_EQ(parsed->size(), 1u) << case_name << ": " << part;
+    }
+  }
+}
+
+class GoldenEmitTest : public ::testing::TestWithParam<sql::Dialect> {};
+
+TEST_P(GoldenEmitTest, MatchesGoldenFileAndReparses) {
+  const sql::Dialect dialect = GetParam();
+  const Emitter emitter(dialect);
+  const std::string path =
+      std::string(STRATA_GOLDEN_DIR) + "/emit/" + std::string(sql::DialectName(dialect)) + ".txt";
+  GoldenFile file = sql::testing::ReadGoldenFile(path);
+  if (file.cases.empty() && file.preamble.empty()) {
+    file.preamble = "# Statements of warehouse::Emitter for the " +
+                    std::string(sql::DialectName(dialect)) +
+                    " dialect (src/warehouse/emitter_golden_test.cc).\n"
+                    "# Rewrite: STRATA_GOLDEN_REWRITE=1 build-*/src/warehouse/warehouse_test\n\n";
+  }
+  const bool rewrite = sql::testing::RewriteRequested();
+  std::vector<GoldenCase> ordered;
+  std::set<std::string> seen;
+  for (const EmitCase& emit_case : Cases()) {
+    seen.insert(emit_case.name);
+    const Emitted emitted = emit_case.run(emitter);
+    CheckReparses(emitter, emit_case.name, emitted.statements);
+    GoldenCase* golden = nullptr;
+    for (GoldenCase& candidate : file.cases) {
+      if (candidate.name == emit_case.name) golden = &candidate;
+    }
+    const std::string actual = sql::testing::TrimTrailingBlankLines(emitted.text);
+    if (golden == nullptr) {
+      EXPECT_TRUE(rewrite) << path << ": no case \"" << emit_case.name
+                           << "\" (run with STRATA_GOLDEN_REWRITE=1 to add it)";
+      ordered.push_back(GoldenCase{emit_case.name, {}, emit_case.description, "", actual});
+      continue;
+    }
+    golden->actual = actual;
+    golden->input = emit_case.description;
+    if (!rewrite) {
+      EXPECT_EQ(golden->expected, actual) << path << ": case " << emit_case.name;
+    }
+    ordered.push_back(*golden);
+  }
+  for (const GoldenCase& golden : file.cases) {
+    EXPECT_TRUE(rewrite || seen.count(golden.name) > 0)
+        << path << ": case \"" << golden.name << "\" is not defined in emitter_golden_test.cc";
+  }
+  if (rewrite) {
+    file.cases = std::move(ordered);
+    sql::testing::Rewrite(file);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllDialects, GoldenEmitTest,
+                         ::testing::Values(sql::Dialect::kDuckDb, sql::Dialect::kPostgres,
+                                           sql::Dialect::kSnowflake, sql::Dialect::kDatabricks,
+                                           sql::Dialect::kBigQuery, sql::Dialect::kRedshift,
+                                           sql::Dialect::kTrino),
+                         [](const ::testing::TestParamInfo<sql::Dialect>& info) {
+                           return std::string(sql::DialectName(info.param));
+                         });
+
+}  // namespace
+}  // namespace strata::warehouse
