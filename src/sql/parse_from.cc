@@ -136,33 +136,17 @@ Result<TableRefPtr> Parser::ParseLateral() {
 // "(" starts a derived table or a parenthesized join; try the query first when it looks like
 // one and fall back, reporting whichever attempt got further.
 Result<TableRefPtr> Parser::ParseParenthesizedTable() {
-  const std::size_t key = pos_ * 2 + 1;
-  if (auto failed = failed_parentheses_.find(key); failed != failed_parentheses_.end()) {
-    return failed->second;
-  }
-  Result<TableRefPtr> result = ParseParenthesizedTableUncached();
-  if (!result.ok()) failed_parentheses_.emplace(key, result.error());
-  return result;
+  return MemoizingFailures<TableRefPtr>(pos_ * 2 + 1,
+                                        [this] { return ParseParenthesizedTableUncached(); });
 }
 
 Result<TableRefPtr> Parser::ParseParenthesizedTableUncached() {
   const Span span = Here();
-  const std::size_t start = pos_;
-  const int depth = depth_;
   std::optional<Error> query_error;
-  if (StartsQuery(1)) {
-    Advance();
-    auto query = ParseQuery();
-    if (query.ok() && AtSymbol(")")) {
-      Advance();
-      auto derived = std::make_unique<DerivedTable>(span);
-      derived->query = std::move(query).value();
-      return TableRefPtr(std::move(derived));
-    }
-    query_error = query.ok() ? Expected("')'") : std::move(query).error();
-    pos_ = start;
-    depth_ = depth;
-    pending_angle_ = 0;
+  if (QueryPtr query = TryParenthesizedQuery(&query_error)) {
+    auto derived = std::make_unique<DerivedTable>(span);
+    derived->query = std::move(query);
+    return TableRefPtr(std::move(derived));
   }
   Advance();
   auto parenthesized = std::make_unique<ParenthesizedTable>(span);

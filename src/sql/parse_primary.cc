@@ -215,34 +215,35 @@ Result<ExprPtr> Parser::ParseStar(std::vector<Identifier> qualifier, Span span) 
   return ExprPtr(std::move(star));
 }
 
+QueryPtr Parser::TryParenthesizedQuery(std::optional<Error>* query_error) {
+  if (!StartsQuery(1)) return nullptr;
+  const std::size_t start = pos_;
+  const int depth = depth_;
+  Advance();
+  auto query = ParseQuery();
+  if (query.ok() && AtSymbol(")")) {
+    Advance();
+    return std::move(query).value();
+  }
+  *query_error = query.ok() ? Expected("')'") : std::move(query).error();
+  pos_ = start;
+  depth_ = depth;
+  pending_angle_ = 0;
+  return nullptr;
+}
+
 // "(" starts a subquery, a row (a, b), the empty grouping set () or a nested expression.
 Result<ExprPtr> Parser::ParseParenthesized() {
-  const std::size_t key = pos_ * 2;
-  if (auto failed = failed_parentheses_.find(key); failed != failed_parentheses_.end()) {
-    return failed->second;
-  }
-  Result<ExprPtr> result = ParseParenthesizedUncached();
-  if (!result.ok()) failed_parentheses_.emplace(key, result.error());
-  return result;
+  return MemoizingFailures<ExprPtr>(pos_ * 2, [this] { return ParseParenthesizedUncached(); });
 }
 
 Result<ExprPtr> Parser::ParseParenthesizedUncached() {
   const Span span = Here();
-  const std::size_t start = pos_;
-  const int depth = depth_;
   std::optional<Error> query_error;
-  if (StartsQuery(1)) {
-    Advance();
-    auto query = ParseQuery();
-    if (query.ok() && AtSymbol(")")) {
-      Advance();
-      auto subquery = std::make_unique<Subquery>(span);
-      subquery->query = std::move(query).value();
-      return ExprPtr(std::move(subquery));
-    }
-    query_error = query.ok() ? Expected("')'") : std::move(query).error();
-    pos_ = start;
-    depth_ = depth;
+  if (QueryPtr query = TryParenthesizedQuery(&query_error)) {
+    auto subquery = std::make_unique<Subquery>(span);
+    subquery->query = std::move(query);
+    return ExprPtr(std::move(subquery));
   }
   Advance();
   auto parsed = [&]() -> Result<ExprPtr> {

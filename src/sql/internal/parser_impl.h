@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -136,6 +137,20 @@ class Parser {
   Result<TableRefPtr> ParseTablePrimary();
   Result<TableRefPtr> ParseParenthesizedTable();  // memoizes failures (failed_parentheses_)
   Result<TableRefPtr> ParseParenthesizedTableUncached();
+  // At "(": when a query follows, tries "( query )" and returns the query (positioned after the
+  // ')'). Otherwise returns null with the position restored and, if a query was attempted, its
+  // error in *query_error, so the caller can fall back and report whichever attempt got further.
+  QueryPtr TryParenthesizedQuery(std::optional<Error>* query_error);
+  // Runs parse() unless it already failed at this position for `key`; remembers a failure.
+  template <typename T, typename Parse>
+  Result<T> MemoizingFailures(std::size_t key, Parse&& parse) {
+    if (auto failed = failed_parentheses_.find(key); failed != failed_parentheses_.end()) {
+      return failed->second;
+    }
+    Result<T> result = parse();
+    if (!result.ok()) failed_parentheses_.emplace(key, result.error());
+    return result;
+  }
   Result<TableRefPtr> ParseNamedOrFunctionTable(bool lateral, Span span);
   Result<TableRefPtr> ParseLateral();
   bool AtJoin() const;
