@@ -47,6 +47,13 @@ json MaterializationJson(const Materialization& m) {
   } else {
     entry["partition"] = nullptr;
   }
+  entry["attempts"] = m.attempts;
+  json retries = json::array();
+  for (const RetriedAttempt& r : m.retries) {
+    retries.push_back({{"attempt", r.attempt}, {"code", r.code}, {"message", r.message},
+                       {"backoff_ms", r.backoff_ms}});
+  }
+  entry["retries"] = retries;
   if (!m.error.empty()) entry["error"] = m.error;
   return entry;
 }
@@ -103,7 +110,7 @@ const json& RunOutputSchema() {
   "$defs": {
     "Materialization": {
       "type": "object",
-      "required": ["model", "asset_key", "duration_ms", "metadata", "partition", "status", "row_count", "checksum"],
+      "required": ["model", "asset_key", "duration_ms", "metadata", "partition", "status", "row_count", "checksum", "attempts", "retries"],
       "additionalProperties": false,
       "properties": {
         "model": {"type": "string"},
@@ -122,7 +129,22 @@ const json& RunOutputSchema() {
         "row_count": {"type": ["integer", "null"]},
         "checksum": {"type": ["string", "null"], "pattern": "^[0-9a-f]{16}$",
                      "description": "Order-independent 64-bit hash of the partition's rows, as 16 hex digits."},
-        "error": {"type": "string"}
+        "attempts": {"type": "integer", "minimum": 0,
+                     "description": "Transactions tried for this partition (0 when skipped); see [run] max_retries."},
+        "retries": {"type": "array", "items": {"$ref": "#/$defs/RetriedAttempt"},
+                    "description": "Every attempt before the last, with the transient error that made it retry."},
+        "error": {"type": "string", "description": "Why it failed, was interrupted, or was skipped."}
+      }
+    },
+    "RetriedAttempt": {
+      "type": "object",
+      "required": ["attempt", "code", "message", "backoff_ms"],
+      "additionalProperties": false,
+      "properties": {
+        "attempt": {"type": "integer", "minimum": 1},
+        "code": {"type": "string"},
+        "message": {"type": "string"},
+        "backoff_ms": {"type": "integer", "minimum": 0}
       }
     },
     "PartitionInfo": {

@@ -13,6 +13,15 @@
 
 namespace strata::materialize {
 
+// A transient error that was retried: attempt `attempt` failed with it, and the runner waited
+// `backoff_ms` before the next attempt.
+struct RetriedAttempt {
+  int attempt = 1;
+  std::string code;  // ErrorCodeName, e.g. "WarehouseConflict"
+  std::string message;
+  std::int64_t backoff_ms = 0;
+};
+
 // One entry per partition written (or attempted), or per whole-model materialization.
 struct Materialization {
   std::string model;
@@ -20,6 +29,8 @@ struct Materialization {
   std::string strategy;                // "time_interval" | "full_refresh" | "view"
   std::string status;                  // "Computed" | "Failed" | "Interrupted" | "Skipped"
   std::int64_t duration_ms = 0;
+  int attempts = 1;                    // 0 when skipped
+  std::vector<RetriedAttempt> retries; // the attempts before the last, with their errors
   std::optional<std::int64_t> row_count;
   std::optional<std::uint64_t> checksum;
   // time_interval only:

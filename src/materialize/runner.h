@@ -1,12 +1,25 @@
 // Executes a plan against a warehouse, recording per-partition state.
 //
-// For each time_interval model: create the target if it is missing (never replacing one), then
-// write every batch in its own transaction (BEGIN; DELETE window; INSERT; check; COMMIT) on one
-// connection, up to `parallel` batches at once on separate connections. Before COMMIT an output
-// guard checks that every inserted row lies inside the window; otherwise the batch rolls back.
-// A failed batch rolls back and is recorded Failed; the others still run. Models downstream of a
-// model with failures are skipped. Cancellation (SIGINT/SIGTERM) interrupts in-flight statements,
-// rolls their transactions back and records those partitions Interrupted.
+// The plan becomes a graph of tasks run by `parallel` workers, each with its own connection:
+//  - a time_interval model has a setup task (create the target over an empty window if it is
+//    missing, never replacing one) and one task per batch, which writes the batch in its own
+//    transaction (BEGIN; DELETE window; INSERT; check; COMMIT). Before COMMIT an output guard
+//    checks that every inserted row lies inside the window; otherwise the batch rolls back.
+//  - a full_refresh or view model is one task.
+// Dependencies follow the models' depends_on, at partition level: a batch waits for its model's
+// setup and, of each upstream time_interval model, only for the batches whose windows overlap its
+// own (Schedule::kPartition); of an upstream full_refresh/view model, for the whole build. A
+// model's setup waits for its upstream models' setup (their tables exist). A full_refresh/view
+// model waits for everything of its upstream models. Among ready tasks, the earliest window goes
+// first, then plan order: a backfill completes day by day across the DAG.
+//
+// A failed batch rolls back and is recorded Failed; everything else still runs except what reads
+// it: exactly the downstream tasks that depend on it (transitively) are skipped — recorded
+// `Skipped` in the run history and the report, with the upstream partition or model named — and
+// their partitions keep the state and rows they had. Transient errors (retryable codes) are
+// retried per the project's [run] config with jittered exponential backoff; every retried
+// attempt is in the report. Cancellation (SIGINT/SIGTERM) interrupts in-flight statements, rolls
+// their transactions back and records those partitions Interrupted; tasks not started are skipped.
 #pragma once
 
 #include <atomic>
@@ -31,8 +44,14 @@ class ProgressObserver {
   virtual void OnProgress(int done, int total) = 0;
 };
 
+// kModelBarrier makes every batch wait for all of each upstream model's work (a whole-model
+// barrier, as a model-at-a-time scheduler does); it exists to measure what partition-level
+// scheduling gains (bench/dag_schedule).
+enum class Schedule { kPartition, kModelBarrier };
+
 struct RunOptions {
-  int parallel = 4;                            // batches in flight per model; 1 = serial
+  int parallel = 4;                            // tasks in flight in the whole run; 1 = serial
+  Schedule schedule = Schedule::kPartition;
   const std::atomic<bool>* cancel = nullptr;   // becomes true on SIGINT/SIGTERM; may be null
   ProgressObserver* progress = nullptr;        // may be null
   std::string command;                         // recorded in the run history and the lock

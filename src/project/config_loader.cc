@@ -67,7 +67,7 @@ std::optional<ProjectConfig> LoadProjectConfig(const std::filesystem::path& root
   ProjectConfig config;
   config.root = root;
   TomlReader top(*document, "strata.toml", "", errors);
-  top.CheckKeys({"project", "warehouse", "warehouses", "state", "rollups"});
+  top.CheckKeys({"project", "warehouse", "warehouses", "state", "run", "rollups"});
   if (const toml::table* project = top.Table("project")) {
     TomlReader reader(*project, "strata.toml", "[project]", errors);
     reader.CheckKeys({"name", "models_dir", "semantic_dir"});
@@ -98,6 +98,22 @@ std::optional<ProjectConfig> LoadProjectConfig(const std::filesystem::path& root
     state_path = reader.String("path").value_or(state_path);
   }
   config.state_path = root / state_path;
+  if (const toml::table* run = top.Table("run")) {
+    TomlReader reader(*run, "strata.toml", "[run]", errors);
+    reader.CheckKeys({"max_retries", "retry_base_ms"});
+    config.run.max_retries = reader.Unsigned("max_retries").value_or(config.run.max_retries);
+    config.run.retry_base_ms = reader.Unsigned("retry_base_ms").value_or(config.run.retry_base_ms);
+    if (config.run.max_retries > 20) {
+      reader.Fail("max_retries", ErrorCode::kConfig,
+                  "max_retries = " + std::to_string(config.run.max_retries) + " is too large",
+                  "use 0 (never retry) to 20; the default is 3");
+    }
+    if (config.run.retry_base_ms > 60'000) {
+      reader.Fail("retry_base_ms", ErrorCode::kConfig,
+                  "retry_base_ms = " + std::to_string(config.run.retry_base_ms) + " is too large",
+                  "use at most 60000 (one minute); the default is 100");
+    }
+  }
   if (const toml::table* rollups = top.Table("rollups")) {
     TomlReader reader(*rollups, "strata.toml", "[rollups]", errors);
     reader.CheckKeys({"store_dir"});

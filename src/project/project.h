@@ -34,6 +34,14 @@ struct WarehouseConfig {
   std::string password_env;   // the environment variable holding the password
 };
 
+// [run]: how runs treat transient warehouse errors (conflicts, dropped connections). A batch is
+// tried at most 1 + max_retries times; before attempt k+1 the runner sleeps a random time in
+// [d/2, d] with d = retry_base_ms * 2^(k-1) ("equal jitter" exponential backoff).
+struct RunConfig {
+  std::uint32_t max_retries = 3;
+  std::uint32_t retry_base_ms = 100;
+};
+
 struct ProjectConfig {
   std::filesystem::path root;         // the folder holding strata.toml (absolute)
   std::string name;
@@ -43,6 +51,7 @@ struct ProjectConfig {
   std::map<std::string, WarehouseConfig> warehouses;  // [warehouses.NAME]
   std::filesystem::path state_path;   // absolute; default <models_dir>/.strata-state.db
   std::string rollup_store_dir = "rollups";
+  RunConfig run;
 };
 
 enum class StrategyKind { kFullRefresh, kView, kTimeInterval };

@@ -110,13 +110,16 @@ std::string_view PartitionStatusName(PartitionStatus status) {
       return "InProgress";
     case PartitionStatus::kInterrupted:
       return "Interrupted";
+    case PartitionStatus::kSkipped:
+      return "Skipped";
   }
   throw InvariantViolation("PartitionStatusName: not a PartitionStatus");
 }
 
 std::optional<PartitionStatus> ParsePartitionStatus(std::string_view name) {
   for (PartitionStatus status : {PartitionStatus::kComputed, PartitionStatus::kFailed,
-                                 PartitionStatus::kInProgress, PartitionStatus::kInterrupted}) {
+                                 PartitionStatus::kInProgress, PartitionStatus::kInterrupted,
+                                 PartitionStatus::kSkipped}) {
     const std::string_view candidate = PartitionStatusName(status);
     if (std::equal(name.begin(), name.end(), candidate.begin(), candidate.end(),
                    [](char a, char b) {

@@ -1,7 +1,7 @@
 // The state store: per-partition state, run history and saved plans in one SQLite file
 // (models/.strata-state.db by default), plus the exclusive run lock beside it.
 //
-// On-disk format (schema version 1, kept in PRAGMA user_version):
+// On-disk format (schema version 2, kept in PRAGMA user_version):
 //   partitions     (model_name, partition_key) PRIMARY KEY, status, computed_at, row_count,
 //                  duration_ms, run_id, checksum, start, "end", error
 //   runs           run_id PRIMARY KEY, started_at, finished_at, status, command, pid
@@ -39,9 +39,12 @@ namespace internal {
 class Database;
 }
 
-enum class PartitionStatus { kComputed, kFailed, kInProgress, kInterrupted };
+// kSkipped appears only in the run history (`run_partitions`): the run did not attempt the
+// partition because an upstream partition it reads failed. The `partitions` row keeps the state
+// (and the warehouse keeps the rows) the partition had before.
+enum class PartitionStatus { kComputed, kFailed, kInProgress, kInterrupted, kSkipped };
 
-// "Computed" | "Failed" | "InProgress" | "Interrupted".
+// "Computed" | "Failed" | "InProgress" | "Interrupted" | "Skipped".
 std::string_view PartitionStatusName(PartitionStatus status);
 // The inverse of PartitionStatusName, ignoring ASCII case; nullopt for anything else.
 std::optional<PartitionStatus> ParsePartitionStatus(std::string_view name);

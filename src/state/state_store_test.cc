@@ -53,7 +53,8 @@ class StateStoreTest : public internal::TempDirTest {
 
 TEST(PartitionStatusTest, NamesRoundTripCaseInsensitively) {
   for (PartitionStatus status : {PartitionStatus::kComputed, PartitionStatus::kFailed,
-                                 PartitionStatus::kInProgress, PartitionStatus::kInterrupted}) {
+                                 PartitionStatus::kInProgress, PartitionStatus::kInterrupted,
+                                 PartitionStatus::kSkipped}) {
     EXPECT_EQ(ParsePartitionStatus(PartitionStatusName(status)), status);
   }
   EXPECT_EQ(PartitionStatusName(PartitionStatus::kInProgress), "InProgress");
@@ -253,6 +254,53 @@ TEST_F(StateStoreTest, NewerSchemaVersionIsRefusedWithStateSchema) {
   EXPECT_EQ(store.error().code, ErrorCode::kStateSchema);
   EXPECT_NE(store.error().message.find("99"), std::string::npos) << store.error().message;
   EXPECT_NE(store.error().hint.find("upgrade"), std::string::npos) << store.error().hint;
+}
+
+// A file written by schema version 1 (whose run_partitions refused 'Skipped') keeps its history
+// and accepts Skipped rows after the migration.
+TEST_F(StateStoreTest, VersionOneFileMigratesAndKeepsItsRunHistory) {
+  const std::string path = PathTo("v1.db");
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  const char* v1 = R"sql(
+CREATE TABLE run_partitions (
+  run_id TEXT NOT NULL, model_name TEXT NOT NULL, partition_key TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('Computed', 'Failed', 'InProgress', 'Interrupted')),
+  row_count INTEGER NOT NULL DEFAULT 0, duration_ms INTEGER NOT NULL DEFAULT 0,
+  error TEXT NOT NULL DEFAULT '', attempts INTEGER NOT NULL DEFAULT 1,
+  PRIMARY KEY (run_id, model_name, partition_key)) WITHOUT ROWID;
+CREATE TABLE partitions (model_name TEXT NOT NULL, partition_key TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('Computed', 'Failed', 'InProgress', 'Interrupted')),
+  computed_at INTEGER NOT NULL, row_count INTEGER NOT NULL DEFAULT 0,
+  duration_ms INTEGER NOT NULL DEFAULT 0, run_id TEXT NOT NULL DEFAULT '', checksum INTEGER,
+  start INTEGER NOT NULL, "end" INTEGER NOT NULL, error TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (model_name, partition_key)) WITHOUT ROWID;
+CREATE TABLE runs (run_id TEXT NOT NULL PRIMARY KEY, started_at INTEGER NOT NULL,
+  finished_at INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL, command TEXT NOT NULL DEFAULT '',
+  pid INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE plans (plan_id TEXT NOT NULL PRIMARY KEY, created_at INTEGER NOT NULL,
+  body TEXT NOT NULL);
+INSERT INTO run_partitions VALUES ('run-old', 'orders', '2026-04-07', 'Computed', 5, 9, '', 2);
+PRAGMA user_version = 1;
+)sql";
+  ASSERT_EQ(sqlite3_exec(db, v1, nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+
+  auto store = StateStore::Open(path, clock_);
+  ASSERT_TRUE(store.ok()) << store.error().ToString();
+  auto old = (*store)->ListRunPartitions("run-old");
+  ASSERT_TRUE(old.ok());
+  ASSERT_EQ(old->size(), 1u);
+  EXPECT_EQ(old->front().status, PartitionStatus::kComputed);
+  EXPECT_EQ(old->front().attempts, 2);
+  RunPartitionRecord skipped{"run-new", "orders", "2026-04-08", PartitionStatus::kSkipped, 0, 0,
+                             "skipped: upstream partition 2026-04-08 of model stg did not succeed", 0};
+  ASSERT_TRUE((*store)->RecordRunPartitions({skipped}).ok());
+  auto fresh = (*store)->ListRunPartitions("run-new");
+  ASSERT_TRUE(fresh.ok());
+  ASSERT_EQ(fresh->size(), 1u);
+  EXPECT_EQ(fresh->front().status, PartitionStatus::kSkipped);
+  EXPECT_EQ(fresh->front().attempts, 0);
 }
 
 TEST_F(StateStoreTest, FileThatIsNotADatabaseIsAnError) {

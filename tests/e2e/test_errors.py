@@ -229,3 +229,27 @@ def test_e024_placeholder_that_does_not_filter(project, select_extra, where):
     diagnostics = compiled.json["diagnostics"]
     assert len(diagnostics) == 1
     assert "E024" in diagnostics[0]["code"] + diagnostics[0]["message"]
+
+
+@pytest.mark.parametrize("run_table, code, needle", [
+    ("[run]\nmax_retries = 99\n", "Config", "max_retries"),
+    ("[run]\nretry_base_ms = -5\n", "ConfigType", "retry_base_ms"),
+    ("[run]\nmax_retrys = 2\n", "ConfigUnknownKey", "did you mean"),
+])
+def test_bad_run_config_is_refused(project, run_table, code, needle):
+    project.create_orders(ROWS)
+    project.add_model("fct_daily_orders", DAILY_SQL, strategy_toml("day"))
+    project.write("strata.toml", (project.root / "strata.toml").read_text() + "\n" + run_table)
+    result = project.strata("run", "--partition", "2026-04-06", output="human")
+    assert result.returncode == 1, result
+    assert f"error[{code}]" in result.stderr and needle in result.stderr, result.stderr
+    nothing_ran(project)
+
+
+def test_run_config_is_accepted(project):
+    project.create_orders(ROWS)
+    project.add_model("fct_daily_orders", DAILY_SQL, strategy_toml("day"))
+    project.write("strata.toml", (project.root / "strata.toml").read_text()
+                  + "\n[run]\nmax_retries = 0\nretry_base_ms = 10\n")
+    report = project.run("--partition", "2026-04-06").json
+    assert [m["attempts"] for m in report["materializations"]] == [1]

@@ -9,6 +9,7 @@
 
 #include "base/result.h"
 #include "materialize/plan.h"
+#include "materialize/run_report.h"
 #include "warehouse/emitter.h"
 #include "warehouse/warehouse.h"
 
@@ -27,6 +28,7 @@ struct BatchOutcome {
   std::int64_t duration_ms = 0;
   std::optional<Error> error;
   int attempts = 1;
+  std::vector<RetriedAttempt> retries;  // filled by the runner's retry loop
 };
 
 // BEGIN; DELETE the window; INSERT; read per-key counts and checksums; refuse (roll back) if the

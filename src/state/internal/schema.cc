@@ -60,6 +60,25 @@ CREATE TABLE plans (
   body       TEXT NOT NULL
 );
 )sql",
+    // 1 -> 2: run_partitions also records Skipped (not attempted: an upstream partition failed).
+    // SQLite cannot alter a CHECK constraint: rebuild the table.
+    R"sql(
+CREATE TABLE run_partitions_v2 (
+  run_id        TEXT NOT NULL,
+  model_name    TEXT NOT NULL,
+  partition_key TEXT NOT NULL,
+  status        TEXT NOT NULL
+                CHECK (status IN ('Computed', 'Failed', 'InProgress', 'Interrupted', 'Skipped')),
+  row_count     INTEGER NOT NULL DEFAULT 0,
+  duration_ms   INTEGER NOT NULL DEFAULT 0,
+  error         TEXT NOT NULL DEFAULT '',
+  attempts      INTEGER NOT NULL DEFAULT 1,
+  PRIMARY KEY (run_id, model_name, partition_key)
+) WITHOUT ROWID;
+INSERT INTO run_partitions_v2 SELECT * FROM run_partitions;
+DROP TABLE run_partitions;
+ALTER TABLE run_partitions_v2 RENAME TO run_partitions;
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 

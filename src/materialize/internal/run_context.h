@@ -1,0 +1,80 @@
+// What the threads of one run share, and the work each kind of task does. Private to the runner:
+// runner.cc builds the task graph (internal/task_graph.h); run_tasks.cc holds the tasks.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "materialize/internal/connection_registry.h"
+#include "materialize/internal/task_graph.h"
+#include "materialize/runner.h"
+#include "warehouse/emitter.h"
+
+namespace strata::materialize {
+
+enum class TaskKind {
+  kUnrunnable,  // a model that cannot compile: records its partitions Failed
+  kSetup,       // time_interval: create the target if missing; bind insert columns (PostgreSQL)
+  kBatch,       // time_interval: one batch in one transaction
+  kWholeModel,  // full_refresh and view
+};
+
+struct Task {
+  TaskKind kind = TaskKind::kBatch;
+  std::size_t model = 0;  // index into Plan::models
+  std::size_t batch = 0;  // kBatch only
+};
+
+// One planned model's progress. Guarded by RunContext::mutex, except `bound`, which its setup
+// task writes before any of the model's batches (its dependents) can read it.
+struct ModelRun {
+  const PlannedModel* planned = nullptr;
+  std::optional<PlannedModel> bound;    // the batches with bound insert columns (PostgreSQL)
+  PartitionSummary summary;
+  bool setup_failed = false;
+  std::set<std::string> skip_causes;    // "model m" / "partition k of model m", for the error
+};
+
+struct RunContext {
+  const project::Project& project;
+  warehouse::Warehouse& warehouse;
+  state::StateStore& store;
+  const RunOptions& options;
+  warehouse::Emitter emitter;
+  CancellationWatcher watcher;
+  std::string run_id;
+  std::vector<Task> tasks;                 // by TaskId
+  std::vector<ModelRun> models;            // by model index
+  // One connection per worker thread, opened on first use and reopened after a lost connection.
+  std::vector<std::unique_ptr<warehouse::Connection>> connections;
+  RunReport report;
+  std::mutex mutex;
+  int done = 0;
+  int total = 0;
+
+  void Progress(int finished);
+  void AddError(const std::string& model, std::optional<std::string> partition, const Error& error);
+  // The worker's connection, opened if needed.
+  Result<warehouse::Connection*> ConnectionFor(std::size_t worker);
+  // Drops the worker's connection (after a lost connection) so the next use reconnects.
+  void DropConnection(std::size_t worker) { connections[worker].reset(); }
+};
+
+int PlannedPartitions(const PlannedModel& planned);
+
+// The tasks (run_tasks.cc). Each returns kFailed for work that did not succeed (recorded in the
+// report and the state store); an error only when the run must stop (the state store failed).
+Result<TaskOutcome> RunUnrunnable(RunContext& run, const Task& task);
+Result<TaskOutcome> RunSetup(RunContext& run, std::size_t worker, const Task& task);
+Result<TaskOutcome> RunBatch(RunContext& run, std::size_t worker, const Task& task);
+Result<TaskOutcome> RunWholeModel(RunContext& run, std::size_t worker, const Task& task);
+// A task not run because `root_cause` (a task upstream of it) did not succeed, or because the
+// run was cancelled.
+Status SkipTask(RunContext& run, const Task& task, const Task& root_cause);
+
+}  // namespace strata::materialize

@@ -1,0 +1,384 @@
+// The tasks of a run: model setup, one batch, a whole-model build, a model that cannot compile,
+// and a skipped task. See internal/run_context.h.
+#include <fmt/format.h>
+
+#include <random>
+#include <thread>
+
+#include "materialize/internal/batch_writer.h"
+#include "materialize/internal/run_context.h"
+#include "materialize/model_sql.h"
+
+namespace strata::materialize {
+namespace {
+
+using state::PartitionStatus;
+
+std::vector<std::string> AssetKey(const project::ObjectName& target) {
+  std::vector<std::string> key;
+  for (const std::string* part : {&target.catalog, &target.schema, &target.table}) {
+    if (!part->empty()) key.push_back(*part);
+  }
+  return key;
+}
+
+state::PartitionRecord Record(const RunContext& run, const project::Model& model,
+                              const PartitionKey& key, PartitionStatus status) {
+  state::PartitionRecord record;
+  record.model_name = model.name;
+  record.partition_key = key.ToString();
+  record.status = status;
+  record.computed_at = run.options.clock->Now();
+  record.run_id = run.run_id;
+  record.start = key.window().start;
+  record.end = key.window().end;
+  return record;
+}
+
+Materialization PartitionMaterialization(const project::Model& model, const PlannedBatch& batch,
+                                         std::size_t index, std::string status) {
+  Materialization m;
+  m.model = model.name;
+  m.asset_key = AssetKey(model.target);
+  m.strategy = "time_interval";
+  m.status = std::move(status);
+  m.partition_key = batch.keys[index].ToString();
+  m.start = batch.keys[index].window().start;
+  m.end = batch.keys[index].window().end;
+  for (const PartitionKey& other : batch.keys) {
+    if (!(other == batch.keys[index])) m.batched_with.push_back(other.ToString());
+  }
+  return m;
+}
+
+// Records a finished batch: state store rows, run history, materializations.
+Status RecordBatch(RunContext& run, ModelRun& model_run, const PlannedBatch& batch,
+                   const BatchOutcome& outcome) {
+  const project::Model& model = *model_run.planned->model;
+  const PartitionStatus status = outcome.status == BatchStatus::kCommitted ? PartitionStatus::kComputed
+                                 : outcome.status == BatchStatus::kInterrupted ? PartitionStatus::kInterrupted
+                                                                               : PartitionStatus::kFailed;
+  const std::string error_text = outcome.error ? outcome.error->ToString() : "";
+  std::vector<state::PartitionRecord> records;
+  std::vector<state::RunPartitionRecord> history;
+  std::vector<Materialization> materializations;
+  for (std::size_t i = 0; i < batch.keys.size(); ++i) {
+    state::PartitionRecord record = Record(run, model, batch.keys[i], status);
+    record.duration_ms = outcome.duration_ms;
+    record.error = error_text;
+    if (status == PartitionStatus::kComputed) {
+      record.row_count = outcome.stats[i].row_count;
+      record.checksum = outcome.stats[i].checksum;
+    }
+    history.push_back({run.run_id, model.name, record.partition_key, status, record.row_count,
+                       record.duration_ms, error_text, outcome.attempts});
+    Materialization m =
+        PartitionMaterialization(model, batch, i, std::string(state::PartitionStatusName(status)));
+    m.duration_ms = outcome.duration_ms;
+    m.attempts = outcome.attempts;
+    m.retries = outcome.retries;
+    if (status == PartitionStatus::kComputed) {
+      m.row_count = record.row_count;
+      m.checksum = record.checksum;
+    }
+    m.error = error_text;
+    materializations.push_back(std::move(m));
+    records.push_back(std::move(record));
+  }
+  STRATA_TRY(run.store.RecordPartitionResults(records, history));
+  std::lock_guard<std::mutex> lock(run.mutex);
+  for (Materialization& m : materializations) run.report.materializations.push_back(std::move(m));
+  const int count = static_cast<int>(batch.keys.size());
+  PartitionSummary& summary = model_run.summary;
+  if (status == PartitionStatus::kComputed) summary.partitions_succeeded += count;
+  else if (status == PartitionStatus::kFailed) summary.partitions_failed += count;
+  else summary.partitions_skipped += count;
+  return OkStatus();
+}
+
+Status MarkInProgress(RunContext& run, const project::Model& model, const PlannedBatch& batch) {
+  std::vector<state::PartitionRecord> records;
+  std::vector<state::RunPartitionRecord> history;
+  for (const PartitionKey& key : batch.keys) {
+    records.push_back(Record(run, model, key, PartitionStatus::kInProgress));
+    history.push_back({run.run_id, model.name, key.ToString(), PartitionStatus::kInProgress, 0, 0, "", 1});
+  }
+  return run.store.RecordPartitionResults(records, history);
+}
+
+// Creates the target from the model over an empty window when it does not exist yet.
+Status EnsureTarget(warehouse::Connection& connection, const PlannedModel& planned) {
+  const warehouse::TableName target = ToTableName(planned.model->target);
+  Result<bool> exists = connection.TableExists(target);
+  if (!exists.ok()) {
+    Error error = std::move(exists).error();
+    if (!error.retryable()) error.code = ErrorCode::kTargetExistence;
+    error.Note("while checking whether " + target.ToString() + " exists; nothing was written");
+    return error;
+  }
+  if (*exists) return OkStatus();
+  for (const std::string& statement : planned.bootstrap) {
+    Result<warehouse::QueryResult> result = connection.Execute(statement);
+    if (!result.ok()) {
+      return std::move(result.error().Note("while creating " + target.ToString() + " (bootstrap)"));
+    }
+  }
+  return OkStatus();
+}
+
+// PostgreSQL has no INSERT ... BY NAME, so its planned inserts are unbound (warehouse/emitter.h):
+// reads the model's output columns once, with the first batch's SELECT, and names them in every
+// batch's insert. The probe is that SELECT under LIMIT 0: the server plans it but reads no rows.
+Result<PlannedModel> BindInsertColumns(warehouse::Connection& connection,
+                                       const warehouse::Emitter& emitter,
+                                       const PlannedModel& planned) {
+  PlannedModel bound = planned;
+  if (bound.batches.empty()) return bound;
+  const warehouse::TableName target = ToTableName(planned.model->target);
+  STRATA_ASSIGN_OR_RETURN(
+      std::string probe,
+      emitter.InsertColumnsProbe(target, bound.batches.front().statements.insert));
+  STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult result, connection.Execute(probe));
+  std::vector<std::string> columns;
+  for (const warehouse::ResultColumn& column : result.columns) {
+    columns.push_back(column.column.name);
+  }
+  for (PlannedBatch& batch : bound.batches) {
+    STRATA_ASSIGN_OR_RETURN(batch.statements.insert,
+                            emitter.BindInsertColumns(target, batch.statements.insert, columns));
+  }
+  return bound;
+}
+
+// The wait before attempt `attempt + 1`: a random time in [d/2, d], d = base * 2^(attempt-1).
+std::int64_t BackoffMillis(const project::RunConfig& config, int attempt) {
+  thread_local std::mt19937_64 random{std::random_device{}()};
+  const std::int64_t ceiling = static_cast<std::int64_t>(config.retry_base_ms)
+                               << std::min(attempt - 1, 16);
+  if (ceiling <= 1) return ceiling;
+  return std::uniform_int_distribution<std::int64_t>(ceiling / 2, ceiling)(random);
+}
+
+// Runs `attempt_once` (which returns the error of a failed attempt, or nullopt) until it
+// succeeds, fails with a non-retryable error, runs out of retries or the run is cancelled.
+// A lost connection is dropped so the next attempt reconnects. Returns the last error and fills
+// `retries`/`attempts`.
+template <typename Attempt>
+std::optional<Error> WithRetries(RunContext& run, std::size_t worker, Attempt attempt_once,
+                                 int& attempts, std::vector<RetriedAttempt>& retries) {
+  const project::RunConfig& config = run.project.config.run;
+  for (int attempt = 1;; ++attempt) {
+    attempts = attempt;
+    std::optional<Error> error;
+    Result<warehouse::Connection*> connection = run.ConnectionFor(worker);
+    if (!connection.ok()) {
+      error = std::move(connection).error();
+    } else {
+      run.watcher.Register(*connection);
+      error = attempt_once(**connection);
+      run.watcher.Unregister(*connection);
+    }
+    if (!error) return std::nullopt;
+    if (error->code == ErrorCode::kWarehouseConnection) run.DropConnection(worker);
+    const bool retry = error->retryable() && attempt <= static_cast<int>(config.max_retries) &&
+                       !run.watcher.cancelled();
+    if (!retry) return error;
+    const std::int64_t backoff = BackoffMillis(config, attempt);
+    retries.push_back({attempt, std::string(error->reported_code()), error->ToString(), backoff});
+    std::this_thread::sleep_for(std::chrono::milliseconds(backoff));
+  }
+}
+
+}  // namespace
+
+Result<TaskOutcome> RunSetup(RunContext& run, std::size_t worker, const Task& task) {
+  ModelRun& model_run = run.models[task.model];
+  const PlannedModel& planned = *model_run.planned;
+  if (run.watcher.cancelled()) return TaskOutcome::kFailed;
+  int attempts = 0;
+  std::vector<RetriedAttempt> retries;
+  std::optional<Error> error = WithRetries(
+      run, worker,
+      [&](warehouse::Connection& connection) -> std::optional<Error> {
+        Status ensured = EnsureTarget(connection, planned);
+        if (!ensured.ok()) return std::move(ensured).error();
+        if (!run.emitter.InsertNeedsColumns()) return std::nullopt;
+        Result<PlannedModel> binding = BindInsertColumns(connection, run.emitter, planned);
+        if (!binding.ok()) {
+          return std::move(binding.error().Note("while reading the output columns of " +
+                                                planned.model->name + "; nothing was written"));
+        }
+        model_run.bound = std::move(binding).value();
+        return std::nullopt;
+      },
+      attempts, retries);
+  if (!error) return TaskOutcome::kSucceeded;
+  if (run.watcher.cancelled()) return TaskOutcome::kFailed;
+  run.AddError(planned.model->name, std::nullopt, *error);
+  std::lock_guard<std::mutex> lock(run.mutex);
+  model_run.setup_failed = true;
+  model_run.summary.partitions_failed = model_run.summary.partitions_planned;
+  return TaskOutcome::kFailed;
+}
+
+Result<TaskOutcome> RunBatch(RunContext& run, std::size_t worker, const Task& task) {
+  ModelRun& model_run = run.models[task.model];
+  const PlannedModel& work = model_run.bound ? *model_run.bound : *model_run.planned;
+  const PlannedBatch& batch = work.batches[task.batch];
+  const project::Model& model = *work.model;
+  if (run.watcher.cancelled()) {
+    std::lock_guard<std::mutex> lock(run.mutex);
+    model_run.summary.partitions_skipped += static_cast<int>(batch.keys.size());
+    return TaskOutcome::kFailed;
+  }
+  STRATA_TRY(MarkInProgress(run, model, batch));
+  const warehouse::TableName target = ToTableName(model.target);
+  BatchOutcome outcome;
+  int attempts = 0;
+  std::vector<RetriedAttempt> retries;
+  std::optional<Error> error = WithRetries(
+      run, worker,
+      [&](warehouse::Connection& connection) -> std::optional<Error> {
+        outcome = WriteBatch(connection, run.emitter, batch, target,
+                             model.time_interval->time_column, run.watcher.flag());
+        if (outcome.status == BatchStatus::kFailed) return outcome.error;
+        return std::nullopt;
+      },
+      attempts, retries);
+  if (error && !outcome.error) outcome.error = error;  // the connection could not be opened
+  outcome.attempts = attempts;
+  outcome.retries = std::move(retries);
+  STRATA_TRY(RecordBatch(run, model_run, batch, outcome));
+  if (outcome.status == BatchStatus::kFailed) {
+    run.AddError(model.name, batch.keys.front().ToString(), *outcome.error);
+  }
+  run.Progress(static_cast<int>(batch.keys.size()));
+  return outcome.status == BatchStatus::kCommitted ? TaskOutcome::kSucceeded : TaskOutcome::kFailed;
+}
+
+Result<TaskOutcome> RunWholeModel(RunContext& run, std::size_t worker, const Task& task) {
+  ModelRun& model_run = run.models[task.model];
+  const PlannedModel& planned = *model_run.planned;
+  const project::Model& model = *planned.model;
+  if (run.watcher.cancelled()) {
+    std::lock_guard<std::mutex> lock(run.mutex);
+    model_run.summary.partitions_skipped = 1;
+    return TaskOutcome::kFailed;
+  }
+  Materialization m;
+  m.model = model.name;
+  m.asset_key = AssetKey(model.target);
+  m.strategy = std::string(project::StrategyName(model.strategy));
+  const std::int64_t started = MonotonicMillis();
+  std::optional<std::int64_t> row_count;
+  std::optional<Error> error = WithRetries(
+      run, worker,
+      [&](warehouse::Connection& connection) -> std::optional<Error> {
+        for (const std::string& statement : planned.statements) {
+          if (run.watcher.cancelled()) return MakeError(ErrorCode::kInterrupted, "interrupted");
+          Result<warehouse::QueryResult> result = connection.Execute(statement);
+          if (!result.ok()) return std::move(result).error();
+        }
+        if (model.strategy == project::StrategyKind::kFullRefresh) {
+          auto count = connection.Execute("SELECT count(*) FROM " +
+                                          run.emitter.QualifiedName(ToTableName(model.target)));
+          if (count.ok()) row_count = std::get<std::int64_t>(count->columns[0].values[0]);
+        }
+        return std::nullopt;
+      },
+      m.attempts, m.retries);
+  m.duration_ms = MonotonicMillis() - started;
+  m.row_count = row_count;
+  const bool interrupted = error && run.watcher.cancelled();
+  m.status = !error ? "Computed" : interrupted ? "Interrupted" : "Failed";
+  if (error) {
+    m.error = error->ToString();
+    if (!interrupted) run.AddError(model.name, std::nullopt, *error);
+  }
+  run.Progress(1);
+  std::lock_guard<std::mutex> lock(run.mutex);
+  (!error ? model_run.summary.partitions_succeeded
+          : interrupted ? model_run.summary.partitions_skipped
+                        : model_run.summary.partitions_failed) += 1;
+  run.report.materializations.push_back(std::move(m));
+  return error ? TaskOutcome::kFailed : TaskOutcome::kSucceeded;
+}
+
+// A model that could not be compiled: each selected partition is recorded Failed with the error,
+// so `strata partitions --status Failed` and --missing see it.
+Result<TaskOutcome> RunUnrunnable(RunContext& run, const Task& task) {
+  ModelRun& model_run = run.models[task.model];
+  const PlannedModel& planned = *model_run.planned;
+  run.AddError(planned.model->name, std::nullopt, *planned.error);
+  BatchOutcome outcome;
+  outcome.status = BatchStatus::kFailed;
+  outcome.error = planned.error;
+  for (const PlannedBatch& batch : planned.batches) {
+    STRATA_TRY(RecordBatch(run, model_run, batch, outcome));
+  }
+  std::lock_guard<std::mutex> lock(run.mutex);
+  model_run.setup_failed = true;
+  model_run.summary.partitions_failed = model_run.summary.partitions_planned;
+  return TaskOutcome::kFailed;
+}
+
+namespace {
+
+std::string DescribeCause(const RunContext& run, const Task& cause) {
+  const PlannedModel& planned = *run.models[cause.model].planned;
+  if (cause.kind != TaskKind::kBatch) return "model " + planned.model->name;
+  const PlannedBatch& batch = planned.batches[cause.batch];
+  return fmt::format("partition {} of model {}", batch.keys.front().ToString(), planned.model->name);
+}
+
+}  // namespace
+
+Status SkipTask(RunContext& run, const Task& task, const Task& root_cause) {
+  ModelRun& model_run = run.models[task.model];
+  const PlannedModel& planned = *model_run.planned;
+  const project::Model& model = *planned.model;
+  const int count = task.kind == TaskKind::kBatch
+                        ? static_cast<int>(planned.batches[task.batch].keys.size())
+                    : task.kind == TaskKind::kWholeModel ? 1
+                                                         : 0;
+  if (run.watcher.cancelled()) {
+    std::lock_guard<std::mutex> lock(run.mutex);
+    model_run.summary.partitions_skipped += count;
+    return OkStatus();
+  }
+  // The model's own setup failed: its partitions already count as failed.
+  if (root_cause.model == task.model) return OkStatus();
+  const std::string cause = DescribeCause(run, root_cause);
+  const std::string reason = "skipped: upstream " + cause + " did not succeed";
+  std::vector<Materialization> materializations;
+  if (task.kind == TaskKind::kBatch) {
+    const PlannedBatch& batch = planned.batches[task.batch];
+    std::vector<state::RunPartitionRecord> history;
+    for (std::size_t i = 0; i < batch.keys.size(); ++i) {
+      history.push_back({run.run_id, model.name, batch.keys[i].ToString(),
+                         PartitionStatus::kSkipped, 0, 0, reason, 0});
+      Materialization m = PartitionMaterialization(model, batch, i, "Skipped");
+      m.attempts = 0;
+      m.error = reason;
+      materializations.push_back(std::move(m));
+    }
+    STRATA_TRY(run.store.RecordRunPartitions(history));
+  } else if (task.kind == TaskKind::kWholeModel) {
+    Materialization m;
+    m.model = model.name;
+    m.asset_key = AssetKey(model.target);
+    m.strategy = std::string(project::StrategyName(model.strategy));
+    m.status = "Skipped";
+    m.attempts = 0;
+    m.error = reason;
+    materializations.push_back(std::move(m));
+  }
+  if (count > 0) run.Progress(count);
+  std::lock_guard<std::mutex> lock(run.mutex);
+  model_run.summary.partitions_skipped += count;
+  model_run.skip_causes.insert(cause);
+  for (Materialization& m : materializations) run.report.materializations.push_back(std::move(m));
+  return OkStatus();
+}
+
+}  // namespace strata::materialize
