@@ -1,0 +1,194 @@
+// The fault loop (STYLE.md, after SQLite): for N = 1, 2, ... a multi-model, multi-partition
+// backfill runs with warehouse call N failing; a resumed run (`--missing`, no faults) must then
+// reach exactly the end state of a clean run — equal tables (so no duplicates), every partition
+// Computed with the clean run's row counts and checksums, no InProgress left. The loop ends when
+// a faulted run finishes without reaching call N. Every fault kind is covered: before or after the
+// real call, retryable (a lost connection) or not.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include "fault_injecting_warehouse.h"
+#include "materialize/plan.h"
+#include "materialize/runner.h"
+#include "materialize/warehouse_factory.h"
+#include "warehouse/duckdb/duckdb_warehouse.h"
+
+namespace strata::testing {
+namespace {
+
+constexpr UnixSeconds kNow = 1775476800;  // 2026-04-06T12:00:00Z: --missing = 04-01 .. 04-06
+
+const std::map<std::string, std::string> kFiles = {
+    {"strata.toml",
+     "[warehouse]\ntype = \"duckdb\"\npath = \"warehouse.duckdb\"\n"
+     "[run]\nmax_retries = 2\nretry_base_ms = 1\n"},
+    {"models/stg_orders.toml",
+     "name = \"stg_orders\"\n[[sources]]\nschema = \"raw\"\ntable = \"orders\"\n"
+     "[target]\nschema = \"raw\"\ntable = \"stg_orders\"\n"},
+    {"models/stg_orders.sql", "SELECT order_id, customer_id, amount, order_at FROM orders\n"},
+    {"models/fct_daily.toml",
+     "name = \"fct_daily\"\ndepends_on = [\"stg_orders\"]\n[strategy]\ntype = \"time_interval\"\n"
+     "time_column = \"order_date\"\ngranularity = \"day\"\nfirst_partition = \"2026-04-01\"\n"
+     "[target]\nschema = \"marts\"\ntable = \"fct_daily\"\n"},
+    {"models/fct_daily.sql",
+     "SELECT DATE_TRUNC('day', order_at) AS order_date, customer_id, COUNT(*) AS n,\n"
+     "       SUM(amount) AS revenue\nFROM stg_orders\n"
+     "WHERE order_at >= @start_date AND order_at < @end_date\nGROUP BY 1, 2\n"},
+    {"models/fct_rollup.toml",
+     "name = \"fct_rollup\"\ndepends_on = [\"fct_daily\"]\n[strategy]\ntype = \"time_interval\"\n"
+     "time_column = \"order_date\"\ngranularity = \"day\"\nbatch_size = 2\n"
+     "first_partition = \"2026-04-01\"\n[target]\nschema = \"marts\"\ntable = \"fct_rollup\"\n"},
+    {"models/fct_rollup.sql",
+     "SELECT order_date, SUM(n) AS n, SUM(revenue) AS revenue FROM fct_daily\n"
+     "WHERE order_date >= @start_date AND order_date < @end_date GROUP BY 1\n"},
+    {"models/customer_totals.toml",
+     "name = \"customer_totals\"\ndepends_on = [\"fct_daily\"]\n"
+     "[target]\nschema = \"marts\"\ntable = \"customer_totals\"\n"},
+    {"models/customer_totals.sql",
+     "SELECT customer_id, SUM(revenue) AS revenue FROM fct_daily GROUP BY 1\n"},
+};
+
+const char* const kTables[] = {"raw.stg_orders", "marts.fct_daily", "marts.fct_rollup",
+                               "marts.customer_totals"};
+
+struct EndState {
+  std::map<std::string, std::vector<std::string>> tables;  // rows as text, sorted
+  std::vector<std::string> partitions;                     // model/key/status/rows/checksum
+  bool operator==(const EndState&) const = default;
+};
+
+class FaultLoopTest : public ::testing::TestWithParam<int> {
+ protected:
+  std::filesystem::path MakeProject(const std::string& name) {
+    const std::filesystem::path root =
+        std::filesystem::temp_directory_path() / ("strata_fault_loop_" + name);
+    std::filesystem::remove_all(root);
+    std::filesystem::create_directories(root / "models");
+    for (const auto& [path, text] : kFiles) std::ofstream(root / path) << text;
+    auto duck = warehouse::OpenDuckDb((root / "warehouse.duckdb").string());
+    EXPECT_TRUE(duck.ok());
+    auto connection = (*duck)->Connect();
+    EXPECT_TRUE(connection.ok());
+    for (const char* sql :
+         {"CREATE SCHEMA raw",
+          "CREATE TABLE raw.orders AS SELECT i AS order_id, 1 + i % 7 AS customer_id, "
+          "CAST(1 + i % 13 AS DECIMAL(10, 2)) AS amount, "
+          "TIMESTAMP '2026-04-01' + to_seconds(i * 2711) AS order_at FROM range(180) t(i)"}) {
+      EXPECT_TRUE((*connection)->Execute(sql).ok()) << sql;
+    }
+    roots_.push_back(root);
+    return root;
+  }
+  void TearDown() override {
+    for (const auto& root : roots_) std::filesystem::remove_all(root);
+  }
+
+  // One `--missing` run; `faults` null runs without injection.
+  materialize::RunReport Run(const std::filesystem::path& root, FaultPlan* faults) {
+    project::LoadOutcome loaded = project::LoadProject(root);
+    EXPECT_TRUE(loaded.project.has_value());
+    const project::Project& project = *loaded.project;
+    auto store = state::StateStore::Open(project.config.state_path.string());
+    EXPECT_TRUE(store.ok());
+    materialize::PlanRequest request;
+    for (const project::Model& model : project.models) request.models.push_back(&model);
+    request.selection.missing = true;
+    request.now = kNow;
+    auto plan = materialize::BuildPlan(project, request,
+                                       warehouse::Emitter(sql::Dialect::kDuckDb), **store);
+    EXPECT_TRUE(plan.ok());
+    materialize::RunOptions options;
+    options.parallel = GetParam();
+    auto report = materialize::ExecutePlan(
+        project, *plan,
+        [&]() -> Result<std::unique_ptr<warehouse::Warehouse>> {
+          STRATA_ASSIGN_OR_RETURN(auto inner, materialize::OpenWarehouse(project.config,
+                                                                         project.config.warehouse));
+          if (faults == nullptr) return inner;
+          return WrapWithFaults(std::move(inner), *faults);
+        },
+        **store, options);
+    EXPECT_TRUE(report.ok()) << report.error().ToString();
+    return report.ok() ? std::move(report).value() : materialize::RunReport{};
+  }
+
+  EndState Read(const std::filesystem::path& root) {
+    EndState state;
+    auto duck = warehouse::OpenDuckDb((root / "warehouse.duckdb").string());
+    EXPECT_TRUE(duck.ok());
+    auto connection = (*duck)->Connect();
+    for (const char* table : kTables) {
+      auto result = (*connection)->Execute(std::string("SELECT * FROM ") + table + " ORDER BY ALL");
+      EXPECT_TRUE(result.ok()) << table << ": " << result.error().ToString();
+      if (!result.ok()) continue;
+      std::vector<std::string>& rows = state.tables[table];
+      for (std::size_t r = 0; r < result->row_count(); ++r) {
+        std::string row;
+        for (const auto& column : result->columns) row += warehouse::ValueToString(column.values[r]) + "|";
+        rows.push_back(row);
+      }
+    }
+    auto store = state::StateStore::Open((root / "models/.strata-state.db").string());
+    auto partitions = (*store)->ListPartitions(std::nullopt, std::nullopt);
+    for (const state::PartitionRecord& p : *partitions) {
+      state.partitions.push_back(p.model_name + "/" + p.partition_key + "/" +
+                                 std::string(state::PartitionStatusName(p.status)) + "/" +
+                                 std::to_string(p.row_count) + "/" +
+                                 std::to_string(p.checksum.value_or(0)));
+    }
+    return state;
+  }
+
+  std::vector<std::filesystem::path> roots_;
+};
+
+TEST_P(FaultLoopTest, EveryFailedCallIsRepairedByTheNextRun) {
+  const std::filesystem::path clean_root = MakeProject("clean_" + std::to_string(GetParam()));
+  ASSERT_EQ(Run(clean_root, nullptr).status, materialize::RunStatus::kSuccess);
+  const EndState clean = Read(clean_root);
+  ASSERT_EQ(clean.partitions.size(), 12u);  // 6 days x 2 time_interval models
+  ASSERT_FALSE(clean.tables.at("marts.fct_rollup").empty());
+
+  const ErrorCode codes[] = {ErrorCode::kWarehouse, ErrorCode::kWarehouseConnection};
+  const FaultTiming timings[] = {FaultTiming::kBeforeCall, FaultTiming::kAfterCall};
+  int completed_without_fault = 0, runs_with_failures = 0, retried = 0;
+  std::int64_t last_call = 0;
+  for (std::int64_t n = 1; completed_without_fault < 4; ++n) {
+    ASSERT_LT(n, 2000) << "the loop does not terminate";
+    FaultPlan faults;
+    faults.fail_at = n;
+    faults.code = codes[n % 2];
+    faults.timing = timings[(n / 2) % 2];
+    const std::filesystem::path root = MakeProject("n");
+    const materialize::RunReport faulted = Run(root, &faults);
+    if (!faults.fired) {
+      ++completed_without_fault;  // one per fault kind past the last call
+      EXPECT_EQ(faulted.status, materialize::RunStatus::kSuccess);
+      continue;
+    }
+    last_call = n;
+    if (faulted.status != materialize::RunStatus::kSuccess) ++runs_with_failures;
+    for (const auto& m : faulted.materializations) retried += static_cast<int>(m.retries.size());
+    const materialize::RunReport resumed = Run(root, nullptr);
+    ASSERT_EQ(resumed.status, materialize::RunStatus::kSuccess) << "fault at call " << n;
+    const EndState state = Read(root);
+    ASSERT_EQ(state.partitions, clean.partitions) << "fault at call " << n;
+    ASSERT_EQ(state.tables, clean.tables) << "fault at call " << n;
+  }
+  std::cout << "fault loop (parallel " << GetParam() << "): " << last_call
+            << " calls failed one at a time; " << runs_with_failures << " runs broke, " << retried
+            << " attempts retried; every resumed run matched the clean run\n";
+  // The loop reached both outcomes: runs a fault broke and runs that retried past one.
+  EXPECT_GT(runs_with_failures, 0);
+  EXPECT_GT(retried, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Serial, FaultLoopTest, ::testing::Values(1));
+INSTANTIATE_TEST_SUITE_P(Parallel, FaultLoopTest, ::testing::Values(3));
+
+}  // namespace
+}  // namespace strata::testing
