@@ -314,3 +314,15 @@ def make_project(tmp_path, strata_bin):
     def make(name: str) -> Project:
         return Project(tmp_path / name, strata_bin)
     return make
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """One throw-away PostgreSQL server for the session (pg_server.py); skips the test only when
+    the server binaries are not installed."""
+    from pg_server import PgServer
+    server = PgServer.start()
+    if server is None:
+        pytest.skip("PostgreSQL server binaries are not installed")
+    yield server
+    server.stop()

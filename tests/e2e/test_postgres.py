@@ -13,21 +13,11 @@ from decimal import Decimal
 import pytest
 
 from conftest import DAILY_SQL, expected_daily, in_days, mats_by_key, strategy_toml
-from pg_server import PgServer
 
 DSN_ENV = "STRATA_E2E_PG_DSN"
 DAYS = ["2026-04-03", "2026-04-04", "2026-04-05", "2026-04-06", "2026-04-07"]
 
 STAGING_SQL = "SELECT order_id, customer_id, amount, order_at FROM orders\n"
-
-
-@pytest.fixture(scope="session")
-def pg_server():
-    server = PgServer.start()
-    if server is None:
-        pytest.skip("PostgreSQL server binaries are not installed")
-    yield server
-    server.stop()
 
 
 @pytest.fixture
