@@ -1,0 +1,106 @@
+#include "materialize/internal/task_graph.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <thread>
+
+namespace strata::materialize {
+namespace {
+
+TEST(TaskGraphTest, RunsDependenciesFirstAndByPriority) {
+  TaskGraph graph;
+  const TaskId a = graph.Add({0, 0, 0}, {});
+  const TaskId late = graph.Add({5, 0, 0}, {});
+  const TaskId b = graph.Add({1, 0, 0}, {a});
+  const TaskId c = graph.Add({0, 1, 0}, {a, b});
+  std::vector<TaskId> order;
+  ASSERT_TRUE(graph
+                  .Run(
+                      1,
+                      [&](std::size_t, TaskId id) -> Result<TaskOutcome> {
+                        order.push_back(id);
+                        return TaskOutcome::kSucceeded;
+                      },
+                      [](std::size_t, TaskId, TaskId) { return OkStatus(); })
+                  .ok());
+  // a first; then b (priority 1) before late (5); c becomes ready only after b, and its
+  // priority (0, 1) beats late's.
+  EXPECT_EQ(order, (std::vector<TaskId>{a, b, c, late}));
+}
+
+TEST(TaskGraphTest, FailureSkipsExactlyItsTransitiveDependentsWithTheRootCause) {
+  TaskGraph graph;
+  const TaskId root = graph.Add({}, {});
+  const TaskId failing = graph.Add({}, {root});
+  const TaskId child = graph.Add({}, {failing});
+  const TaskId grandchild = graph.Add({}, {child, root});
+  const TaskId sibling = graph.Add({}, {root});
+  std::map<TaskId, std::string> seen;
+  std::mutex mutex;
+  Status status = graph.Run(
+      3,
+      [&](std::size_t, TaskId id) -> Result<TaskOutcome> {
+        std::lock_guard<std::mutex> lock(mutex);
+        seen[id] = "ran";
+        return id == failing ? TaskOutcome::kFailed : TaskOutcome::kSucceeded;
+      },
+      [&](std::size_t, TaskId id, TaskId cause) {
+        std::lock_guard<std::mutex> lock(mutex);
+        seen[id] = "skipped by " + std::to_string(cause);
+        return OkStatus();
+      });
+  ASSERT_TRUE(status.ok());
+  const std::string by_failing = "skipped by " + std::to_string(failing);
+  EXPECT_EQ(seen, (std::map<TaskId, std::string>{{root, "ran"},
+                                                 {failing, "ran"},
+                                                 {child, by_failing},
+                                                 {grandchild, by_failing},
+                                                 {sibling, "ran"}}));
+}
+
+TEST(TaskGraphTest, IndependentTasksRunConcurrently) {
+  TaskGraph graph;
+  for (int i = 0; i < 4; ++i) graph.Add({}, {});
+  std::atomic<int> in_flight{0}, peak{0};
+  Status status = graph.Run(
+      4,
+      [&](std::size_t, TaskId) -> Result<TaskOutcome> {
+        const int now = ++in_flight;
+        int expected = peak.load();
+        while (now > expected && !peak.compare_exchange_weak(expected, now)) {
+        }
+        // Wait (bounded) until another task is in flight too.
+        for (int i = 0; i < 2000 && peak.load() < 2; ++i) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        --in_flight;
+        return TaskOutcome::kSucceeded;
+      },
+      [](std::size_t, TaskId, TaskId) { return OkStatus(); });
+  ASSERT_TRUE(status.ok());
+  EXPECT_GE(peak.load(), 2);
+}
+
+TEST(TaskGraphTest, AnErrorStopsTheRunAndIsReturned) {
+  TaskGraph graph;
+  const TaskId first = graph.Add({0, 0, 0}, {});
+  graph.Add({1, 0, 0}, {});
+  graph.Add({2, 0, 0}, {first});
+  int ran = 0;
+  Status status = graph.Run(
+      1,
+      [&](std::size_t, TaskId) -> Result<TaskOutcome> {
+        ++ran;
+        return MakeError(ErrorCode::kStateStore, "disk full");
+      },
+      [](std::size_t, TaskId, TaskId) { return OkStatus(); });
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().code, ErrorCode::kStateStore);
+  EXPECT_EQ(ran, 1);
+}
+
+}  // namespace
+}  // namespace strata::materialize
