@@ -28,6 +28,7 @@ Result<materialize::Plan> MakePlan(Session& session, const CommonOptions& common
   request.selection = options.selection;
   request.warehouse = session.warehouse.name;
   request.parallel = options.parallel;
+  request.full_refresh = options.full_refresh;
   request.now = SystemClock().Now();
   return materialize::BuildPlan(session.project, request, warehouse::Emitter(dialect), *session.store);
 }

@@ -28,6 +28,7 @@ struct CommonOptions {
 struct RunCommandOptions {
   materialize::SelectionOptions selection;
   int parallel = 4;
+  bool full_refresh = false;  // incremental models rebuild from scratch
 };
 
 int RunInit(const std::string& dir, bool example, const CommonOptions& common);

@@ -32,7 +32,9 @@ void AddSelection(CLI::App* command, RunCommandOptions& options, std::optional<s
   command->add_flag("--latest", selection.latest, "the partition containing now (default)");
   command->add_flag("--missing", selection.missing, "every partition since first_partition not Computed");
   command->add_option("--lookback", lookback, "also recompute the previous N partitions");
-  command->add_option("--parallel", options.parallel, "partitions in flight (default 4; 1 = serial)");
+  command->add_option("--parallel", options.parallel, "tasks in flight (default 4; 1 = serial)");
+  command->add_flag("--full-refresh", options.full_refresh,
+                    "rebuild incremental models from scratch instead of loading new rows");
 }
 
 std::string CommandLine(int argc, char** argv) {

@@ -83,6 +83,12 @@ std::vector<Diagnostic> CheckModel(const project::Project& project, const projec
       internal::CheckTimeColumn(project, model, files, *(*script)[0], catalog, out);
     }
   }
+  if (model.strategy == project::StrategyKind::kIncremental && model.incremental) {
+    Result<std::vector<sql::StatementPtr>> script = sql::ParseScript(model.sql, dialect);
+    const sql::Statement* statement =
+        script.ok() && script->size() == 1 ? (*script)[0].get() : nullptr;
+    internal::CheckIncremental(project, model, files, dialect, statement, catalog, out);
+  }
   return out;
 }
 

@@ -6,7 +6,6 @@
 #include "sql/parser.h"
 
 namespace strata::compiler::internal {
-namespace {
 
 using analysis::Nullability;
 using analysis::ValueType;
@@ -63,6 +62,8 @@ analysis::TableLookup CatalogLookup(const project::Project& project, const proje
     return typed;
   };
 }
+
+namespace {
 
 std::string ColumnList(const analysis::OutputColumns& output) {
   std::string names;

@@ -84,23 +84,42 @@ Status CheckModelSql(const project::Project& project, const project::Model& mode
   return compiler::FirstError(compiler::CheckModel(project, model, emitter.dialect()));
 }
 
-Result<std::string> CompileModelSql(const project::Project& project, const project::Model& model,
-                                    const warehouse::Emitter& emitter,
-                                    const std::optional<Window>& window) {
+namespace {
+
+// References rewritten, the trailing ';' dropped, then `values` substituted.
+Result<std::string> Compile(const project::Project& project, const project::Model& model,
+                            const warehouse::Emitter& emitter,
+                            const std::map<std::string, std::string, std::less<>>& values) {
   Result<std::string> rewritten =
       sql::RewriteReferences(model.sql, emitter.dialect(), ReferenceTargets(project, model, emitter));
   if (!rewritten.ok()) return WithFile(std::move(rewritten).error(), DisplayPath(project, model));
   rewritten = StripTrailingSemicolon(std::move(rewritten).value(), emitter.dialect());
   if (!rewritten.ok()) return WithFile(std::move(rewritten).error(), DisplayPath(project, model));
-  if (model.strategy != project::StrategyKind::kTimeInterval) return rewritten;
-  STRATA_CHECK(window.has_value());
-  const std::map<std::string, std::string, std::less<>> values = {
-      {"start_date", emitter.TimestampLiteral(window->start)},
-      {"end_date", emitter.TimestampLiteral(window->end)},
-  };
+  if (values.empty()) return rewritten;
   Result<std::string> substituted = sql::SubstitutePlaceholders(*rewritten, emitter.dialect(), values);
   if (!substituted.ok()) return WithFile(std::move(substituted).error(), DisplayPath(project, model));
   return substituted;
+}
+
+}  // namespace
+
+Result<std::string> CompileModelSql(const project::Project& project, const project::Model& model,
+                                    const warehouse::Emitter& emitter,
+                                    const std::optional<Window>& window) {
+  if (model.strategy != project::StrategyKind::kTimeInterval) {
+    return Compile(project, model, emitter, {});
+  }
+  STRATA_CHECK(window.has_value());
+  return Compile(project, model, emitter,
+                 {{"start_date", emitter.TimestampLiteral(window->start)},
+                  {"end_date", emitter.TimestampLiteral(window->end)}});
+}
+
+Result<std::string> CompileIncrementalSql(const project::Project& project,
+                                          const project::Model& model,
+                                          const warehouse::Emitter& emitter,
+                                          const std::string& filter) {
+  return Compile(project, model, emitter, {{"incremental_filter", filter}});
 }
 
 }  // namespace strata::materialize

@@ -25,4 +25,11 @@ Result<std::string> CompileModelSql(const project::Project& project, const proje
                                     const warehouse::Emitter& emitter,
                                     const std::optional<Window>& window);
 
+// The runnable SELECT of an incremental model with @incremental_filter replaced by `filter`
+// (Emitter::IncrementalFilter or Emitter::FullLoadFilter()).
+Result<std::string> CompileIncrementalSql(const project::Project& project,
+                                          const project::Model& model,
+                                          const warehouse::Emitter& emitter,
+                                          const std::string& filter);
+
 }  // namespace strata::materialize

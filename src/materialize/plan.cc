@@ -42,6 +42,23 @@ std::vector<PlannedBatch> UncompiledBatches(const std::vector<PartitionKey>& key
   return batches;
 }
 
+Status PlanIncremental(const project::Project& project, PlannedModel& planned,
+                       const warehouse::Emitter& emitter, bool full_refresh) {
+  const project::Model& model = *planned.model;
+  const project::IncrementalConfig& config = *model.incremental;
+  const warehouse::TableName target = ToTableName(model.target);
+  STRATA_ASSIGN_OR_RETURN(std::string full, CompileIncrementalSql(project, model, emitter,
+                                                                  emitter.FullLoadFilter()));
+  STRATA_ASSIGN_OR_RETURN(planned.statements, emitter.FullRefresh(target, full));
+  if (full_refresh) return OkStatus();
+  STRATA_ASSIGN_OR_RETURN(std::string filter, emitter.IncrementalFilter(target, config.watermark,
+                                                                        config.lookback_seconds));
+  STRATA_ASSIGN_OR_RETURN(std::string select, CompileIncrementalSql(project, model, emitter, filter));
+  STRATA_ASSIGN_OR_RETURN(planned.incremental,
+                          emitter.Incremental(target, select, config.watermark, config.unique_key));
+  return OkStatus();
+}
+
 Status PlanWholeModel(const project::Project& project, PlannedModel& planned,
                       const warehouse::Emitter& emitter) {
   const project::Model& model = *planned.model;
@@ -61,6 +78,28 @@ json StatementsJson(const warehouse::PartitionOverwrite& statements) {
               {"rollback", statements.rollback}};
 }
 
+json IncrementalJson(const std::optional<warehouse::Emitter::IncrementalLoad>& load) {
+  if (!load) return nullptr;
+  return json{{"begin", load->begin},   {"stage", load->stage},
+              {"delete", load->delete_matching}, {"insert", load->insert},
+              {"drop", load->drop_stage},        {"commit", load->commit},
+              {"rollback", load->rollback}};
+}
+
+std::optional<warehouse::Emitter::IncrementalLoad> IncrementalFromJson(const json& entry) {
+  if (!entry.contains("incremental") || entry["incremental"].is_null()) return std::nullopt;
+  const json& load = entry["incremental"];
+  warehouse::Emitter::IncrementalLoad parsed;
+  parsed.begin = load.at("begin").get<std::string>();
+  parsed.stage = load.at("stage").get<std::string>();
+  parsed.delete_matching = load.at("delete").get<std::string>();
+  parsed.insert = load.at("insert").get<std::string>();
+  parsed.drop_stage = load.at("drop").get<std::string>();
+  parsed.commit = load.at("commit").get<std::string>();
+  parsed.rollback = load.at("rollback").get<std::string>();
+  return parsed;
+}
+
 json ModelJson(const PlannedModel& planned) {
   json model = {{"model", planned.model->name},
                 {"strategy", project::StrategyName(planned.model->strategy)},
@@ -70,6 +109,9 @@ json ModelJson(const PlannedModel& planned) {
   }
   model["statements"] = planned.statements;
   model["bootstrap"] = planned.bootstrap;
+  if (planned.model->strategy == project::StrategyKind::kIncremental) {
+    model["incremental"] = IncrementalJson(planned.incremental);
+  }
   json batches = json::array();
   for (const PlannedBatch& batch : planned.batches) {
     json keys = json::array();
@@ -121,6 +163,7 @@ Result<PlannedModel> ModelFromJson(const json& entry, const project::Project& pr
   }
   planned.statements = entry.at("statements").get<std::vector<std::string>>();
   planned.bootstrap = entry.at("bootstrap").get<std::vector<std::string>>();
+  planned.incremental = IncrementalFromJson(entry);
   for (const json& batch : entry.at("batches")) {
     STRATA_ASSIGN_OR_RETURN(PlannedBatch parsed,
                             BatchFromJson(batch, planned.model->time_interval->granularity));
@@ -143,6 +186,13 @@ std::string ContentId(const Plan& plan) {
     add(planned.error ? planned.error->ToString() : "");
     for (const std::string& statement : planned.statements) add(statement);
     for (const std::string& statement : planned.bootstrap) add(statement);
+    if (planned.incremental) {
+      const warehouse::Emitter::IncrementalLoad& load = *planned.incremental;
+      for (const std::string* statement : {&load.begin, &load.stage, &load.delete_matching,
+                                           &load.insert, &load.drop_stage, &load.commit}) {
+        add(*statement);
+      }
+    }
     for (const PlannedBatch& batch : planned.batches) {
       for (const PartitionKey& key : batch.keys) add(key.ToString());
       for (const std::string* statement :
@@ -180,7 +230,9 @@ Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& reque
     Status status = CheckModelSql(project, *model, emitter);
     if (status.ok()) {
       status = partitioned ? PlanTimeInterval(project, planned, keys, emitter)
-                           : PlanWholeModel(project, planned, emitter);
+               : model->strategy == project::StrategyKind::kIncremental
+                   ? PlanIncremental(project, planned, emitter, request.full_refresh)
+                   : PlanWholeModel(project, planned, emitter);
     }
     if (!status.ok()) {
       // The model cannot run, but its selected partitions are still part of the plan: the run
@@ -188,6 +240,7 @@ Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& reque
       planned.error = std::move(status).error();
       planned.statements.clear();
       planned.bootstrap.clear();
+      planned.incremental.reset();
       planned.batches.clear();
       if (partitioned) planned.batches = UncompiledBatches(keys, model->time_interval->batch_size);
     }

@@ -27,7 +27,9 @@ struct PlannedBatch {
 struct PlannedModel {
   const project::Model* model = nullptr;
   std::string fingerprint;                // the model's fingerprint when planned
-  std::vector<std::string> statements;    // full_refresh and view
+  std::vector<std::string> statements;    // full_refresh and view; incremental: the full build
+  // incremental: the load the runner uses when the target exists (absent under --full-refresh)
+  std::optional<warehouse::Emitter::IncrementalLoad> incremental;
   std::vector<std::string> bootstrap;     // time_interval: run only if the target is missing
   std::vector<PlannedBatch> batches;      // time_interval
   std::optional<Error> error;             // the model cannot run (e.g. a compile error)
@@ -47,6 +49,7 @@ struct PlanRequest {
   std::string warehouse = "default";
   int parallel = 4;
   UnixSeconds now = 0;
+  bool full_refresh = false;  // incremental models rebuild from scratch
 };
 
 // Resolves partitions (reading Computed keys from `store` for --missing) and compiles every

@@ -33,7 +33,8 @@ json MaterializationJson(const Materialization& m) {
       {"model", m.model},
       {"asset_key", m.asset_key},
       {"duration_ms", m.duration_ms},
-      {"metadata", {{"strategy", m.strategy}, {"watermark", nullptr}}},
+      {"metadata", {{"strategy", m.strategy},
+                    {"watermark", m.watermark ? json(*m.watermark) : json(nullptr)}}},
       {"status", m.status},
       {"row_count", m.row_count ? json(*m.row_count) : json(nullptr)},
       // Hex text: a u64 does not survive JSON parsers that read numbers as doubles.
@@ -47,6 +48,7 @@ json MaterializationJson(const Materialization& m) {
   } else {
     entry["partition"] = nullptr;
   }
+  if (!m.load.empty()) entry["metadata"]["load"] = m.load;
   entry["attempts"] = m.attempts;
   json retries = json::array();
   for (const RetriedAttempt& r : m.retries) {
@@ -120,8 +122,11 @@ const json& RunOutputSchema() {
           "type": "object",
           "required": ["strategy", "watermark"],
           "properties": {
-            "strategy": {"enum": ["time_interval", "full_refresh", "view"]},
-            "watermark": {"type": ["string", "null"]}
+            "strategy": {"enum": ["time_interval", "full_refresh", "view", "incremental"]},
+            "watermark": {"type": ["string", "null"],
+                          "description": "incremental: the target's max(watermark) after the load."},
+            "load": {"enum": ["full", "incremental"],
+                     "description": "incremental: a full build (first run, --full-refresh) or a load of new rows."}
           }
         },
         "partition": {"oneOf": [{"type": "null"}, {"$ref": "#/$defs/PartitionInfo"}]},

@@ -26,7 +26,11 @@ struct RetriedAttempt {
 struct Materialization {
   std::string model;
   std::vector<std::string> asset_key;  // [catalog?, schema, table] of the target
-  std::string strategy;                // "time_interval" | "full_refresh" | "view"
+  std::string strategy;                // "time_interval" | "full_refresh" | "view" | "incremental"
+  // incremental only: the target's max(watermark) after the load, and whether the load was
+  // "full" (first run, --full-refresh) or "incremental"
+  std::optional<std::string> watermark;
+  std::string load;
   std::string status;                  // "Computed" | "Failed" | "Interrupted" | "Skipped"
   std::int64_t duration_ms = 0;
   int attempts = 1;                    // 0 when skipped

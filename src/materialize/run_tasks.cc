@@ -189,7 +189,119 @@ std::optional<Error> WithRetries(RunContext& run, std::size_t worker, Attempt at
   }
 }
 
+// Runs `statements` in order; after a failure inside a transaction the session is rolled back
+// (PostgreSQL refuses everything else until then; elsewhere a stray ROLLBACK is harmless).
+std::optional<Error> ExecuteAll(RunContext& run, warehouse::Connection& connection,
+                                const std::vector<std::string>& statements) {
+  bool in_transaction = false;
+  for (const std::string& statement : statements) {
+    if (statement.empty()) continue;
+    if (run.watcher.cancelled()) return MakeError(ErrorCode::kInterrupted, "interrupted");
+    Result<warehouse::QueryResult> result = connection.Execute(statement);
+    if (!result.ok()) {
+      if (in_transaction) (void)connection.Execute("ROLLBACK");
+      return std::move(result).error();
+    }
+    if (statement == "BEGIN") in_transaction = true;
+    if (statement == "COMMIT") in_transaction = false;
+  }
+  return std::nullopt;
+}
+
+// One incremental load (Emitter::Incremental) in one transaction; the rows it inserted.
+Result<std::int64_t> LoadIncrement(RunContext& run, warehouse::Connection& connection,
+                                   const warehouse::Emitter::IncrementalLoad& load,
+                                   const warehouse::TableName& target) {
+  const auto step = [&](const std::string& sql) -> Result<warehouse::QueryResult> {
+    if (run.watcher.cancelled()) return MakeError(ErrorCode::kInterrupted, "interrupted");
+    if (sql.empty()) return warehouse::QueryResult{};
+    return connection.Execute(sql);
+  };
+  STRATA_TRY(step(load.begin));
+  const auto inside = [&]() -> Result<std::int64_t> {
+    STRATA_TRY(step(load.stage));
+    STRATA_TRY(step(load.delete_matching));
+    std::string insert = load.insert;
+    if (run.emitter.InsertNeedsColumns()) {
+      STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult probe,
+                              step(warehouse::Emitter::StageColumnsProbe()));
+      std::vector<std::string> columns;
+      for (const warehouse::ResultColumn& column : probe.columns) columns.push_back(column.column.name);
+      STRATA_ASSIGN_OR_RETURN(insert, run.emitter.BindStagedInsert(target, columns));
+    }
+    STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult inserted, step(insert));
+    STRATA_TRY(step(load.drop_stage));
+    STRATA_TRY(step(load.commit));
+    return inserted.rows_changed;
+  };
+  Result<std::int64_t> rows = inside();
+  if (!rows.ok()) (void)connection.Execute(load.rollback);
+  return rows;
+}
+
 }  // namespace
+
+Result<TaskOutcome> RunIncremental(RunContext& run, std::size_t worker, const Task& task) {
+  ModelRun& model_run = run.models[task.model];
+  const PlannedModel& planned = *model_run.planned;
+  const project::Model& model = *planned.model;
+  if (run.watcher.cancelled()) {
+    std::lock_guard<std::mutex> lock(run.mutex);
+    model_run.summary.partitions_skipped = 1;
+    return TaskOutcome::kFailed;
+  }
+  Materialization m;
+  m.model = model.name;
+  m.asset_key = AssetKey(model.target);
+  m.strategy = "incremental";
+  const warehouse::TableName target = ToTableName(model.target);
+  const std::int64_t started = MonotonicMillis();
+  std::optional<Error> error = WithRetries(
+      run, worker,
+      [&](warehouse::Connection& connection) -> std::optional<Error> {
+        Result<bool> exists = connection.TableExists(target);
+        if (!exists.ok()) return std::move(exists).error();
+        if (*exists && planned.incremental) {
+          m.load = "incremental";
+          Result<std::int64_t> rows = LoadIncrement(run, connection, *planned.incremental, target);
+          if (!rows.ok()) return std::move(rows).error();
+          m.row_count = *rows;
+        } else {
+          m.load = "full";
+          if (std::optional<Error> failed = ExecuteAll(run, connection, planned.statements)) {
+            return failed;
+          }
+          auto count = connection.Execute("SELECT count(*) FROM " + run.emitter.QualifiedName(target));
+          if (!count.ok()) return std::move(count).error();
+          m.row_count = std::get<std::int64_t>(count->columns[0].values[0]);
+        }
+        Result<std::string> query = run.emitter.WatermarkQuery(target, model.incremental->watermark);
+        if (!query.ok()) return std::move(query).error();
+        Result<warehouse::QueryResult> watermark = connection.Execute(*query);
+        if (!watermark.ok()) return std::move(watermark).error();
+        const warehouse::Value& value = watermark->columns[0].values[0];
+        m.watermark = std::holds_alternative<std::monostate>(value)
+                          ? std::nullopt
+                          : std::optional<std::string>(warehouse::ValueToString(value));
+        return std::nullopt;
+      },
+      m.attempts, m.retries);
+  m.duration_ms = MonotonicMillis() - started;
+  const bool interrupted = error && run.watcher.cancelled();
+  m.status = !error ? "Computed" : interrupted ? "Interrupted" : "Failed";
+  if (error) {
+    m.row_count.reset();
+    m.error = error->ToString();
+    if (!interrupted) run.AddError(model.name, std::nullopt, *error);
+  }
+  run.Progress(1);
+  std::lock_guard<std::mutex> lock(run.mutex);
+  (!error ? model_run.summary.partitions_succeeded
+          : interrupted ? model_run.summary.partitions_skipped
+                        : model_run.summary.partitions_failed) += 1;
+  run.report.materializations.push_back(std::move(m));
+  return error ? TaskOutcome::kFailed : TaskOutcome::kSucceeded;
+}
 
 Result<TaskOutcome> RunSetup(RunContext& run, std::size_t worker, const Task& task) {
   ModelRun& model_run = run.models[task.model];
@@ -274,10 +386,8 @@ Result<TaskOutcome> RunWholeModel(RunContext& run, std::size_t worker, const Tas
   std::optional<Error> error = WithRetries(
       run, worker,
       [&](warehouse::Connection& connection) -> std::optional<Error> {
-        for (const std::string& statement : planned.statements) {
-          if (run.watcher.cancelled()) return MakeError(ErrorCode::kInterrupted, "interrupted");
-          Result<warehouse::QueryResult> result = connection.Execute(statement);
-          if (!result.ok()) return std::move(result).error();
+        if (std::optional<Error> failed = ExecuteAll(run, connection, planned.statements)) {
+          return failed;
         }
         if (model.strategy == project::StrategyKind::kFullRefresh) {
           auto count = connection.Execute("SELECT count(*) FROM " +

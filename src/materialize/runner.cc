@@ -215,7 +215,10 @@ Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
           case TaskKind::kUnrunnable: return RunUnrunnable(run, task);
           case TaskKind::kSetup: return RunSetup(run, worker, task);
           case TaskKind::kBatch: return RunBatch(run, worker, task);
-          case TaskKind::kWholeModel: return RunWholeModel(run, worker, task);
+          case TaskKind::kWholeModel:
+            return plan.models[task.model].model->strategy == project::StrategyKind::kIncremental
+                       ? RunIncremental(run, worker, task)
+                       : RunWholeModel(run, worker, task);
         }
         return MakeError(ErrorCode::kInternal, "unknown task kind");
       },

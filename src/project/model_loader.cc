@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -79,6 +80,59 @@ void ReadTimeInterval(TomlReader& reader, Model& model, std::optional<Grain> def
   model.time_interval = config;
 }
 
+// "3 days", "12 hours", "90 minutes", "30 seconds" (singular units too) as seconds.
+std::optional<std::int64_t> ParseDuration(std::string_view text) {
+  std::size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits == 0 || digits > 9) return std::nullopt;
+  const std::int64_t count = std::stoll(std::string(text.substr(0, digits)));
+  std::string_view unit = text.substr(digits);
+  while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
+  if (unit.size() > 1 && unit.back() == 's') unit.remove_suffix(1);
+  if (unit == "second") return count;
+  if (unit == "minute") return count * 60;
+  if (unit == "hour") return count * 3600;
+  if (unit == "day") return count * 86400;
+  return std::nullopt;
+}
+
+void ReadIncremental(TomlReader& reader, Model& model) {
+  IncrementalConfig config;
+  if (std::optional<std::string> watermark = reader.String("watermark", /*required=*/true)) {
+    config.watermark = *watermark;
+    if (!IsIdentifier(config.watermark)) {
+      reader.Fail("watermark", ErrorCode::kConfig,
+                  fmt::format("watermark \"{}\" is not a valid column name", config.watermark),
+                  "name an output column of the model, e.g. watermark = \"updated_at\"");
+    }
+  }
+  config.unique_key = reader.StringOrStringArray("unique_key").value_or(std::vector<std::string>{});
+  {
+    for (const std::string& column : config.unique_key) {
+      if (!IsIdentifier(column)) {
+        reader.Fail("unique_key", ErrorCode::kConfig,
+                    fmt::format("unique_key column \"{}\" is not a valid column name", column),
+                    "list output columns of the model, e.g. unique_key = [\"order_id\"]");
+      }
+    }
+  }
+  if (std::optional<std::string> lookback = reader.String("lookback")) {
+    if (std::optional<std::int64_t> seconds = ParseDuration(*lookback)) {
+      config.lookback_seconds = *seconds;
+    } else {
+      reader.Fail("lookback", ErrorCode::kConfig,
+                  fmt::format("lookback \"{}\" is not a duration", *lookback),
+                  "write a count and a unit: \"3 days\", \"12 hours\", \"30 minutes\"");
+    }
+    if (config.lookback_seconds > 0 && config.unique_key.empty()) {
+      reader.Fail("lookback", ErrorCode::kConfig,
+                  "lookback re-reads rows already loaded, which needs unique_key to replace them",
+                  "add unique_key = [\"...\"] (the columns identifying a row), or remove lookback");
+    }
+  }
+  model.incremental = config;
+}
+
 void ReadStrategy(TomlReader& top, Model& model) {
   const toml::table* strategy = top.Table("strategy");
   if (strategy == nullptr) return;  // full_refresh
@@ -93,8 +147,9 @@ void ReadStrategy(TomlReader& top, Model& model) {
     ReadTimeInterval(reader, model,
                      type == "microbatch" ? std::optional<Grain>(Grain::kHour) : std::nullopt);
   } else if (type == "incremental") {
-    reader.Fail("type", ErrorCode::kConfig, "the incremental strategy is not available yet",
-                "use time_interval, full_refresh or view");
+    reader.CheckKeys({"type", "watermark", "unique_key", "lookback"});
+    model.strategy = StrategyKind::kIncremental;
+    ReadIncremental(reader, model);
   } else {
     reader.Fail("type", ErrorCode::kConfig, fmt::format("unknown strategy type \"{}\"", type),
                 SuggestionHint(type, {"full_refresh", "view", "time_interval", "microbatch", "incremental"}));

@@ -15,6 +15,7 @@ std::string_view StrategyName(StrategyKind kind) {
     case StrategyKind::kFullRefresh: return "full_refresh";
     case StrategyKind::kView: return "view";
     case StrategyKind::kTimeInterval: return "time_interval";
+    case StrategyKind::kIncremental: return "incremental";
   }
   return "full_refresh";
 }

@@ -54,8 +54,9 @@ struct ProjectConfig {
   RunConfig run;
 };
 
-enum class StrategyKind { kFullRefresh, kView, kTimeInterval };
-std::string_view StrategyName(StrategyKind kind);  // "full_refresh" | "view" | "time_interval"
+enum class StrategyKind { kFullRefresh, kView, kTimeInterval, kIncremental };
+// "full_refresh" | "view" | "time_interval" | "incremental"
+std::string_view StrategyName(StrategyKind kind);
 
 struct TimeIntervalConfig {
   std::string time_column;
@@ -63,6 +64,16 @@ struct TimeIntervalConfig {
   std::uint32_t lookback = 0;
   std::uint32_t batch_size = 1;
   std::optional<PartitionKey> first_partition;
+};
+
+// [strategy] type = "incremental": each run loads the rows the model's SQL selects through
+// @incremental_filter, which expands to `<watermark> > MAX(<watermark>) of the target` (minus
+// `lookback`). With unique_key, loaded rows replace the target's rows with the same key (an
+// upsert: the newest row per key by watermark wins); without it they are appended.
+struct IncrementalConfig {
+  std::string watermark;                 // a time (or monotonic) output column of the model
+  std::vector<std::string> unique_key;   // empty: append only
+  std::int64_t lookback_seconds = 0;     // re-read this much before the watermark; needs unique_key
 };
 
 struct Model {
@@ -74,6 +85,7 @@ struct Model {
   std::vector<ObjectName> sources;
   StrategyKind strategy = StrategyKind::kFullRefresh;
   std::optional<TimeIntervalConfig> time_interval;  // set iff strategy == kTimeInterval
+  std::optional<IncrementalConfig> incremental;     // set iff strategy == kIncremental
   ObjectName target;                 // default: schema "main", table = name
   std::map<std::string, std::string> labels;
   std::string fingerprint;           // hash of the TOML and SQL bytes: a plan is stale if it moves

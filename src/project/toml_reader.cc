@@ -99,6 +99,15 @@ std::optional<std::vector<std::string>> TomlReader::StringArray(std::string_view
   return values;
 }
 
+std::optional<std::vector<std::string>> TomlReader::StringOrStringArray(std::string_view key) {
+  const toml::node* node = table_.get(key);
+  if (node == nullptr) return std::nullopt;
+  if (const toml::value<std::string>* single = node->as_string()) {
+    return std::vector<std::string>{single->get()};
+  }
+  return StringArray(key);
+}
+
 std::optional<std::map<std::string, std::string>> TomlReader::StringMap(std::string_view key) {
   const toml::node* node = table_.get(key);
   if (node == nullptr) return std::nullopt;

@@ -116,6 +116,43 @@ class Emitter {
   Result<std::vector<std::string>> FullRefresh(const TableName& target,
                                                std::string_view select_sql) const;
   Result<std::vector<std::string>> View(const TableName& target, std::string_view select_sql) const;
+  // ---- incremental models (DuckDB and PostgreSQL; kWarehouseUnsupported elsewhere) ----
+  //
+  // What @incremental_filter expands to in an incremental load:
+  //   (<watermark> > (SELECT max(<watermark>) FROM <target>) [- INTERVAL '<lookback> seconds']
+  //    OR NOT EXISTS (SELECT 1 FROM <target> WHERE <watermark> IS NOT NULL))
+  // i.e. the rows newer than the target's watermark (minus the lookback), read by the same
+  // statement that stages them, so inside the load's transaction; every row while the target has
+  // no watermark yet. `watermark` is unqualified: it names the column where the placeholder
+  // stands (the model's source), and the target's column of the same name.
+  Result<std::string> IncrementalFilter(const TableName& target, std::string_view watermark,
+                                        std::int64_t lookback_seconds) const;
+  // What @incremental_filter expands to in a full build (first run, --full-refresh): "(1 = 1)".
+  static std::string FullLoadFilter() { return "(1 = 1)"; }
+  // One incremental load, each statement run in order on one connection, in one transaction:
+  //   stage:  CREATE TEMP TABLE strata_incremental AS the model's rows (with unique_key, the
+  //           newest row per key by watermark: DISTINCT ON ... ORDER BY watermark DESC);
+  //   delete: (unique_key only) the target's rows whose key is staged (IS NOT DISTINCT FROM, so
+  //           NULL keys match too);
+  //   insert: the staged rows. DuckDB: INSERT ... BY NAME. PostgreSQL: the unbound
+  //           `INSERT INTO t SELECT * FROM strata_incremental`, which the runner binds with
+  //           BindStagedInsert(target, the stage's columns from StageColumnsProbe()).
+  //   drop:   the stage (a failure before COMMIT rolls it back with everything else).
+  // kConfig for an invalid identifier in `unique_key` or `watermark`.
+  struct IncrementalLoad {
+    std::string begin, stage, delete_matching, insert, drop_stage, commit, rollback;
+  };
+  Result<IncrementalLoad> Incremental(const TableName& target, std::string_view select_sql,
+                                      std::string_view watermark,
+                                      const std::vector<std::string>& unique_key) const;
+  // A statement returning no rows whose columns are the stage's.
+  static std::string StageColumnsProbe() { return "SELECT * FROM strata_incremental LIMIT 0"; }
+  // INSERT INTO target (columns) SELECT columns FROM strata_incremental.
+  Result<std::string> BindStagedInsert(const TableName& target,
+                                       const std::vector<std::string>& columns) const;
+  // One row, one text column: the target's max(watermark), NULL when it has none.
+  Result<std::string> WatermarkQuery(const TableName& target, std::string_view watermark) const;
+
   // One row: (row_count BIGINT, checksum). The checksum is an order-independent hash of the
   // window's rows: the wrapping sum (mod 2^64) of a 64-bit hash of each whole row, so duplicates
   // count. DuckDB returns it as UBIGINT; PostgreSQL (no unsigned type) as a NUMERIC in

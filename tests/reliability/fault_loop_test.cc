@@ -11,6 +11,8 @@
 #include <iostream>
 #include <map>
 
+#include <unistd.h>
+
 #include "fault_injecting_warehouse.h"
 #include "materialize/plan.h"
 #include "materialize/runner.h"
@@ -65,7 +67,8 @@ class FaultLoopTest : public ::testing::TestWithParam<int> {
  protected:
   std::filesystem::path MakeProject(const std::string& name) {
     const std::filesystem::path root =
-        std::filesystem::temp_directory_path() / ("strata_fault_loop_" + name);
+        std::filesystem::temp_directory_path() /
+        ("strata_fault_loop_" + std::to_string(::getpid()) + "_" + std::to_string(GetParam()) + "_" + name);
     std::filesystem::remove_all(root);
     std::filesystem::create_directories(root / "models");
     for (const auto& [path, text] : kFiles) std::ofstream(root / path) << text;
@@ -147,7 +150,7 @@ class FaultLoopTest : public ::testing::TestWithParam<int> {
 };
 
 TEST_P(FaultLoopTest, EveryFailedCallIsRepairedByTheNextRun) {
-  const std::filesystem::path clean_root = MakeProject("clean_" + std::to_string(GetParam()));
+  const std::filesystem::path clean_root = MakeProject("clean");
   ASSERT_EQ(Run(clean_root, nullptr).status, materialize::RunStatus::kSuccess);
   const EndState clean = Read(clean_root);
   ASSERT_EQ(clean.partitions.size(), 12u);  // 6 days x 2 time_interval models

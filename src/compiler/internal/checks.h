@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "compiler/catalog.h"
+#include "analysis/output_columns.h"
 #include "compiler/compiler.h"
+#include "sql/ast.h"
 
 namespace strata::compiler::internal {
 
@@ -14,6 +16,25 @@ struct ModelFiles {
   std::string sql;
   std::string toml;
 };
+
+// A diagnostic of `model` at `span`.
+Diagnostic Make(const project::Model& model, std::string code, std::string message,
+                std::string hint, SourceSpan span);
+// A diagnostic at `at` in the model's SQL file, with the line and a caret.
+Diagnostic AtSql(const project::Model& model, const ModelFiles& files, sql::Span at,
+                 std::string code, std::string message, std::string hint);
+// Table columns for analysis::AnalyzeOutputColumns from `catalog` (empty lookup when null),
+// resolving names the way reference rewriting does.
+analysis::TableLookup CatalogLookup(const project::Project& project, const project::Model& model,
+                                    Catalog* catalog);
+
+// E028 (an incremental model without @incremental_filter, or with @start_date/@end_date) and
+// E029 (watermark or a unique_key column not in the output, when the output is known).
+// REQUIRES: model.incremental.
+void CheckIncremental(const project::Project& project, const project::Model& model,
+                      const ModelFiles& files, sql::Dialect dialect,
+                      const sql::Statement* statement, Catalog* catalog,
+                      std::vector<Diagnostic>& out);
 
 // E023 (time_column not a plain identifier in the dialect) and E026 (first_partition not a key
 // of the model's grain). REQUIRES: model.time_interval.

@@ -21,7 +21,7 @@ enum class TaskKind {
   kUnrunnable,  // a model that cannot compile: records its partitions Failed
   kSetup,       // time_interval: create the target if missing; bind insert columns (PostgreSQL)
   kBatch,       // time_interval: one batch in one transaction
-  kWholeModel,  // full_refresh and view
+  kWholeModel,  // full_refresh, view and incremental
 };
 
 struct Task {
@@ -73,6 +73,7 @@ Result<TaskOutcome> RunUnrunnable(RunContext& run, const Task& task);
 Result<TaskOutcome> RunSetup(RunContext& run, std::size_t worker, const Task& task);
 Result<TaskOutcome> RunBatch(RunContext& run, std::size_t worker, const Task& task);
 Result<TaskOutcome> RunWholeModel(RunContext& run, std::size_t worker, const Task& task);
+Result<TaskOutcome> RunIncremental(RunContext& run, std::size_t worker, const Task& task);
 // A task not run because `root_cause` (a task upstream of it) did not succeed, or because the
 // run was cancelled.
 Status SkipTask(RunContext& run, const Task& task, const Task& root_cause);
