@@ -185,6 +185,33 @@ std::vector<EmitCase> Cases() {
       {"window_stats",
        "WindowStats(warehouse.marts.fct_daily_orders, order_date, [2026-04-07, 2026-04-08))",
        [=](const Emitter& e) { return Collect(e.WindowStats(kTarget, "order_date", day)); }},
+      {"incremental_filter", "IncrementalFilter(kTarget, updated_at, lookback 3600 s)",
+       [=](const Emitter& e) { return Collect(e.IncrementalFilter(kTarget, "updated_at", 3600)); }},
+      {"incremental_upsert",
+       "Incremental(kTarget, the filtered source, updated_at, unique_key {order_id, line})",
+       [=](const Emitter& e) -> Emitted {
+         auto filter = e.IncrementalFilter(kTarget, "updated_at", 0);
+         if (!filter.ok()) return Collect(Result<std::string>(filter.error()));
+         const std::string select = "SELECT order_id, line, amount, updated_at FROM " +
+                                    e.QualifiedName({"", "raw", "orders"}) + " WHERE " + *filter;
+         auto load = e.Incremental(kTarget, select, "updated_at", {"order_id", "line"});
+         if (!load.ok()) return Collect(Result<std::string>(load.error()));
+         std::vector<std::string> statements = {load->begin, load->stage, load->delete_matching,
+                                                load->insert, load->drop_stage, load->commit,
+                                                load->rollback};
+         return Collect(Result<std::vector<std::string>>(statements));
+       }},
+      {"incremental_append", "Incremental(kTarget, a source, updated_at, no unique_key)",
+       [=](const Emitter& e) -> Emitted {
+         auto load = e.Incremental(kTarget, "SELECT * FROM src", "updated_at", {});
+         if (!load.ok()) return Collect(Result<std::string>(load.error()));
+         return Collect(Result<std::vector<std::string>>(
+             std::vector<std::string>{load->stage, load->insert, load->drop_stage}));
+       }},
+      {"incremental_bound_insert", "BindStagedInsert(kTarget, {order_id, we\"ird})",
+       [=](const Emitter& e) { return Collect(e.BindStagedInsert(kTarget, {"order_id", "we\"ird"})); }},
+      {"incremental_watermark", "WatermarkQuery(kTarget, updated_at)",
+       [=](const Emitter& e) { return Collect(e.WatermarkQuery(kTarget, "updated_at")); }},
   };
 }
 
@@ -227,6 +254,25 @@ bool QueryParts(const std::string& statement, std::vector<std::string>& parts) {
     parts.push_back("SELECT * FROM " + After(statement, "DELETE FROM "));
     return true;
   }
+  if (statement.starts_with("INSERT INTO ") && statement.find('\n') == std::string::npos) {
+    // One line: INSERT INTO t [BY NAME | (cols)] SELECT ... (incremental loads from the stage).
+    const std::size_t select = statement.find(" SELECT ");
+    if (select == std::string::npos) return false;
+    const std::string head = statement.substr(12, select - 12);
+    if (const std::size_t list = head.find(" ("); list != std::string::npos) {
+      parts.push_back("SELECT " + head.substr(list + 2, head.size() - list - 3) + " FROM " +
+                      head.substr(0, list));
+    } else {
+      const std::size_t by_name = head.find(" BY NAME");
+      parts.push_back("SELECT * FROM " + head.substr(0, by_name));
+    }
+    parts.push_back(statement.substr(select + 1));
+    return true;
+  }
+  if (statement.starts_with("DROP TABLE ") && statement.find('\n') == std::string::npos) {
+    parts.push_back("SELECT * FROM " + After(statement, "DROP TABLE "));
+    return true;
+  }
   if (statement.starts_with("INSERT INTO ")) {
     auto [head, rest] = SplitFirstLine(statement);
     if (rest.starts_with("REPLACE WHERE ")) {
@@ -243,7 +289,8 @@ bool QueryParts(const std::string& statement, std::vector<std::string>& parts) {
     return true;
   }
   for (std::string_view prefix :
-       {"CREATE TABLE ", "CREATE OR REPLACE TABLE ", "CREATE OR REPLACE VIEW "}) {
+       {"CREATE TABLE ", "CREATE OR REPLACE TABLE ", "CREATE OR REPLACE VIEW ",
+        "CREATE TEMP TABLE "}) {
     if (!statement.starts_with(prefix)) continue;
     auto [head, rest] = SplitFirstLine(statement);
     if (!head.ends_with(" AS")) return false;
@@ -253,6 +300,10 @@ bool QueryParts(const std::string& statement, std::vector<std::string>& parts) {
   }
   if (statement.starts_with("SELECT ")) {
     parts.push_back(statement);
+    return true;
+  }
+  if (statement.starts_with("(") && statement.ends_with(")")) {  // a predicate (IncrementalFilter)
+    parts.push_back("SELECT 1 WHERE " + statement);
     return true;
   }
   return false;
