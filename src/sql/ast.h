@@ -190,6 +190,9 @@ struct Binary : Expr {
   BinaryOp op = BinaryOp::kAnd;
   ExprPtr left;
   ExprPtr right;
+  // DuckDB `lambda x, y: body`: op is kArrow, `left` the parameter (a ColumnRef) or parameters
+  // (a Row of ColumnRefs), `right` the body; printed back in the same form.
+  bool python_lambda = false;
 };
 
 enum class LikeOp { kLike, kILike, kSimilarTo, kRLike, kRegexp, kGlob };
@@ -358,6 +361,14 @@ struct ArrayLiteral : Expr {
   bool array_keyword = false;
   std::optional<DataType> element_type;
   std::vector<ExprPtr> elements;
+  // DuckDB list comprehension [element FOR variable IN source IF condition]: `elements` holds
+  // the one element expression.
+  struct Comprehension {
+    Identifier variable;
+    ExprPtr source;
+    ExprPtr condition;  // may be null
+  };
+  std::unique_ptr<Comprehension> comprehension;
 };
 
 // {'a': 1, b: 2} (DuckDB, Snowflake) or STRUCT(1 AS a, 2 AS b) / STRUCT<a INT64>(1) (BigQuery).
@@ -468,9 +479,11 @@ struct TableAlias {
   std::vector<Identifier> columns;
 };
 
-// TABLESAMPLE [method] (size [PERCENT|ROWS]) [REPEATABLE (seed)], Snowflake SAMPLE (...).
+// TABLESAMPLE [method] (size [PERCENT|ROWS]) [REPEATABLE (seed)], Snowflake SAMPLE (...), and
+// DuckDB's clause USING SAMPLE size [%|PERCENT|ROWS] [(method [, seed])].
 struct TableSample {
-  std::string_view keyword;  // "TABLESAMPLE" or "SAMPLE"
+  std::string_view keyword;  // "TABLESAMPLE", "SAMPLE" or "USING SAMPLE"
+  bool method_after_size = false;  // USING SAMPLE 10% (bernoulli[, seed])
   std::optional<Identifier> method;
   bool parenthesized = true;  // DuckDB also writes TABLESAMPLE 10%
   ExprPtr size;
@@ -588,6 +601,7 @@ struct Select : SetExpr {
   ExprPtr having;
   std::vector<NamedWindow> windows;
   ExprPtr qualify;
+  std::unique_ptr<TableSample> using_sample;  // DuckDB USING SAMPLE (after QUALIFY)
 };
 
 enum class SetOp { kUnion, kIntersect, kExcept };
@@ -620,6 +634,7 @@ struct NestedQuery : SetExpr {
 struct Cte {
   Identifier name;
   std::vector<Identifier> columns;
+  std::vector<Identifier> using_key;  // DuckDB WITH RECURSIVE t USING KEY (k) AS (...)
   std::string_view materialized;  // "MATERIALIZED", "NOT MATERIALIZED" or empty
   QueryPtr query;
   Span span;

@@ -238,8 +238,10 @@ Status Parser::ParseTableAlias(TableRef& table) {
 
 Result<std::unique_ptr<TableSample>> Parser::ParseTableSample() {
   auto sample = std::make_unique<TableSample>();
-  sample->keyword = AtKeyword("SAMPLE") ? "SAMPLE" : "TABLESAMPLE";
+  const bool using_sample = AtKeyword("USING");
+  sample->keyword = using_sample ? "USING SAMPLE" : AtKeyword("SAMPLE") ? "SAMPLE" : "TABLESAMPLE";
   Advance();
+  if (using_sample) Advance();
   if (AtName() && AtSymbol("(", 1)) sample->method = MakeIdentifier(Advance());
   const bool parenthesized = AcceptSymbol("(");
   sample->parenthesized = parenthesized;
@@ -252,6 +254,17 @@ Result<std::unique_ptr<TableSample>> Parser::ParseTableSample() {
     sample->unit = "%";
   }
   if (parenthesized) STRATA_TRY(ExpectSymbol(")"));
+  if (using_sample && !parenthesized && !sample->method && AtSymbol("(") && AtName(1)) {
+    // USING SAMPLE 10% (bernoulli[, seed])
+    Advance();
+    sample->method_after_size = true;
+    sample->method = MakeIdentifier(Advance());
+    if (AcceptSymbol(",")) {
+      STRATA_ASSIGN_OR_RETURN(sample->seed, ParseExpression());
+    }
+    STRATA_TRY(ExpectSymbol(")"));
+    return sample;
+  }
   if (AtKeyword("REPEATABLE") || AtKeyword("SEED")) {
     sample->seed_keyword = AtKeyword("SEED") ? "SEED" : "REPEATABLE";
     Advance();

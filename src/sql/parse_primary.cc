@@ -105,6 +105,10 @@ Result<ExprPtr> Parser::ParseKeywordPrimary(bool* handled) {
     return ExprPtr(std::move(literal));
   }
   if (AtKeyword("CASE")) return ParseCase();
+  if (dialect() == Dialect::kDuckDb && AtKeyword("LAMBDA") && Peek(1).kind == TokenKind::kIdentifier &&
+      (AtSymbol(":", 2) || AtSymbol(",", 2))) {
+    return ParsePythonLambda();
+  }
   if (call && AtKeyword("CAST")) return ParseCast(CastStyle::kCast);
   if (call && AtKeyword("TRY_CAST")) return ParseCast(CastStyle::kTryCast);
   if (call && AtKeyword("SAFE_CAST")) return ParseCast(CastStyle::kSafeCast);
@@ -348,9 +352,47 @@ Result<ExprPtr> Parser::ParseArray(bool keyword) {
     if (!elements.ok()) return std::move(elements).error();
     array->elements = std::move(elements).value();
   }
+  if (dialect() == Dialect::kDuckDb && array->elements.size() == 1 && !array->array_keyword &&
+      AcceptKeyword("FOR")) {
+    auto comprehension = std::make_unique<ArrayLiteral::Comprehension>();
+    STRATA_ASSIGN_OR_RETURN(comprehension->variable, ParseName("a loop variable"));
+    STRATA_TRY(ExpectKeyword("IN"));
+    STRATA_ASSIGN_OR_RETURN(comprehension->source, ParseExpression());
+    if (AcceptKeyword("IF")) {
+      STRATA_ASSIGN_OR_RETURN(comprehension->condition, ParseExpression());
+    }
+    array->comprehension = std::move(comprehension);
+  }
   --no_colon_path_;
   STRATA_TRY(ExpectSymbol("]"));
   return ExprPtr(std::move(array));
+}
+
+// DuckDB: lambda x: body, lambda x, y: body.
+Result<ExprPtr> Parser::ParsePythonLambda() {
+  auto lambda = std::make_unique<Binary>(Here());
+  lambda->op = BinaryOp::kArrow;
+  lambda->python_lambda = true;
+  Advance();
+  auto parameters = std::make_unique<Row>(Here());
+  do {
+    auto parameter = std::make_unique<ColumnRef>(Here());
+    STRATA_ASSIGN_OR_RETURN(Identifier name, ParseName("a lambda parameter"));
+    parameter->parts.push_back(std::move(name));
+    parameters->elements.push_back(std::move(parameter));
+  } while (AcceptSymbol(","));
+  STRATA_TRY(ExpectSymbol(":"));
+  if (parameters->elements.size() == 1) {
+    lambda->left = std::move(parameters->elements.front());
+  } else {
+    lambda->left = std::move(parameters);
+  }
+  ++no_colon_path_;
+  Result<ExprPtr> body = ParseExpression();
+  --no_colon_path_;
+  if (!body.ok()) return std::move(body).error();
+  lambda->right = std::move(body).value();
+  return ExprPtr(std::move(lambda));
 }
 
 Result<ExprPtr> Parser::ParseBraceStruct() {

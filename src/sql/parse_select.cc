@@ -59,6 +59,11 @@ Result<Cte> Parser::ParseCte() {
   if (AtSymbol("(")) {
     STRATA_ASSIGN_OR_RETURN(cte.columns, ParseNameList());
   }
+  if (dialect() == Dialect::kDuckDb && AtKeyword("USING") && AtKeyword("KEY", 1)) {
+    Advance();
+    Advance();
+    STRATA_ASSIGN_OR_RETURN(cte.using_key, ParseNameList());
+  }
   STRATA_TRY(ExpectKeyword("AS"));
   if (AtKeyword("NOT") && AtKeyword("MATERIALIZED", 1)) {
     cte.materialized = "NOT MATERIALIZED";
@@ -202,6 +207,9 @@ Status Parser::ParseSelectTail(Select& select) {
     STRATA_ASSIGN_OR_RETURN(select.qualify, ParseExpression());
   }
   if (AtKeyword("WINDOW") && select.windows.empty()) STRATA_TRY(ParseNamedWindows(select));
+  if (AtKeyword("USING") && AtKeyword("SAMPLE", 1)) {
+    STRATA_ASSIGN_OR_RETURN(select.using_sample, ParseTableSample());
+  }
   return OkStatus();
 }
 

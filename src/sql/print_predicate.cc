@@ -54,6 +54,17 @@ void Printer::PrintPredicate(const Expr& expr) {
     }
     case ExprKind::kBinary: {
       const auto& binary = expr.As<Binary>();
+      if (binary.python_lambda) {
+        Write("lambda ");
+        if (binary.left->kind == ExprKind::kRow) {
+          PrintExprList(binary.left->As<Row>().elements);
+        } else {
+          PrintExpr(*binary.left);
+        }
+        Write(": ");
+        PrintExpr(*binary.right);
+        return;
+      }
       const int precedence = BinaryPrecedence(binary.op);
       PrintOperand(*binary.left, precedence, false);
       Write(" ");
@@ -191,6 +202,16 @@ void Printer::PrintComposite(const Expr& expr) {
       }
       Write("[");
       PrintExprList(array.elements);
+      if (array.comprehension) {
+        Write(" FOR ");
+        PrintName(array.comprehension->variable);
+        Write(" IN ");
+        PrintExpr(*array.comprehension->source);
+        if (array.comprehension->condition) {
+          Write(" IF ");
+          PrintExpr(*array.comprehension->condition);
+        }
+      }
       Write("]");
       return;
     }

@@ -54,6 +54,11 @@ void Printer::PrintCte(const Cte& cte) {
     PrintNames(cte.columns, ", ");
     Write(")");
   }
+  if (!cte.using_key.empty()) {
+    Write(" USING KEY (");
+    PrintNames(cte.using_key, ", ");
+    Write(")");
+  }
   Write(" AS ");
   if (!cte.materialized.empty()) {
     Write(cte.materialized);
@@ -180,6 +185,7 @@ void Printer::PrintSelectClauses(const Select& select) {
     Write(" QUALIFY ");
     PrintExpr(*select.qualify);
   }
+  if (select.using_sample) PrintSample(*select.using_sample);
 }
 
 void Printer::PrintTable(const TableRef& table) {
@@ -250,6 +256,21 @@ void Printer::PrintSample(const TableSample& sample) {
   Write(" ");
   Write(sample.keyword);
   Write(" ");
+  if (sample.method_after_size) {
+    PrintExpr(*sample.size);
+    if (!sample.unit.empty()) {
+      if (sample.unit != "%") Write(" ");
+      Write(sample.unit);
+    }
+    Write(" (");
+    WriteUpper(sample.method->name);
+    if (sample.seed) {
+      Write(", ");
+      PrintExpr(*sample.seed);
+    }
+    Write(")");
+    return;
+  }
   if (sample.method) {
     WriteUpper(sample.method->name);
   }

@@ -157,6 +157,7 @@ class Parser {
   Result<TableRefPtr> ParseTableSuffixes(TableRefPtr table);
   Status ParseTableAlias(TableRef& table);
   Result<std::unique_ptr<TableSample>> ParseTableSample();
+  Result<ExprPtr> ParsePythonLambda();
   Result<TableRefPtr> ParsePivot(TableRefPtr source);
   Result<TableRefPtr> ParseUnpivot(TableRefPtr source);
   Result<std::vector<SelectItem>> ParseAliasedList();
