@@ -4,6 +4,7 @@
 #include <cctype>
 #include <fstream>
 #include <sstream>
+#include <unordered_map>
 
 #include "base/hash.h"
 #include "project/internal/did_you_mean.h"
@@ -221,16 +222,19 @@ std::vector<Model> LoadModels(const ProjectConfig& config, std::vector<Error>* e
   for (const std::filesystem::path& file : files) {
     if (std::optional<Model> model = LoadModel(config, file, errors)) models.push_back(std::move(*model));
   }
+  // The first model of each name; a later one with the same name is an error.
+  std::unordered_map<std::string_view, std::size_t> first_of_name;
+  first_of_name.reserve(models.size());
   for (std::size_t i = 0; i < models.size(); ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
-      if (models[i].name != models[j].name) continue;
-      Error error = MakeError(ErrorCode::kConfig,
-                              fmt::format("model name \"{}\" is used twice (also in {})", models[i].name,
-                                          models[j].toml_path.lexically_relative(config.root).string()),
-                              "give each model a unique name");
-      error.span = SourceSpan{models[i].toml_path.lexically_relative(config.root).string(), 1, 1};
-      errors->push_back(std::move(error));
-    }
+    const auto [found, inserted] = first_of_name.emplace(models[i].name, i);
+    if (inserted) continue;
+    const Model& first = models[found->second];
+    Error error = MakeError(ErrorCode::kConfig,
+                            fmt::format("model name \"{}\" is used twice (also in {})", models[i].name,
+                                        first.toml_path.lexically_relative(config.root).string()),
+                            "give each model a unique name");
+    error.span = SourceSpan{models[i].toml_path.lexically_relative(config.root).string(), 1, 1};
+    errors->push_back(std::move(error));
   }
   return models;
 }
