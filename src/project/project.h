@@ -43,6 +43,7 @@ struct ProjectConfig {
   std::map<std::string, WarehouseConfig> warehouses;  // [warehouses.NAME]
   std::filesystem::path state_path;   // absolute; default <models_dir>/.strata-state.db
   std::string rollup_store_dir = "rollups";
+  int fiscal_year_start_month = 1;    // [semantic] fiscal_year_start_month, 1..12
 };
 
 enum class StrategyKind { kFullRefresh, kView, kTimeInterval };
