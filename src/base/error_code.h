@@ -38,7 +38,12 @@ namespace strata {
   X(kTargetExistence, 26, 500, "XX000", false)                \
   X(kInterrupted, 27, 500, "57014", false)                    \
   X(kUpstreamFailed, 28, 424, "55000", false)                 \
-  X(kCompile, 29, 400, "42000", false)
+  X(kCompile, 29, 400, "42000", false)                        \
+  X(kSemanticInvalid, 30, 400, "F0000", false)                \
+  X(kQueryInvalid, 31, 400, "42703", false)                   \
+  X(kAccessDenied, 32, 403, "42501", false)                   \
+  X(kAmbiguousPath, 33, 400, "42702", false)                  \
+  X(kFanOut, 34, 400, "42P10", false)
 
 enum class ErrorCode : std::uint16_t {
 #define STRATA_ERROR_ENUM(name, number, http, sqlstate, retryable) name = number,

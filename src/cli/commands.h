@@ -25,6 +25,16 @@ struct CommonOptions {
   std::string command_line;              // for the run history
 };
 
+// strata query --output: a text table (also "human"), the JSON response, or CSV.
+enum class QueryOutput { kTable, kJson, kCsv };
+
+struct QueryCommandOptions {
+  std::string query;   // inline JSON
+  std::string file;    // --file
+  std::optional<std::string> role;  // --role; absent = trusted local caller (no role checks)
+  QueryOutput output = QueryOutput::kTable;
+};
+
 struct RunCommandOptions {
   materialize::SelectionOptions selection;
   int parallel = 4;
@@ -41,6 +51,11 @@ int RunPartitions(const CommonOptions& common, const std::optional<std::string>&
                   const std::optional<std::string>& status);
 int RunShow(const CommonOptions& common, const std::string& model, int limit);
 int RunSchema(const std::string& name);
+// strata query: exit 0 with the result; 1 for a usage error, an invalid project, model or query,
+// a refused data role (AccessDenied) or a warehouse error.
+int RunQuery(const CommonOptions& common, const QueryCommandOptions& options);
+// strata meta: the semantic model's entities, members and rollups (human or --output json).
+int RunMeta(const CommonOptions& common);
 
 // Set by SIGINT/SIGTERM once InstallSignalHandlers() ran.
 const std::atomic<bool>& CancelFlag();

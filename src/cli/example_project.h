@@ -16,14 +16,21 @@ struct ExampleRange {
 };
 ExampleRange ExampleRangeFor(UnixSeconds now);
 
-// Writes strata.toml and the example models into `dir` (which must not hold a strata.toml yet);
-// every first_partition is range.start at the model's grain.
+// Writes strata.toml, the example models and the semantic model (semantic/model.yml: entities
+// Order, Customer and Ticket over the raw tables, one rollup, three data roles) into `dir` (which
+// must not hold a strata.toml yet); every first_partition is range.start at the model's grain.
 Status WriteExampleFiles(const std::filesystem::path& dir, const ExampleRange& range);
 // Writes only a minimal strata.toml and an empty models folder.
 Status WriteEmptyProject(const std::filesystem::path& dir);
-// Generates raw.orders in the example's DuckDB warehouse: 1.2 M orders spread over `range`
-// (deterministic for a given range) across customers, regions and statuses; 3% of rows are
-// loaded up to three days after they happened (late-arriving data).
+// Generates the example's DuckDB warehouse, deterministic for a given range:
+// - raw.orders: 1.2 M orders spread over `range` across customers 1..38000 and statuses; an
+//   order's region is its customer's; 3% of rows are loaded up to three days after they
+//   happened (late-arriving data);
+// - raw.customers: one row per customer id 1..40000 (name, region, segment, signup_at; NULL
+//   signup_at for every 97th customer);
+// - raw.tickets: 150 k support tickets over `range` for customers 2001..40000 (NULL
+//   resolution_hours while open).
+// So some customers have orders and no tickets, some tickets and no orders, most several of each.
 Status GenerateExampleData(const std::filesystem::path& duckdb_path, const ExampleRange& range);
 
 }  // namespace strata::cli

@@ -81,6 +81,18 @@ int Main(int argc, char** argv) {
   show->add_option("MODEL", show_model, "the model")->required();
   show->add_option("--limit", limit, "rows to print (default 10)");
   AddCommon(show, common, output);
+  strata::cli::QueryCommandOptions query_options;
+  std::string query_output = output == "json" ? "json" : "table";
+  CLI::App* query = app.add_subcommand("query", "answer a semantic query (JSON)");
+  query->add_option("QUERY", query_options.query, "the query JSON (or --file)");
+  query->add_option("--file", query_options.file, "read the query JSON from a file");
+  query->add_option("--role", query_options.role, "answer as this data role (default: trusted, no role)");
+  query->add_option("--project", common.project_dir, "project folder (holds strata.toml)");
+  query->add_option("--warehouse", common.warehouse, "named warehouse from [warehouses.NAME]");
+  query->add_option("--output", query_output, "table | json | csv")
+      ->check(CLI::IsMember({"table", "human", "json", "csv"}));
+  CLI::App* meta = app.add_subcommand("meta", "list the semantic model's entities, members and rollups");
+  AddCommon(meta, common, output);
   CLI::App* schema = app.add_subcommand("schema", "print a JSON Schema of an output document");
   schema->add_option("NAME", schema_name, "run-output")->required();
 
@@ -110,6 +122,13 @@ int Main(int argc, char** argv) {
   if (*partitions) return strata::cli::RunPartitions(common, partitions_model, status);
   if (*show) return strata::cli::RunShow(common, show_model, limit);
   if (*schema) return strata::cli::RunSchema(schema_name);
+  if (*query) {
+    query_options.output = query_output == "json"  ? strata::cli::QueryOutput::kJson
+                           : query_output == "csv" ? strata::cli::QueryOutput::kCsv
+                                                   : strata::cli::QueryOutput::kTable;
+    return strata::cli::RunQuery(common, query_options);
+  }
+  if (*meta) return strata::cli::RunMeta(common);
   return 1;
 }
 

@@ -67,7 +67,7 @@ std::optional<ProjectConfig> LoadProjectConfig(const std::filesystem::path& root
   ProjectConfig config;
   config.root = root;
   TomlReader top(*document, "strata.toml", "", errors);
-  top.CheckKeys({"project", "warehouse", "warehouses", "state", "run", "rollups"});
+  top.CheckKeys({"project", "warehouse", "warehouses", "state", "run", "rollups", "semantic"});
   if (const toml::table* project = top.Table("project")) {
     TomlReader reader(*project, "strata.toml", "[project]", errors);
     reader.CheckKeys({"name", "models_dir", "semantic_dir"});
@@ -118,6 +118,19 @@ std::optional<ProjectConfig> LoadProjectConfig(const std::filesystem::path& root
     TomlReader reader(*rollups, "strata.toml", "[rollups]", errors);
     reader.CheckKeys({"store_dir"});
     config.rollup_store_dir = reader.String("store_dir").value_or("rollups");
+  }
+  if (const toml::table* semantic = top.Table("semantic")) {
+    TomlReader reader(*semantic, "strata.toml", "[semantic]", errors);
+    reader.CheckKeys({"fiscal_year_start_month"});
+    if (std::optional<std::uint32_t> month = reader.Unsigned("fiscal_year_start_month")) {
+      if (*month < 1 || *month > 12) {
+        reader.Fail("fiscal_year_start_month", ErrorCode::kConfig,
+                    fmt::format("fiscal_year_start_month must be 1..12, got {}", *month),
+                    "use the number of the month the fiscal year starts in (4 = April)");
+      } else {
+        config.fiscal_year_start_month = static_cast<int>(*month);
+      }
+    }
   }
   if (errors->size() != errors_before) return std::nullopt;
   return config;

@@ -52,6 +52,7 @@ struct ProjectConfig {
   std::filesystem::path state_path;   // absolute; default <models_dir>/.strata-state.db
   std::string rollup_store_dir = "rollups";
   RunConfig run;
+  int fiscal_year_start_month = 1;    // [semantic] fiscal_year_start_month, 1..12
 };
 
 enum class StrategyKind { kFullRefresh, kView, kTimeInterval, kIncremental };

@@ -70,6 +70,24 @@ TEST_F(ProjectTest, LoadsModelsInDependencyOrder) {
   EXPECT_NE(missing.error().hint.find("\"fct\""), std::string::npos);
 }
 
+TEST_F(ProjectTest, SemanticFiscalYearStartMonth) {
+  LoadOutcome defaults = LoadProject(root_);
+  ASSERT_TRUE(defaults.project.has_value());
+  EXPECT_EQ(defaults.project->config.fiscal_year_start_month, 1);
+  const std::string base = "[project]\nname = \"shop\"\n[warehouse]\ntype = \"duckdb\"\n";
+  Write("strata.toml", base + "[semantic]\nfiscal_year_start_month = 4\n");
+  LoadOutcome april = LoadProject(root_);
+  ASSERT_TRUE(april.project.has_value()) << april.errors[0].ToString();
+  EXPECT_EQ(april.project->config.fiscal_year_start_month, 4);
+  Write("strata.toml", base + "[semantic]\nfiscal_year_start_month = 13\n");
+  EXPECT_EQ(OnlyError().code, ErrorCode::kConfig);
+  Write("strata.toml", base + "[semantic]\nfiscal_year_start = 4\n");
+  const Error unknown = OnlyError();
+  EXPECT_EQ(unknown.code, ErrorCode::kConfigUnknownKey);
+  EXPECT_EQ(unknown.span->line, 6);
+  EXPECT_NE(unknown.hint.find("fiscal_year_start_month"), std::string::npos);
+}
+
 TEST_F(ProjectTest, MicrobatchDefaultsToHour) {
   Model("m", "[strategy]\ntype = \"microbatch\"\ntime_column = \"ts\"\n");
   LoadOutcome outcome = LoadProject(root_);

@@ -1,0 +1,185 @@
+// AnswerQuery against a real in-memory DuckDB holding the example tables: multi-entity
+// correctness (no fan-out), data roles, grains, approximate distinct counts.
+#include <gtest/gtest.h>
+
+#include "query/query_engine.h"
+#include "semantic/loader.h"
+#include "semantic/testing/example_model.h"
+#include "warehouse/duckdb/duckdb_warehouse.h"
+
+namespace strata::query {
+namespace {
+
+using nlohmann::json;
+
+class QueryDuckDbTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto outcome =
+        semantic::LoadSemanticModel({{"semantic/model.yml", semantic::testing::kExampleModelYaml}},
+                                    sql::Dialect::kDuckDb, /*fiscal_year_start_month=*/4);
+    ASSERT_TRUE(outcome.errors.empty()) << outcome.errors[0].ToString();
+    model_ = std::move(*outcome.model);
+    auto warehouse = warehouse::OpenDuckDb(":memory:");
+    ASSERT_TRUE(warehouse.ok());
+    warehouse_ = std::move(*warehouse);
+    auto connection = warehouse_->Connect();
+    ASSERT_TRUE(connection.ok());
+    connection_ = std::move(*connection);
+    ASSERT_TRUE(connection_->Execute(semantic::testing::kExampleTablesSql).ok());
+  }
+
+  json Rows(const std::string& query, const std::optional<std::string>& role = std::nullopt) {
+    auto response = AnswerQuery(model_, *connection_, sql::Dialect::kDuckDb, query, {role});
+    EXPECT_TRUE(response.ok()) << (response.ok() ? "" : response.error().ToString());
+    if (!response.ok()) return json();
+    return json::parse(response->ToJson()["rows"].dump());
+  }
+
+  ErrorCode Code(const std::string& query, const std::optional<std::string>& role = std::nullopt) {
+    auto response = AnswerQuery(model_, *connection_, sql::Dialect::kDuckDb, query, {role});
+    EXPECT_FALSE(response.ok());
+    return response.ok() ? ErrorCode::kInternal : response.error().code;
+  }
+
+  semantic::SemanticModel model_;
+  std::unique_ptr<warehouse::Warehouse> warehouse_;
+  std::unique_ptr<warehouse::Connection> connection_;
+};
+
+TEST_F(QueryDuckDbTest, SingleEntityByStatus) {
+  const json rows =
+      Rows(R"({"measures": ["Order.revenue", "Order.order_count", "Order.average_order_value"],
+                             "dimensions": ["Order.status"]})");
+  EXPECT_EQ(rows, json::parse(R"([["paid", 142.0, 5, 28.4], ["shipped", 30.0, 1, 30.0]])"));
+}
+
+TEST_F(QueryDuckDbTest, ResponseShape) {
+  auto response = AnswerQuery(
+      model_, *connection_, sql::Dialect::kDuckDb,
+      R"({"measures": ["Order.revenue"], "dimensions": ["Order.status"], "limit": 1})", {});
+  ASSERT_TRUE(response.ok()) << response.error().ToString();
+  const json out = json::parse(response->ToJson().dump());
+  EXPECT_EQ(response->ToJson().dump().rfind("{\"columns\":", 0), 0u);
+  EXPECT_EQ(out["columns"], json::parse(R"([{"name": "Order.status", "type": "string"},
+                                             {"name": "Order.revenue", "type": "number"}])"));
+  EXPECT_EQ(out["rows"].size(), 1u);
+  EXPECT_EQ(out["meta"]["rollup"]["missed"],
+            json::parse(R"([{"rollup": "monthly_order_summary", "reason": "not_built"}])"));
+  EXPECT_TRUE(out["meta"]["sql"].is_string());
+  EXPECT_TRUE(out["meta"]["duration_ms"].is_number());
+}
+
+TEST_F(QueryDuckDbTest, JoinedDimensionThroughManyToOne) {
+  const json rows = Rows(R"({"measures": ["Order.revenue"], "dimensions": ["Customer.region"]})");
+  EXPECT_EQ(rows, json::parse(R"([["north", 65.0], ["south", 100.0], [null, 7.0]])"));
+}
+
+// Customer 1 has 3 orders and 2 tickets: a raw join would report 6 orders and 6 tickets.
+TEST_F(QueryDuckDbTest, MultiEntityDoesNotFanOut) {
+  const json rows =
+      Rows(R"({"measures": ["Order.order_count", "Ticket.ticket_count", "Order.tickets_per_order"],
+                             "dimensions": ["Customer.region"]})");
+  EXPECT_EQ(rows,
+            json::parse(R"([["north", 4, 2, 0.5], ["south", 1, 1, 1.0], [null, 1, 1, 1.0]])"));
+}
+
+TEST_F(QueryDuckDbTest, MultiEntityWithoutDimensions) {
+  const json rows = Rows(
+      R"({"measures": ["Order.order_count", "Ticket.ticket_count", "Customer.customer_count"]})");
+  EXPECT_EQ(rows, json::parse(R"([[6, 4, 4]])"));
+}
+
+TEST_F(QueryDuckDbTest, MeasureFilterAppliesAfterAggregation) {
+  const json rows = Rows(R"({"measures": ["Order.revenue"], "dimensions": ["Customer.name"],
+                             "filters": [{"member": "Order.revenue", "op": "gt", "values": [50]}]})");
+  EXPECT_EQ(rows, json::parse(R"([["Ann", 60.0], ["Cid", 100.0]])"));
+}
+
+TEST_F(QueryDuckDbTest, FilteredMeasureAndDivisionByZeroIsNull) {
+  const json rows = Rows(
+      R"({"measures": ["Order.paid_revenue", "Order.paid_share"], "dimensions": ["Order.status"]})");
+  EXPECT_EQ(rows, json::parse(R"([["paid", 142.0, 1.0], ["shipped", null, null]])"));
+}
+
+TEST_F(QueryDuckDbTest, MonthGrainAndRange) {
+  const json rows = Rows(R"({"measures": ["Order.revenue"],
+      "time_dimensions": [{"dimension": "Order.order_date", "grain": "month", "range": ["2026-02-01", "2026-05-01"]}]})");
+  EXPECT_EQ(rows, json::parse(R"([["2026-02-01T00:00:00Z", 20.0], ["2026-03-01T00:00:00Z", 5.0],
+                                  ["2026-04-01T00:00:00Z", 30.0]])"));
+}
+
+// fiscal_year_start_month = 4: 2026-03-31 is in the fiscal year starting 2025-04-01.
+TEST_F(QueryDuckDbTest, FiscalGrains) {
+  EXPECT_EQ(Rows(R"({"measures": ["Order.order_count"],
+                     "time_dimensions": [{"dimension": "Order.order_date", "grain": "fiscal_year"}]})"),
+            json::parse(R"([["2025-04-01T00:00:00Z", 4], ["2026-04-01T00:00:00Z", 2]])"));
+  EXPECT_EQ(Rows(R"({"measures": ["Order.order_count"],
+                     "time_dimensions": [{"dimension": "Order.order_date", "grain": "fiscal_quarter"}]})"),
+            json::parse(R"([["2026-01-01T00:00:00Z", 4], ["2026-04-01T00:00:00Z", 2]])"));
+}
+
+TEST_F(QueryDuckDbTest, IsoWeekStartsMonday) {
+  // 2026-01-10 is a Saturday: its ISO week starts Monday 2026-01-05.
+  EXPECT_EQ(
+      Rows(
+          R"({"measures": ["Order.order_count"], "filters": [{"member": "Order.order_id", "op": "equals", "values": [1]}],
+                     "time_dimensions": [{"dimension": "Order.order_date", "grain": "week"}]})"),
+      json::parse(R"([["2026-01-05T00:00:00Z", 1]])"));
+}
+
+TEST_F(QueryDuckDbTest, StringValuesAreLiteralsNotSql) {
+  EXPECT_EQ(Rows(R"({"measures": ["Order.order_count"],
+                     "filters": [{"member": "Order.status", "op": "equals", "values": ["paid' OR '1'='1"]}]})"),
+            json::parse(R"([[0]])"));
+  EXPECT_EQ(Code(R"({"measures": ["Order.order_count"],
+                     "filters": [{"member": "Order.order_id", "op": "equals", "values": ["1 OR 1=1"]}]})"),
+            ErrorCode::kQueryInvalid);
+  EXPECT_EQ(Code(R"({"measures": ["Order.order_count"],
+                     "filters": [{"member": "Order.status", "op": "equals", "values": ["paid\u0000' OR 1=1"]}]})"),
+            ErrorCode::kQueryInvalid);
+}
+
+TEST_F(QueryDuckDbTest, PercentilesAndApproximateDistinct) {
+  const json rows =
+      Rows(R"({"measures": ["Order.median_amount", "Order.customers", "Order.customer_id_approx"],
+                             "dimensions": ["Order.status"]})");
+  EXPECT_EQ(rows, json::parse(R"([["paid", 10.0, 4, 4], ["shipped", 30.0, 1, 1]])"));
+}
+
+TEST_F(QueryDuckDbTest, RoleRowFiltersApplyThroughJoinsAndInEveryPartial) {
+  const json rows = Rows(R"({"measures": ["Order.order_count", "Ticket.ticket_count"],
+                             "dimensions": ["Customer.segment"]})",
+                         "north_analyst");
+  EXPECT_EQ(rows, json::parse(R"([["ent", 1, null], ["smb", 3, 2]])"));
+  EXPECT_EQ(Rows(R"({"measures": ["Customer.customer_count"]})", "north_analyst"),
+            json::parse("[[2]]"));
+}
+
+TEST_F(QueryDuckDbTest, RoleWithoutAccessToAnEntityIsRefused) {
+  EXPECT_EQ(Rows(R"({"measures": ["Order.order_count"]})", "paid_orders_only"),
+            json::parse("[[5]]"));
+  EXPECT_EQ(Code(R"({"measures": ["Order.order_count"], "dimensions": ["Customer.region"]})",
+                 "paid_orders_only"),
+            ErrorCode::kAccessDenied);
+  EXPECT_EQ(Code(R"({"measures": ["Order.order_count"],
+                     "filters": [{"member": "Customer.region", "op": "equals", "values": ["north"]}]})",
+                 "paid_orders_only"),
+            ErrorCode::kAccessDenied);
+  EXPECT_EQ(Code(R"({"measures": ["Ticket.ticket_count"]})", "paid_orders_only"),
+            ErrorCode::kAccessDenied);
+  EXPECT_EQ(Code(R"({"measures": ["Order.order_count"]})", "nobody"), ErrorCode::kAccessDenied);
+  EXPECT_EQ(Code(R"({"measures": ["Order.order_count"]})", std::string()),
+            ErrorCode::kAccessDenied);
+  EXPECT_EQ(Rows(R"({"measures": ["Ticket.ticket_count"]})", "admin"), json::parse("[[4]]"));
+}
+
+TEST_F(QueryDuckDbTest, FanOutAndUnknownMembersAreErrors) {
+  EXPECT_EQ(Code(R"({"measures": ["Customer.customer_count"], "dimensions": ["Order.status"]})"),
+            ErrorCode::kFanOut);
+  EXPECT_EQ(Code(R"({"measures": ["Order.revenue"], "dimensions": ["Order.stauts"]})"),
+            ErrorCode::kQueryInvalid);
+}
+
+}  // namespace
+}  // namespace strata::query

@@ -1,0 +1,167 @@
+#include "query/query_engine.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+
+#include "semantic/literal.h"
+#include "semantic/query.h"
+#include "semantic/sketch.h"
+
+namespace strata::query {
+namespace {
+
+using json = nlohmann::ordered_json;
+using semantic::DimensionType;
+using warehouse::Value;
+
+json TimeCell(const Value& value) {
+  std::string text = warehouse::ValueToString(value);
+  // Sub-second digits are dropped: results are whole-second UTC timestamps.
+  const std::size_t dot = text.find('.', 10);
+  const std::string whole = dot == std::string::npos ? text : text.substr(0, dot);
+  if (const auto seconds = semantic::ParseTimeText(whole)) return FormatIso8601(*seconds);
+  return text;
+}
+
+json NumberCell(const Value& value) {
+  if (const auto* i = std::get_if<std::int64_t>(&value)) return *i;
+  if (const auto* u = std::get_if<std::uint64_t>(&value)) return *u;
+  if (const auto* d = std::get_if<double>(&value))
+    return std::isfinite(*d) ? json(*d) : json(nullptr);
+  if (const auto* b = std::get_if<bool>(&value)) return *b ? 1 : 0;
+  const std::string text = warehouse::ValueToString(value);
+  if (!semantic::IsNumberText(text)) return text;
+  if (text.find_first_of(".eE") == std::string::npos && text.size() < 19) return std::stoll(text);
+  return std::stod(text);
+}
+
+json Cell(const Value& value, DimensionType type) {
+  if (std::holds_alternative<std::monostate>(value)) return nullptr;
+  switch (type) {
+    case DimensionType::kTime:
+      return TimeCell(value);
+    case DimensionType::kNumber:
+      return NumberCell(value);
+    case DimensionType::kBoolean:
+      if (const auto* b = std::get_if<bool>(&value)) return *b;
+      return warehouse::ValueToString(value);
+    case DimensionType::kString:
+      return warehouse::ValueToString(value);
+  }
+  return nullptr;
+}
+
+// The group key of row `row`: the first `count` cells as text, NULL marked apart from any text.
+std::string RowKey(const warehouse::QueryResult& result, std::size_t row, std::size_t count) {
+  std::string key;
+  for (std::size_t c = 0; c < count; ++c) {
+    const Value& value = result.columns[c].values[row];
+    key += std::holds_alternative<std::monostate>(value) ? std::string("\x01")
+                                                         : "\x02" + warehouse::ValueToString(value);
+    key += '\x1f';
+  }
+  return key;
+}
+
+// Runs one sketch query and returns each group's estimate.
+Result<std::map<std::string, double>> Estimates(warehouse::Connection& connection,
+                                                const semantic::SketchQuery& sketch) {
+  STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult result, connection.Execute(sketch.sql));
+  std::map<std::string, semantic::HyperLogLog> sketches;
+  for (std::size_t row = 0; row < result.row_count(); ++row) {
+    const Value& value = result.columns[sketch.key_count].values[row];
+    if (std::holds_alternative<std::monostate>(value)) continue;
+    sketches[RowKey(result, row, sketch.key_count)].Add(warehouse::ValueToString(value));
+  }
+  std::map<std::string, double> estimates;
+  for (const auto& [key, hll] : sketches) estimates[key] = hll.Estimate();
+  return estimates;
+}
+
+Status FillSketches(warehouse::Connection& connection, const semantic::LivePlan& plan,
+                    warehouse::QueryResult& result) {
+  for (const semantic::SketchQuery& sketch : plan.sketches) {
+    STRATA_ASSIGN_OR_RETURN(const auto estimates, Estimates(connection, sketch));
+    std::vector<Value>& column = result.columns[sketch.column].values;
+    for (std::size_t row = 0; row < result.row_count(); ++row) {
+      const auto it = estimates.find(RowKey(result, row, sketch.key_count));
+      column[row] = static_cast<std::int64_t>(it == estimates.end() ? 0 : std::llround(it->second));
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+nlohmann::ordered_json QueryResponse::ToJson() const {
+  using ordered = nlohmann::ordered_json;
+  ordered column_list = ordered::array();
+  for (const semantic::OutputColumn& column : columns) {
+    column_list.push_back(
+        {{"name", column.name}, {"type", semantic::DimensionTypeName(column.type)}});
+  }
+  ordered row_list = ordered::array();
+  for (const auto& row : rows) row_list.push_back(row);
+  ordered missed_list = ordered::array();
+  for (const RollupMiss& miss : missed)
+    missed_list.push_back({{"rollup", miss.rollup}, {"reason", miss.reason}});
+  ordered meta = {
+      {"rollup", {{"missed", missed_list}}}, {"sql", sql}, {"duration_ms", duration_ms}};
+  return ordered{{"columns", column_list}, {"rows", row_list}, {"meta", meta}};
+}
+
+std::vector<RollupMiss> RollupMisses(const semantic::SemanticModel& model,
+                                     const std::vector<std::string>& entities) {
+  std::vector<RollupMiss> misses;
+  for (const semantic::Rollup& rollup : model.rollups) {
+    if (std::find(entities.begin(), entities.end(), rollup.entity) != entities.end()) {
+      misses.push_back({rollup.name, "not_built"});
+    }
+  }
+  return misses;
+}
+
+Result<semantic::LivePlan> PlanQuery(const semantic::SemanticModel& model, sql::Dialect dialect,
+                                     std::string_view query_json, const QueryOptions& options) {
+  STRATA_ASSIGN_OR_RETURN(const semantic::SemanticQuery query,
+                          semantic::ParseQueryJson(query_json));
+  return semantic::PlanLiveQuery(model, query, {dialect, options.role});
+}
+
+Result<QueryResponse> AnswerQuery(const semantic::SemanticModel& model,
+                                  warehouse::Connection& connection, sql::Dialect dialect,
+                                  std::string_view query_json, const QueryOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  STRATA_ASSIGN_OR_RETURN(const semantic::LivePlan plan,
+                          PlanQuery(model, dialect, query_json, options));
+  Result<warehouse::QueryResult> executed = connection.Execute(plan.sql);
+  if (!executed.ok()) {
+    return std::move(executed.error().Note("while running the live SQL of a semantic query"));
+  }
+  warehouse::QueryResult& result = *executed;
+  if (result.columns.size() != plan.columns.size()) {
+    return MakeError(ErrorCode::kInternal,
+                     fmt::format("the live SQL returned {} columns, expected {}",
+                                 result.columns.size(), plan.columns.size()));
+  }
+  STRATA_TRY(FillSketches(connection, plan, result));
+  QueryResponse response;
+  response.columns = plan.columns;
+  response.sql = plan.sql;
+  response.missed = RollupMisses(model, plan.entities);
+  response.rows.resize(result.row_count());
+  for (std::size_t row = 0; row < result.row_count(); ++row) {
+    for (std::size_t c = 0; c < plan.columns.size(); ++c) {
+      response.rows[row].push_back(Cell(result.columns[c].values[row], plan.columns[c].type));
+    }
+  }
+  response.duration_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  return response;
+}
+
+}  // namespace strata::query

@@ -1,0 +1,103 @@
+// The working state of PlanLiveQuery (live_sql.h): partials with their joined entity instances,
+// shared by planner.cc (resolution) and render.cc (SQL text).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "semantic/live_sql.h"
+#include "semantic/model.h"
+#include "semantic/path.h"
+#include "semantic/query.h"
+
+namespace strata::semantic {
+
+// A member as written: "Order.customer.region" = start Order, hops [customer], member region.
+struct MemberRef {
+  std::string written;
+  MemberPath path;
+};
+Result<MemberRef> ParseMemberRef(const SemanticModel& model, std::string_view written);
+
+// One entity instance of a partial: the derived table "t<index>".
+struct JoinNode {
+  const Entity* entity = nullptr;
+  std::string key;  // the relationship names from the base, dot-joined ("" for the base)
+  std::vector<const Relationship*> hops;  // the path from the base
+  int parent = -1;
+  std::string join_on;                   // "t0"."c1" = "t2"."c0"; empty for the base
+  std::vector<std::string> expressions;  // projected as "c0", "c1", ...
+  bool from_query = true;                // false when joined only for a row filter
+};
+
+// A dimension of the query (a group key "d<i>" or only a filter target).
+struct DimensionRequest {
+  MemberRef ref;
+  const Dimension* dimension = nullptr;
+  std::optional<TimeGrain> grain;
+  std::string output_name;
+};
+
+// A measure some partial aggregates, as column "m<index>".
+struct NeededMeasure {
+  const Entity* entity = nullptr;
+  const Measure* measure = nullptr;
+};
+
+class Partial {
+ public:
+  Partial(const SemanticModel& model, const Entity& base, sql::Dialect dialect);
+
+  const Entity& base() const { return *nodes_[0].entity; }
+  // The node reached by `hops` from the base, joining the missing ones.
+  int AddPath(const std::vector<const Relationship*>& hops, bool from_query);
+  // "t<node>"."c<k>" for `expression` projected by `node` (registered once).
+  std::string Column(int node, const std::string& expression);
+  // Resolves `request` from this partial's base (see live_sql.h), joining what it needs.
+  Result<int> Resolve(const MemberRef& ref);
+
+  std::vector<JoinNode>& nodes() { return nodes_; }
+  const std::vector<JoinNode>& nodes() const { return nodes_; }
+  // Adds a WHERE predicate (ANDed) unless the same text is already there; `first` puts it
+  // before the others (data-role row filters lead the WHERE).
+  void AddWhere(std::string predicate, bool first = false);
+  std::vector<std::string>& where() { return where_; }
+  const std::vector<std::string>& where() const { return where_; }
+  std::vector<std::string>& keys() { return keys_; }  // one per group key, "d<i>" order
+  const std::vector<std::string>& keys() const { return keys_; }
+  std::vector<std::pair<std::size_t, std::string>>& aggregates() {
+    return aggregates_;
+  }  // (m index, SQL)
+  const std::vector<std::pair<std::size_t, std::string>>& aggregates() const { return aggregates_; }
+  sql::Dialect dialect() const { return dialect_; }
+
+  // FROM ... [WHERE ...] (no SELECT): the joined derived tables and the predicates.
+  std::string FromAndWhere() const;
+
+ private:
+  const SemanticModel& model_;
+  sql::Dialect dialect_;
+  std::vector<JoinNode> nodes_;
+  std::vector<std::string> where_;
+  std::size_t row_filters_ = 0;  // the first row_filters_ entries of where_ are row filters
+  std::vector<std::string> keys_;
+  std::vector<std::pair<std::size_t, std::string>> aggregates_;
+};
+
+// SQL pieces (render.cc).
+std::string TruncateTime(const std::string& column, TimeGrain grain, int fiscal_start_month);
+Result<std::string> RenderPredicate(const std::string& column, DimensionType type, FilterOp op,
+                                    const std::vector<FilterValue>& values, sql::Dialect dialect);
+std::string RenderAggregate(const Measure& measure, const std::string& input, sql::Dialect dialect);
+// The projected input of a measure (its sql, or CASE WHEN filter THEN sql END); empty for
+// count(*) without a filter.
+std::string MeasureInput(const Measure& measure);
+// The metric as SQL over the "m<index>" columns; `index_of` maps (entity, measure) to index.
+std::string RenderMetric(const MetricExpr& expr,
+                         const std::map<std::pair<std::string, std::string>, std::size_t>& index_of,
+                         sql::Dialect dialect);
+std::string Quote(std::string_view name, sql::Dialect dialect);
+
+}  // namespace strata::semantic

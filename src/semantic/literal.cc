@@ -1,0 +1,102 @@
+#include "semantic/literal.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+namespace strata::semantic {
+namespace {
+
+bool Digits(std::string_view text, std::size_t& i) {
+  const std::size_t start = i;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+  return i > start;
+}
+
+// Reads exactly `width` digits at `i` into `out`.
+bool Fixed(std::string_view text, std::size_t i, std::size_t width, int* out) {
+  if (i + width > text.size()) return false;
+  int value = 0;
+  for (std::size_t k = i; k < i + width; ++k) {
+    if (!std::isdigit(static_cast<unsigned char>(text[k]))) return false;
+    value = value * 10 + (text[k] - '0');
+  }
+  *out = value;
+  return true;
+}
+
+}  // namespace
+
+bool IsNumberText(std::string_view text) {
+  if (text.empty() || text.size() > 40) return false;
+  std::size_t i = 0;
+  if (text[i] == '-') ++i;
+  if (!Digits(text, i)) return false;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    if (!Digits(text, i)) return false;
+  }
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (!Digits(text, i)) return false;
+  }
+  return i == text.size();
+}
+
+std::optional<UnixSeconds> ParseTimeText(std::string_view text) {
+  CivilTime civil;
+  if (text.size() < 10 || text[4] != '-' || text[7] != '-') return std::nullopt;
+  if (!Fixed(text, 0, 4, &civil.year) || !Fixed(text, 5, 2, &civil.month) ||
+      !Fixed(text, 8, 2, &civil.day)) {
+    return std::nullopt;
+  }
+  if (text.size() > 10) {
+    std::string_view rest = text.substr(10);
+    if (rest.back() == 'Z') rest.remove_suffix(1);
+    if (rest.size() != 9 || (rest[0] != 'T' && rest[0] != ' ') || rest[3] != ':' ||
+        rest[6] != ':') {
+      return std::nullopt;
+    }
+    if (!Fixed(rest, 1, 2, &civil.hour) || !Fixed(rest, 4, 2, &civil.minute) ||
+        !Fixed(rest, 7, 2, &civil.second)) {
+      return std::nullopt;
+    }
+  }
+  if (civil.year < 1 || civil.month < 1 || civil.month > 12 || civil.day < 1 ||
+      civil.day > DaysInMonth(civil.year, civil.month) || civil.hour > 23 || civil.minute > 59 ||
+      civil.second > 59) {
+    return std::nullopt;
+  }
+  return ToUnixSeconds(civil);
+}
+
+Result<std::string> RenderLiteral(const FilterValue& value, DimensionType type,
+                                  sql::Dialect dialect, ErrorCode code) {
+  switch (type) {
+    case DimensionType::kString:
+      // Warehouse client APIs take SQL as C strings: a NUL would cut the statement short.
+      if (value.text.find('\0') != std::string::npos) {
+        return MakeError(code, "a string value contains a NUL character");
+      }
+      return sql::QuoteString(value.text, dialect);
+    case DimensionType::kNumber:
+      if (value.kind != FilterValue::Kind::kBoolean && IsNumberText(value.text)) return value.text;
+      return MakeError(code, fmt::format("\"{}\" is not a number", value.text));
+    case DimensionType::kBoolean:
+      if (value.text == "true") return std::string("TRUE");
+      if (value.text == "false") return std::string("FALSE");
+      return MakeError(code, fmt::format("\"{}\" is not true or false", value.text));
+    case DimensionType::kTime:
+      if (value.kind == FilterValue::Kind::kString) {
+        if (std::optional<UnixSeconds> seconds = ParseTimeText(value.text)) {
+          return "TIMESTAMP " + sql::QuoteString(FormatSqlTimestamp(*seconds), dialect);
+        }
+      }
+      return MakeError(code, fmt::format("\"{}\" is not a date or timestamp", value.text),
+                       "write 2026-01-01 or 2026-01-01T10:00:00Z");
+  }
+  return MakeError(ErrorCode::kInternal, "unknown dimension type");
+}
+
+}  // namespace strata::semantic

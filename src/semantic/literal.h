@@ -1,0 +1,32 @@
+// Filter values as typed SQL literals (DESIGN.md: "every value from a user is a typed literal
+// rendered by the dialect"). Nothing a user wrote reaches SQL without passing through here.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+#include "base/time.h"
+#include "semantic/model.h"
+#include "sql/dialect.h"
+
+namespace strata::semantic {
+
+// Whether `text` is a number literal: -?digits[.digits][(e|E)[+-]?digits], at most 40 bytes.
+bool IsNumberText(std::string_view text);
+
+// "2026-01-01", "2026-01-01T10:00:00", "2026-01-01T10:00:00Z" or "2026-01-01 10:00:00" as UTC
+// seconds; nullopt for anything else (including impossible dates such as 2026-02-30).
+std::optional<UnixSeconds> ParseTimeText(std::string_view text);
+
+// The literal for `value` compared with a member of `type`:
+//   string:  the dialect's string literal (sql::QuoteString) of the text, whatever its kind
+//            (`code` when the text contains a NUL byte);
+//   number:  the text when IsNumberText, else `code` ("not a number");
+//   boolean: TRUE / FALSE for true/false, else `code`;
+//   time:    TIMESTAMP 'YYYY-MM-DD HH:MM:SS' from ParseTimeText, else `code`.
+Result<std::string> RenderLiteral(const FilterValue& value, DimensionType type,
+                                  sql::Dialect dialect, ErrorCode code);
+
+}  // namespace strata::semantic

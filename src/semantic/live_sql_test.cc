@@ -1,0 +1,223 @@
+// PlanLiveQuery and ParseQueryJson: member resolution (paths, ambiguity, fan-out), query shape
+// errors, literals and dialect differences. Execution is covered by query/query_duckdb_test.cc.
+#include "semantic/live_sql.h"
+
+#include <gtest/gtest.h>
+
+#include "semantic/loader.h"
+#include "semantic/testing/example_model.h"
+
+namespace strata::semantic {
+namespace {
+
+// Order reaches Customer twice (customer, referrer); Warehouse is reachable from nothing.
+const char* kAmbiguousModel = R"(entities:
+  - name: Order
+    table: raw.orders
+    primary_key: order_id
+    dimensions:
+      - { name: status, type: string }
+    measures:
+      - { name: order_count, agg: count }
+    relationships:
+      - { name: customer, entity: Customer, type: many_to_one, foreign_key: customer_id }
+      - { name: referrer, entity: Customer, type: many_to_one, foreign_key: referrer_id }
+  - name: Customer
+    table: raw.customers
+    primary_key: customer_id
+    dimensions:
+      - { name: region, type: string }
+    measures:
+      - { name: customer_count, agg: count }
+    relationships:
+      - { name: orders, entity: Order, type: one_to_many, foreign_key: customer_id }
+  - name: Depot
+    sql: SELECT 1 AS depot_id, 'x' AS city
+    primary_key: depot_id
+    dimensions:
+      - { name: city, type: string }
+)";
+
+SemanticModel Load(const char* yaml) {
+  auto outcome = LoadSemanticModel({{"m.yml", yaml}}, sql::Dialect::kDuckDb, 4);
+  EXPECT_TRUE(outcome.errors.empty()) << outcome.errors[0].ToString();
+  return std::move(*outcome.model);
+}
+
+Result<LivePlan> Plan(const SemanticModel& model, const std::string& json,
+                      const std::optional<std::string>& role = std::nullopt,
+                      sql::Dialect dialect = sql::Dialect::kDuckDb) {
+  STRATA_ASSIGN_OR_RETURN(const SemanticQuery query, ParseQueryJson(json));
+  return PlanLiveQuery(model, query, {dialect, role});
+}
+
+TEST(Resolution, UniqueManyToOnePath) {
+  const SemanticModel model = Load(testing::kExampleModelYaml);
+  auto plan = Plan(model, R"({"measures": ["Order.revenue"], "dimensions": ["Customer.region"]})");
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  EXPECT_NE(plan->sql.find("LEFT JOIN (SELECT \"customer_id\" AS \"c0\", \"region\" AS \"c1\" FROM "
+                           "\"raw\".\"customers\")"),
+            std::string::npos)
+      << plan->sql;
+  EXPECT_EQ(plan->entities, std::vector<std::string>{"Order"});
+  ASSERT_EQ(plan->columns.size(), 2u);
+  EXPECT_EQ(plan->columns[0].name, "Customer.region");
+  EXPECT_EQ(plan->columns[0].type, DimensionType::kString);
+}
+
+TEST(Resolution, AmbiguousPathListsCandidates) {
+  const SemanticModel model = Load(kAmbiguousModel);
+  auto plan =
+      Plan(model, R"({"measures": ["Order.order_count"], "dimensions": ["Customer.region"]})");
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().code, ErrorCode::kAmbiguousPath);
+  EXPECT_NE(plan.error().message.find("Order.customer.region"), std::string::npos)
+      << plan.error().message;
+  EXPECT_NE(plan.error().message.find("Order.referrer.region"), std::string::npos)
+      << plan.error().message;
+  // The written path removes the ambiguity.
+  EXPECT_TRUE(
+      Plan(model, R"({"measures": ["Order.order_count"], "dimensions": ["Order.referrer.region"]})")
+          .ok());
+}
+
+TEST(Resolution, FanOutListsPaths) {
+  const SemanticModel model = Load(kAmbiguousModel);
+  auto plan =
+      Plan(model, R"({"measures": ["Customer.customer_count"], "dimensions": ["Order.status"]})");
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().code, ErrorCode::kFanOut);
+  EXPECT_NE(plan.error().message.find("Customer.orders.status"), std::string::npos)
+      << plan.error().message;
+  auto written = Plan(
+      model,
+      R"({"measures": ["Customer.customer_count"], "dimensions": ["Customer.orders.status"]})");
+  ASSERT_FALSE(written.ok());
+  EXPECT_EQ(written.error().code, ErrorCode::kFanOut);
+}
+
+TEST(Resolution, UnreachableEntity) {
+  const SemanticModel model = Load(kAmbiguousModel);
+  auto plan = Plan(model, R"({"measures": ["Order.order_count"], "dimensions": ["Depot.city"]})");
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().code, ErrorCode::kQueryInvalid);
+}
+
+TEST(Resolution, EntitySqlBecomesADerivedTable) {
+  const SemanticModel model = Load(kAmbiguousModel);
+  auto plan = Plan(model, R"({"dimensions": ["Depot.city"]})");
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  EXPECT_NE(plan->sql.find("FROM (SELECT 1 AS depot_id, 'x' AS city) AS \"s\""), std::string::npos)
+      << plan->sql;
+}
+
+// Without measures the query reads the first entity every dimension is reachable from.
+TEST(Resolution, DimensionsOnlyPickAnEntityThatReachesAll) {
+  const SemanticModel model = Load(testing::kExampleModelYaml);
+  auto plan = Plan(model, R"({"dimensions": ["Customer.region", "Order.status"]})");
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  EXPECT_NE(
+      plan->sql.find(
+          "FROM (SELECT \"customer_id\" AS \"c0\", \"status\" AS \"c1\" FROM \"raw\".\"orders\")"),
+      std::string::npos)
+      << plan->sql;
+  auto unrelated = Plan(model, R"({"dimensions": ["Order.status", "Ticket.priority"]})");
+  ASSERT_FALSE(unrelated.ok());
+  EXPECT_EQ(unrelated.error().code, ErrorCode::kFanOut);
+}
+
+TEST(Resolution, UnknownMembersGetHints) {
+  const SemanticModel model = Load(testing::kExampleModelYaml);
+  auto plan = Plan(model, R"({"measures": ["Order.revenu"]})");
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().code, ErrorCode::kQueryInvalid);
+  EXPECT_EQ(plan.error().hint, "did you mean \"revenue\"?");
+  plan = Plan(model, R"({"measures": ["Ordr.revenue"]})");
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().hint, "did you mean \"Order\"?");
+  plan = Plan(model, R"({"measures": ["Order.status"]})");
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().code, ErrorCode::kQueryInvalid);
+}
+
+TEST(Resolution, ApproximateMeasuresOnlyAsColumns) {
+  const SemanticModel model = Load(testing::kExampleModelYaml);
+  auto plan =
+      Plan(model, R"({"measures": ["Order.customer_id_approx"], "dimensions": ["Order.status"]})");
+  ASSERT_TRUE(plan.ok());
+  ASSERT_EQ(plan->sketches.size(), 1u);
+  EXPECT_EQ(plan->sketches[0].column, 1u);
+  EXPECT_EQ(plan->sketches[0].key_count, 1u);
+  EXPECT_EQ(Plan(model, R"({"measures": ["Order.customer_id_approx"],
+                            "filters": [{"member": "Order.customer_id_approx", "op": "gt", "values": [1]}]})")
+                .error()
+                .code,
+            ErrorCode::kQueryInvalid);
+}
+
+TEST(Resolution, PercentilesPerDialect) {
+  const SemanticModel model = Load(testing::kExampleModelYaml);
+  const std::string query = R"({"measures": ["Order.median_amount"]})";
+  EXPECT_NE(
+      Plan(model, query)->sql.find("quantile_cont(CAST(\"t0\".\"c0\" AS DOUBLE PRECISION), 0.5)"),
+      std::string::npos);
+  EXPECT_NE(Plan(model, query, std::nullopt, sql::Dialect::kPostgres)
+                ->sql.find("percentile_cont(0.5) WITHIN GROUP (ORDER BY CAST(\"t0\".\"c0\" AS "
+                           "DOUBLE PRECISION))"),
+            std::string::npos);
+}
+
+TEST(Resolution, ValuesAreTypedLiterals) {
+  const SemanticModel model = Load(testing::kExampleModelYaml);
+  auto plan = Plan(model, R"({"measures": ["Order.order_count"], "filters": [
+      {"member": "Order.status", "op": "equals", "values": ["it's"]},
+      {"member": "Order.order_id", "op": "gte", "values": [2]},
+      {"member": "Order.order_date", "op": "lt", "values": ["2026-01-02"]}]})");
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  EXPECT_NE(plan->sql.find("= 'it''s'"), std::string::npos);
+  EXPECT_NE(plan->sql.find(">= 2"), std::string::npos);
+  EXPECT_NE(plan->sql.find("< TIMESTAMP '2026-01-02 00:00:00'"), std::string::npos);
+  for (const char* bad :
+       {R"({"member": "Order.order_id", "op": "equals", "values": ["2; DROP TABLE x"]})",
+        R"({"member": "Order.order_date", "op": "gt", "values": ["2026-02-30"]})",
+        R"({"member": "Order.order_id", "op": "contains", "values": ["1"]})"}) {
+    auto result = Plan(
+        model, std::string(R"({"measures": ["Order.order_count"], "filters": [)") + bad + "]}");
+    ASSERT_FALSE(result.ok()) << bad;
+    EXPECT_EQ(result.error().code, ErrorCode::kQueryInvalid) << bad;
+  }
+}
+
+TEST(QueryJson, ShapeErrors) {
+  for (
+      const char* bad :
+      {"not json", "[]", R"({"measure": ["Order.revenue"]})", R"({"measures": "Order.revenue"})",
+       R"({"measures": ["Order.revenue"], "limit": -1})",
+       R"({"measures": ["Order.revenue"], "limit": 1.5})",
+       R"({"time_dimensions": [{"dimension": "Order.order_date", "grain": "mnth"}]})",
+       R"({"measures": ["Order.revenue"], "filters": [{"member": "Order.status", "op": "eq", "values": ["a"]}]})",
+       R"({"measures": ["Order.revenue"], "filters": [{"member": "Order.revenue", "op": "gt", "values": [1, 2]}]})",
+       R"({"measures": ["Order.revenue"], "filters": [{"member": "Order.status", "op": "set", "values": ["a"]}]})",
+       R"({"measures": ["Order.revenue"], "filters": [{"member": "Order.status", "op": "equals"}]})",
+       R"({})"}) {
+    auto query = ParseQueryJson(bad);
+    ASSERT_FALSE(query.ok()) << bad;
+    EXPECT_EQ(query.error().code, ErrorCode::kQueryInvalid) << bad;
+  }
+  EXPECT_EQ(ParseQueryJson(R"({"measure": []})").error().hint, "did you mean \"measures\"?");
+}
+
+TEST(QueryJson, FullQuery) {
+  auto query = ParseQueryJson(R"({"measures": ["Order.revenue"], "dimensions": ["Order.status"],
+      "time_dimensions": [{"dimension": "Order.order_date", "grain": "fiscal_quarter", "range": ["2026-01-01", "2026-07-01"]}],
+      "filters": [{"member": "Order.status", "op": "not_set"}], "order": [{"member": "Order.revenue", "desc": true}],
+      "limit": 5})");
+  ASSERT_TRUE(query.ok()) << query.error().ToString();
+  EXPECT_EQ(query->time_dimensions[0].grain, TimeGrain::kFiscalQuarter);
+  EXPECT_EQ(query->filters[0].op, FilterOp::kNotSet);
+  EXPECT_TRUE(query->order[0].desc);
+  EXPECT_EQ(query->limit, 5);
+}
+
+}  // namespace
+}  // namespace strata::semantic

@@ -1,0 +1,57 @@
+// A semantic query as sent to POST /v1/query or `strata query` (spec/semantic.md "Query API"),
+// parsed from JSON. Parsing checks the shape only (keys, types, ops, grains); member names are
+// checked against the model by PlanLiveQuery (live_sql.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "semantic/model.h"
+
+namespace strata::semantic {
+
+// Time grains of a query. Weeks are ISO weeks (start Monday). fiscal_quarter and fiscal_year
+// start in fiscal_year_start_month (strata.toml [semantic]); every bucket's value is the
+// timestamp of its START (a fiscal year starting 2026-04-01 is returned as
+// 2026-04-01T00:00:00Z; by the usual convention it is called FY2027, after the calendar year in
+// which it ends, but no label is returned, only the start).
+enum class TimeGrain { kHour, kDay, kWeek, kMonth, kQuarter, kYear, kFiscalQuarter, kFiscalYear };
+std::string_view TimeGrainName(TimeGrain grain);
+std::optional<TimeGrain> ParseTimeGrain(std::string_view name);
+
+struct TimeDimensionRequest {
+  std::string dimension;           // "Order.order_date"
+  std::optional<TimeGrain> grain;  // without a grain the entry only filters by range
+  std::optional<std::string> range_from, range_to;  // half-open [from, to)
+};
+
+struct FilterRequest {
+  std::string member;
+  FilterOp op = FilterOp::kEquals;
+  std::vector<FilterValue> values;
+};
+
+struct OrderRequest {
+  std::string member;  // an output column name ("Order.revenue", "Order.order_date.month")
+  bool desc = false;
+};
+
+struct SemanticQuery {
+  std::vector<std::string> measures;  // measures and metrics
+  std::vector<std::string> dimensions;
+  std::vector<TimeDimensionRequest> time_dimensions;
+  std::vector<FilterRequest> filters;
+  std::vector<OrderRequest> order;
+  std::optional<std::int64_t> limit;
+};
+
+// Parses the query JSON. Errors: kQueryInvalid naming the key and what was expected (unknown
+// keys get a "did you mean"); `limit` must be an integer >= 0; set/not_set take no values, the
+// other ops at least one (gt/gte/lt/lte exactly one); values are strings, numbers or booleans.
+Result<SemanticQuery> ParseQueryJson(std::string_view json_text);
+
+}  // namespace strata::semantic

@@ -1,0 +1,194 @@
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "project/did_you_mean.h"
+#include "semantic/query.h"
+
+namespace strata::semantic {
+namespace {
+
+using nlohmann::json;
+
+const std::vector<std::string> kGrainNames = {"hour",    "day",  "week",           "month",
+                                              "quarter", "year", "fiscal_quarter", "fiscal_year"};
+const std::vector<std::string> kOpNames = {"equals", "not_equals", "gt",          "gte", "lt",
+                                           "lte",    "contains",   "starts_with", "set", "not_set"};
+
+Error Invalid(std::string message, std::string hint = {}) {
+  return MakeError(ErrorCode::kQueryInvalid, std::move(message), std::move(hint));
+}
+
+Status CheckKeys(const json& object, std::string_view context,
+                 const std::vector<std::string>& allowed) {
+  for (const auto& [key, value] : object.items()) {
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      return Invalid(fmt::format("unknown key \"{}\" in {}", key, context),
+                     project::SuggestionHint(key, allowed));
+    }
+  }
+  return OkStatus();
+}
+
+Result<std::string> StringAt(const json& object, const char* key, std::string_view context) {
+  const auto it = object.find(key);
+  if (it == object.end()) return Invalid(fmt::format("{} needs \"{}\"", context, key));
+  if (!it->is_string()) return Invalid(fmt::format("\"{}\" in {} must be a string", key, context));
+  return it->get<std::string>();
+}
+
+Result<std::vector<std::string>> StringList(const json& root, const char* key) {
+  std::vector<std::string> out;
+  const auto it = root.find(key);
+  if (it == root.end()) return out;
+  if (!it->is_array()) return Invalid(fmt::format("\"{}\" must be a list of member names", key));
+  for (const json& item : *it) {
+    if (!item.is_string())
+      return Invalid(fmt::format("\"{}\" must be a list of member names", key));
+    out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+Result<FilterValue> ValueFromJson(const json& value) {
+  FilterValue out;
+  if (value.is_string()) {
+    out.text = value.get<std::string>();
+  } else if (value.is_boolean()) {
+    out.kind = FilterValue::Kind::kBoolean;
+    out.text = value.get<bool>() ? "true" : "false";
+  } else if (value.is_number_integer() || value.is_number_unsigned()) {
+    out.kind = FilterValue::Kind::kNumber;
+    out.text = value.dump();
+  } else if (value.is_number_float()) {
+    out.kind = FilterValue::Kind::kNumber;
+    out.text = value.dump();
+    if (out.text.find_first_not_of("-0123456789.eE+") != std::string::npos) {
+      return Invalid(fmt::format("filter value {} is not a finite number", out.text));
+    }
+  } else {
+    return Invalid(
+        fmt::format("filter value {} must be a string, number or boolean", value.dump()));
+  }
+  return out;
+}
+
+Result<TimeDimensionRequest> TimeDimensionFromJson(const json& item) {
+  if (!item.is_object()) return Invalid("each time_dimensions entry must be an object");
+  STRATA_TRY(CheckKeys(item, "time_dimensions", {"dimension", "grain", "range"}));
+  TimeDimensionRequest request;
+  STRATA_ASSIGN_OR_RETURN(request.dimension, StringAt(item, "dimension", "time_dimensions"));
+  if (item.contains("grain")) {
+    STRATA_ASSIGN_OR_RETURN(const std::string grain, StringAt(item, "grain", "time_dimensions"));
+    request.grain = ParseTimeGrain(grain);
+    if (!request.grain) {
+      return Invalid(fmt::format("unknown grain \"{}\"", grain),
+                     project::SuggestionHint(grain, kGrainNames));
+    }
+  }
+  if (item.contains("range")) {
+    const json& range = item["range"];
+    if (!range.is_array() || range.size() != 2 || !range[0].is_string() || !range[1].is_string()) {
+      return Invalid("\"range\" must be [from, to] (two date or timestamp strings)");
+    }
+    request.range_from = range[0].get<std::string>();
+    request.range_to = range[1].get<std::string>();
+  }
+  return request;
+}
+
+Result<FilterRequest> FilterFromJson(const json& item) {
+  if (!item.is_object()) return Invalid("each filters entry must be an object");
+  STRATA_TRY(CheckKeys(item, "filters", {"member", "op", "values"}));
+  FilterRequest filter;
+  STRATA_ASSIGN_OR_RETURN(filter.member, StringAt(item, "member", "filters"));
+  STRATA_ASSIGN_OR_RETURN(const std::string op, StringAt(item, "op", "filters"));
+  const std::optional<FilterOp> parsed = ParseFilterOp(op);
+  if (!parsed)
+    return Invalid(fmt::format("unknown filter op \"{}\"", op),
+                   project::SuggestionHint(op, kOpNames));
+  filter.op = *parsed;
+  if (item.contains("values")) {
+    if (!item["values"].is_array()) return Invalid("\"values\" must be a list");
+    for (const json& value : item["values"]) {
+      STRATA_ASSIGN_OR_RETURN(FilterValue parsed_value, ValueFromJson(value));
+      filter.values.push_back(std::move(parsed_value));
+    }
+  }
+  const bool unary = FilterOpIsUnary(filter.op);
+  const bool single = filter.op == FilterOp::kGt || filter.op == FilterOp::kGte ||
+                      filter.op == FilterOp::kLt || filter.op == FilterOp::kLte;
+  if (unary && !filter.values.empty()) return Invalid(fmt::format("op {} takes no values", op));
+  if (!unary && filter.values.empty()) return Invalid(fmt::format("op {} needs values", op));
+  if (single && filter.values.size() != 1)
+    return Invalid(fmt::format("op {} takes exactly one value", op));
+  return filter;
+}
+
+}  // namespace
+
+std::string_view TimeGrainName(TimeGrain grain) {
+  return kGrainNames[static_cast<std::size_t>(grain)];
+}
+
+std::optional<TimeGrain> ParseTimeGrain(std::string_view name) {
+  for (std::size_t i = 0; i < kGrainNames.size(); ++i) {
+    if (kGrainNames[i] == name) return static_cast<TimeGrain>(i);
+  }
+  return std::nullopt;
+}
+
+Result<SemanticQuery> ParseQueryJson(std::string_view json_text) {
+  const json root = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded()) return Invalid("the query is not valid JSON");
+  if (!root.is_object()) return Invalid("the query must be a JSON object");
+  STRATA_TRY(CheckKeys(root, "the query",
+                       {"measures", "dimensions", "time_dimensions", "filters", "order", "limit"}));
+  SemanticQuery query;
+  STRATA_ASSIGN_OR_RETURN(query.measures, StringList(root, "measures"));
+  STRATA_ASSIGN_OR_RETURN(query.dimensions, StringList(root, "dimensions"));
+  const auto list = [&](const char* key) -> Result<json> {
+    const auto it = root.find(key);
+    if (it == root.end()) return json::array();
+    if (!it->is_array()) return Invalid(fmt::format("\"{}\" must be a list", key));
+    return *it;
+  };
+  STRATA_ASSIGN_OR_RETURN(const json time_dimensions, list("time_dimensions"));
+  for (const json& item : time_dimensions) {
+    STRATA_ASSIGN_OR_RETURN(TimeDimensionRequest request, TimeDimensionFromJson(item));
+    query.time_dimensions.push_back(std::move(request));
+  }
+  STRATA_ASSIGN_OR_RETURN(const json filters, list("filters"));
+  for (const json& item : filters) {
+    STRATA_ASSIGN_OR_RETURN(FilterRequest filter, FilterFromJson(item));
+    query.filters.push_back(std::move(filter));
+  }
+  STRATA_ASSIGN_OR_RETURN(const json order, list("order"));
+  for (const json& item : order) {
+    if (!item.is_object()) return Invalid("each order entry must be an object");
+    STRATA_TRY(CheckKeys(item, "order", {"member", "desc"}));
+    OrderRequest request;
+    STRATA_ASSIGN_OR_RETURN(request.member, StringAt(item, "member", "order"));
+    if (item.contains("desc")) {
+      if (!item["desc"].is_boolean()) return Invalid("\"desc\" in order must be true or false");
+      request.desc = item["desc"].get<bool>();
+    }
+    query.order.push_back(std::move(request));
+  }
+  if (root.contains("limit")) {
+    const json& limit = root["limit"];
+    if (!(limit.is_number_integer() || limit.is_number_unsigned()) ||
+        limit.get<std::int64_t>() < 0) {
+      return Invalid("\"limit\" must be an integer >= 0");
+    }
+    query.limit = limit.get<std::int64_t>();
+  }
+  if (query.measures.empty() && query.dimensions.empty() &&
+      std::none_of(query.time_dimensions.begin(), query.time_dimensions.end(),
+                   [](const TimeDimensionRequest& t) { return t.grain.has_value(); })) {
+    return Invalid("the query selects nothing", "add measures or dimensions");
+  }
+  return query;
+}
+
+}  // namespace strata::semantic

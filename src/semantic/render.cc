@@ -1,0 +1,163 @@
+// SQL text pieces of the live plan: grains, predicates, aggregates, metrics.
+#include <fmt/format.h>
+
+#include "semantic/internal/plan.h"
+#include "semantic/literal.h"
+
+namespace strata::semantic {
+namespace {
+
+std::string_view TruncUnit(TimeGrain grain) {
+  switch (grain) {
+    case TimeGrain::kHour:
+      return "hour";
+    case TimeGrain::kDay:
+      return "day";
+    case TimeGrain::kWeek:
+      return "week";
+    case TimeGrain::kMonth:
+      return "month";
+    case TimeGrain::kQuarter:
+    case TimeGrain::kFiscalQuarter:
+      return "quarter";
+    case TimeGrain::kYear:
+    case TimeGrain::kFiscalYear:
+      return "year";
+  }
+  return "day";
+}
+
+std::string JoinLiterals(const std::vector<std::string>& literals) {
+  std::string out;
+  for (const std::string& literal : literals) out += (out.empty() ? "" : ", ") + literal;
+  return out;
+}
+
+std::string AnyOf(const std::vector<std::string>& parts) {
+  if (parts.size() == 1) return parts[0];
+  std::string out;
+  for (const std::string& part : parts) out += (out.empty() ? "(" : " OR ") + part;
+  return out + ")";
+}
+
+}  // namespace
+
+std::string TruncateTime(const std::string& column, TimeGrain grain, int fiscal_start_month) {
+  const std::string timestamp = "CAST(" + column + " AS TIMESTAMP)";
+  const bool fiscal = grain == TimeGrain::kFiscalQuarter || grain == TimeGrain::kFiscalYear;
+  const int shift = fiscal ? fiscal_start_month - 1 : 0;
+  if (shift == 0) return fmt::format("date_trunc('{}', {})", TruncUnit(grain), timestamp);
+  // A fiscal period starting in month m is the calendar period of (t - (m-1) months), moved back.
+  return fmt::format("(date_trunc('{}', {} - INTERVAL '{} months') + INTERVAL '{} months')",
+                     TruncUnit(grain), timestamp, shift, shift);
+}
+
+Result<std::string> RenderPredicate(const std::string& column, DimensionType type, FilterOp op,
+                                    const std::vector<FilterValue>& values, sql::Dialect dialect) {
+  std::vector<std::string> literals;
+  const bool text_op = op == FilterOp::kContains || op == FilterOp::kStartsWith;
+  if (text_op && type != DimensionType::kString) {
+    return MakeError(ErrorCode::kQueryInvalid,
+                     fmt::format("op {} needs a string member, not a {} one", FilterOpName(op),
+                                 DimensionTypeName(type)));
+  }
+  for (const FilterValue& value : values) {
+    STRATA_ASSIGN_OR_RETURN(std::string literal,
+                            RenderLiteral(value, type, dialect, ErrorCode::kQueryInvalid));
+    literals.push_back(std::move(literal));
+  }
+  std::vector<std::string> parts;
+  switch (op) {
+    case FilterOp::kEquals:
+      return literals.size() == 1 ? column + " = " + literals[0]
+                                  : column + " IN (" + JoinLiterals(literals) + ")";
+    case FilterOp::kNotEquals:
+      return "(" + column +
+             (literals.size() == 1 ? " <> " + literals[0]
+                                   : " NOT IN (" + JoinLiterals(literals) + ")") +
+             " OR " + column + " IS NULL)";
+    case FilterOp::kGt:
+      return column + " > " + literals.at(0);
+    case FilterOp::kGte:
+      return column + " >= " + literals.at(0);
+    case FilterOp::kLt:
+      return column + " < " + literals.at(0);
+    case FilterOp::kLte:
+      return column + " <= " + literals.at(0);
+    case FilterOp::kContains:
+      for (const std::string& literal : literals)
+        parts.push_back("strpos(" + column + ", " + literal + ") > 0");
+      return AnyOf(parts);
+    case FilterOp::kStartsWith:
+      for (const std::string& literal : literals)
+        parts.push_back("starts_with(" + column + ", " + literal + ")");
+      return AnyOf(parts);
+    case FilterOp::kSet:
+      return column + " IS NOT NULL";
+    case FilterOp::kNotSet:
+      return column + " IS NULL";
+  }
+  return MakeError(ErrorCode::kInternal, "unknown filter op");
+}
+
+std::string MeasureInput(const Measure& measure) {
+  if (measure.filter.empty()) return measure.sql;
+  return "CASE WHEN " + measure.filter + " THEN " + (measure.sql.empty() ? "1" : measure.sql) +
+         " END";
+}
+
+std::string RenderAggregate(const Measure& measure, const std::string& input,
+                            sql::Dialect dialect) {
+  switch (measure.agg) {
+    case Aggregation::kSum:
+      return "SUM(" + input + ")";
+    case Aggregation::kCount:
+      return input.empty() ? "COUNT(*)" : "COUNT(" + input + ")";
+    case Aggregation::kMin:
+      return "MIN(" + input + ")";
+    case Aggregation::kMax:
+      return "MAX(" + input + ")";
+    case Aggregation::kAvg:
+      return "AVG(" + input + ")";
+    case Aggregation::kCountDistinct:
+      return "COUNT(DISTINCT " + input + ")";
+    case Aggregation::kCountDistinctApprox:
+      return "CAST(NULL AS BIGINT)";
+    case Aggregation::kMedian:
+    case Aggregation::kP90:
+    case Aggregation::kP95:
+    case Aggregation::kP99: {
+      // Interpolated over DOUBLE PRECISION in every dialect: DuckDB's quantile_cont over a
+      // DECIMAL rounds to the column's scale, PostgreSQL's percentile_cont reads doubles anyway.
+      const std::string fraction = fmt::format("{}", *PercentileOf(measure.agg));
+      const std::string value = "CAST(" + input + " AS DOUBLE PRECISION)";
+      if (dialect == sql::Dialect::kDuckDb) return "quantile_cont(" + value + ", " + fraction + ")";
+      return "percentile_cont(" + fraction + ") WITHIN GROUP (ORDER BY " + value + ")";
+    }
+  }
+  return "NULL";
+}
+
+std::string RenderMetric(const MetricExpr& expr,
+                         const std::map<std::pair<std::string, std::string>, std::size_t>& index_of,
+                         sql::Dialect dialect) {
+  switch (expr.kind) {
+    case MetricExpr::Kind::kNumber:
+      return expr.number;
+    case MetricExpr::Kind::kMeasure:
+      return Quote("m" + std::to_string(index_of.at({expr.entity, expr.measure})), dialect);
+    case MetricExpr::Kind::kNegate:
+      return "(-" + RenderMetric(*expr.left, index_of, dialect) + ")";
+    case MetricExpr::Kind::kBinary: {
+      const std::string left = RenderMetric(*expr.left, index_of, dialect);
+      const std::string right = RenderMetric(*expr.right, index_of, dialect);
+      if (expr.op == '/') {
+        return "(CAST(" + left + " AS DOUBLE PRECISION) / NULLIF(" + right + ", 0))";
+      }
+      return "(" + left + " " + expr.op + " " + right + ")";
+    }
+  }
+  return "NULL";
+}
+
+}  // namespace strata::semantic
