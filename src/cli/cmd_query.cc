@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/render.h"
+#include "cli/session.h"
 #include "materialize/warehouse_factory.h"
 #include "query/query_engine.h"
 #include "semantic/loader.h"
@@ -26,29 +27,20 @@ struct LoadedModel {
 };
 
 std::optional<LoadedModel> LoadModel(const CommonOptions& common) {
-  project::LoadOutcome outcome = project::LoadProject(common.project_dir);
-  if (!outcome.project) {
-    PrintErrors(outcome.errors, common.output);
-    return std::nullopt;
-  }
-  Result<project::WarehouseConfig> warehouse =
-      project::SelectWarehouse(outcome.project->config, common.warehouse);
-  if (!warehouse.ok()) {
-    PrintError(warehouse.error(), common.output);
-    return std::nullopt;
-  }
-  Result<sql::Dialect> dialect = materialize::DialectOf(*warehouse);
+  std::optional<LoadedProject> loaded = LoadProjectAndWarehouse(common);
+  if (!loaded) return std::nullopt;
+  Result<sql::Dialect> dialect = materialize::DialectOf(loaded->warehouse);
   if (!dialect.ok()) {
     PrintError(dialect.error(), common.output);
     return std::nullopt;
   }
   semantic::SemanticLoadOutcome semantic =
-      semantic::LoadProjectSemanticModel(outcome.project->config, *dialect);
+      semantic::LoadProjectSemanticModel(loaded->project.config, *dialect);
   if (!semantic.model) {
     PrintErrors(semantic.errors, common.output);
     return std::nullopt;
   }
-  return LoadedModel{std::move(*outcome.project), std::move(*warehouse), *dialect,
+  return LoadedModel{std::move(loaded->project), std::move(loaded->warehouse), *dialect,
                      std::move(*semantic.model)};
 }
 

@@ -4,7 +4,7 @@
 
 namespace strata::cli {
 
-std::optional<Session> OpenSession(const CommonOptions& common) {
+std::optional<LoadedProject> LoadProjectAndWarehouse(const CommonOptions& common) {
   project::LoadOutcome outcome = project::LoadProject(common.project_dir);
   if (!outcome.project) {
     PrintErrors(outcome.errors, common.output);
@@ -16,13 +16,20 @@ std::optional<Session> OpenSession(const CommonOptions& common) {
     PrintError(warehouse.error(), common.output);
     return std::nullopt;
   }
+  return LoadedProject{std::move(*outcome.project), std::move(*warehouse)};
+}
+
+std::optional<Session> OpenSession(const CommonOptions& common) {
+  std::optional<LoadedProject> loaded = LoadProjectAndWarehouse(common);
+  if (!loaded) return std::nullopt;
   Result<std::unique_ptr<state::StateStore>> store =
-      state::StateStore::Open(outcome.project->config.state_path.string());
+      state::StateStore::Open(loaded->project.config.state_path.string());
   if (!store.ok()) {
     PrintError(store.error(), common.output);
     return std::nullopt;
   }
-  return Session{std::move(*outcome.project), std::move(*warehouse), std::move(store).value()};
+  return Session{std::move(loaded->project), std::move(loaded->warehouse),
+                 std::move(store).value()};
 }
 
 }  // namespace strata::cli

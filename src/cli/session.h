@@ -17,7 +17,17 @@ struct Session {
   std::unique_ptr<state::StateStore> store;
 };
 
-// Loads the project and opens its state store; prints every error and returns nullopt on failure.
+// The loaded project and the warehouse chosen by --warehouse.
+struct LoadedProject {
+  project::Project project;
+  project::WarehouseConfig warehouse;
+};
+
+// Loads the project and selects the warehouse; prints every error and returns nullopt on failure.
+std::optional<LoadedProject> LoadProjectAndWarehouse(const CommonOptions& common);
+
+// LoadProjectAndWarehouse, then opens the state store; prints every error and returns nullopt
+// on failure.
 std::optional<Session> OpenSession(const CommonOptions& common);
 
 }  // namespace strata::cli

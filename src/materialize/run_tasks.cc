@@ -239,6 +239,26 @@ Result<std::int64_t> LoadIncrement(RunContext& run, warehouse::Connection& conne
   return rows;
 }
 
+// Records a whole-model task's outcome (full_refresh, view, incremental): status, error, summary,
+// the materialization.
+TaskOutcome FinishWholeModel(RunContext& run, ModelRun& model_run, Materialization m,
+                             const std::optional<Error>& error) {
+  const bool interrupted = error && run.watcher.cancelled();
+  m.status = !error ? "Computed" : interrupted ? "Interrupted" : "Failed";
+  if (error) {
+    m.row_count.reset();
+    m.error = error->ToString();
+    if (!interrupted) run.AddError(m.model, std::nullopt, *error);
+  }
+  run.Progress(1);
+  std::lock_guard<std::mutex> lock(run.mutex);
+  (!error ? model_run.summary.partitions_succeeded
+          : interrupted ? model_run.summary.partitions_skipped
+                        : model_run.summary.partitions_failed) += 1;
+  run.report.materializations.push_back(std::move(m));
+  return error ? TaskOutcome::kFailed : TaskOutcome::kSucceeded;
+}
+
 }  // namespace
 
 Result<TaskOutcome> RunIncremental(RunContext& run, std::size_t worker, const Task& task) {
@@ -287,20 +307,7 @@ Result<TaskOutcome> RunIncremental(RunContext& run, std::size_t worker, const Ta
       },
       m.attempts, m.retries);
   m.duration_ms = MonotonicMillis() - started;
-  const bool interrupted = error && run.watcher.cancelled();
-  m.status = !error ? "Computed" : interrupted ? "Interrupted" : "Failed";
-  if (error) {
-    m.row_count.reset();
-    m.error = error->ToString();
-    if (!interrupted) run.AddError(model.name, std::nullopt, *error);
-  }
-  run.Progress(1);
-  std::lock_guard<std::mutex> lock(run.mutex);
-  (!error ? model_run.summary.partitions_succeeded
-          : interrupted ? model_run.summary.partitions_skipped
-                        : model_run.summary.partitions_failed) += 1;
-  run.report.materializations.push_back(std::move(m));
-  return error ? TaskOutcome::kFailed : TaskOutcome::kSucceeded;
+  return FinishWholeModel(run, model_run, std::move(m), error);
 }
 
 Result<TaskOutcome> RunSetup(RunContext& run, std::size_t worker, const Task& task) {
@@ -399,19 +406,7 @@ Result<TaskOutcome> RunWholeModel(RunContext& run, std::size_t worker, const Tas
       m.attempts, m.retries);
   m.duration_ms = MonotonicMillis() - started;
   m.row_count = row_count;
-  const bool interrupted = error && run.watcher.cancelled();
-  m.status = !error ? "Computed" : interrupted ? "Interrupted" : "Failed";
-  if (error) {
-    m.error = error->ToString();
-    if (!interrupted) run.AddError(model.name, std::nullopt, *error);
-  }
-  run.Progress(1);
-  std::lock_guard<std::mutex> lock(run.mutex);
-  (!error ? model_run.summary.partitions_succeeded
-          : interrupted ? model_run.summary.partitions_skipped
-                        : model_run.summary.partitions_failed) += 1;
-  run.report.materializations.push_back(std::move(m));
-  return error ? TaskOutcome::kFailed : TaskOutcome::kSucceeded;
+  return FinishWholeModel(run, model_run, std::move(m), error);
 }
 
 // A model that could not be compiled: each selected partition is recorded Failed with the error,
