@@ -418,6 +418,7 @@ Result<TaskOutcome> RunUnrunnable(RunContext& run, const Task& task) {
   BatchOutcome outcome;
   outcome.status = BatchStatus::kFailed;
   outcome.error = planned.error;
+  outcome.attempts = 0;  // never sent to the warehouse
   for (const PlannedBatch& batch : planned.batches) {
     STRATA_TRY(RecordBatch(run, model_run, batch, outcome));
   }

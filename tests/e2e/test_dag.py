@@ -89,6 +89,9 @@ def test_downstream_of_a_model_that_cannot_compile_is_skipped(project):
     build_dag(project, bad_day="2000-01-01")
     project.set_sql("fct_daily_orders", "SELECT order_date FROM stg_orders\n")  # E024: unbounded
     report = project.run("--from", DAYS[0], "--to", DAYS[-1], expect=2).json
+    failed = mats_by_key(report, "fct_daily_orders")
+    assert {m["status"] for m in failed.values()} == {"Failed"}
+    assert all(m["attempts"] == 0 for m in failed.values())  # never sent to the warehouse
     rollup = mats_by_key(report, "daily_rollup")
     assert {m["status"] for m in rollup.values()} == {"Skipped"}
     assert all("model fct_daily_orders" in m["error"] for m in rollup.values())
