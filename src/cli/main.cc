@@ -92,7 +92,9 @@ int Main(int argc, char** argv) {
   query->add_option("--output", query_output, "table | json | csv")
       ->check(CLI::IsMember({"table", "human", "json", "csv"}));
   CLI::App* meta = app.add_subcommand("meta", "list the semantic model's entities, members and rollups");
-  AddCommon(meta, common, output);
+  meta->add_option("--project", common.project_dir, "project folder (holds strata.toml)");
+  meta->add_option("--warehouse", common.warehouse, "named warehouse from [warehouses.NAME]");
+  meta->add_option("--output", output, "human | json")->check(CLI::IsMember({"human", "json"}));
   CLI::App* schema = app.add_subcommand("schema", "print a JSON Schema of an output document");
   schema->add_option("NAME", schema_name, "run-output")->required();
 

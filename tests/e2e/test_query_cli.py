@@ -91,6 +91,9 @@ def test_meta_lists_entities_members_and_rollups(strata_bin, semantic_example):
     assert body["fiscal_year_start_month"] == 4
     human = strata(strata_bin, "meta", "--project", root, "--output", "human")
     assert human.returncode == 0 and "monthly_order_summary" in human.stdout
+    # model selection means nothing to meta: refused, not silently ignored
+    selected = strata(strata_bin, "meta", "--project", root, "--model", "Order")
+    assert selected.returncode == 1 and "--model" in selected.stderr, selected.stderr
 
 
 def test_invalid_semantic_model_names_file_and_line(strata_bin, tmp_path):
