@@ -73,7 +73,7 @@ std::vector<Diagnostic> CheckModel(const project::Project& project, const projec
     out.push_back(std::move(diagnostic));
     return out;
   }
-  internal::CheckDependencies(project, model, files, dialect, out);
+  internal::CheckDependencies(project, model, files, dialect, *tokens, out);
   if (model.strategy == project::StrategyKind::kTimeInterval && model.time_interval) {
     // Parsed once for both analyses: parsing is most of a compile's time.
     Result<std::vector<sql::StatementPtr>> script = sql::ParseScript(model.sql, dialect);

@@ -47,7 +47,8 @@ sql::Span FirstMention(std::string_view sql_text, sql::Dialect dialect, std::str
 }  // namespace
 
 void CheckDependencies(const project::Project& project, const project::Model& model,
-                       const ModelFiles& files, sql::Dialect dialect, std::vector<Diagnostic>& out) {
+                       const ModelFiles& files, sql::Dialect dialect,
+                       const std::vector<sql::Token>& tokens, std::vector<Diagnostic>& out) {
   // A model's own [[sources]] win over same-named models, as in reference rewriting.
   std::set<std::string, std::less<>> sources;
   for (const project::ObjectName& source : model.sources) sources.insert(Lower(source.table));
@@ -55,9 +56,7 @@ void CheckDependencies(const project::Project& project, const project::Model& mo
   // of the project for every model (quadratic in the project's size).
   std::map<std::string, std::string, std::less<>> targets;
   for (const std::string& source : sources) targets[source] = "";
-  Result<std::vector<sql::Token>> tokens = sql::Lex(model.sql, dialect);
-  if (!tokens.ok()) return;  // reported by the lex check
-  for (const sql::Token& token : *tokens) {
+  for (const sql::Token& token : tokens) {
     if (token.kind != sql::TokenKind::kIdentifier && token.kind != sql::TokenKind::kQuotedIdentifier) {
       continue;
     }
@@ -65,14 +64,13 @@ void CheckDependencies(const project::Project& project, const project::Model& mo
     if (project.FindLowerCase(name) != nullptr) targets[name] = "";
   }
   // No candidate names: nothing can be read, and the reference scan is the expensive part.
-  Result<std::vector<std::string>> read = targets.empty()
-                                              ? Result<std::vector<std::string>>(std::vector<std::string>{})
-                                              : sql::FindReferences(model.sql, dialect, targets);
-  if (!read.ok()) return;  // reported by the lex check
+  const std::vector<std::string> read =
+      targets.empty() ? std::vector<std::string>{}
+                      : sql::FindReferencesInTokens(tokens, dialect, targets);
   std::set<std::string, std::less<>> declared;
   for (const std::string& dependency : model.depends_on) declared.insert(Lower(dependency));
   const std::string self = Lower(model.name);
-  for (const std::string& name : *read) {
+  for (const std::string& name : read) {
     if (name == self || sources.count(name) != 0 || declared.count(name) != 0) continue;
     const sql::Span at = FirstMention(model.sql, dialect, name);
     Diagnostic diagnostic;
@@ -86,7 +84,7 @@ void CheckDependencies(const project::Project& project, const project::Model& mo
     out.push_back(std::move(diagnostic));
   }
   for (const std::string& dependency : model.depends_on) {
-    if (std::find(read->begin(), read->end(), Lower(dependency)) != read->end()) continue;
+    if (std::find(read.begin(), read.end(), Lower(dependency)) != read.end()) continue;
     Diagnostic diagnostic;
     diagnostic.model = model.name;
     diagnostic.code = "W027";

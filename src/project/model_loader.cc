@@ -23,11 +23,7 @@ bool IsIdentifier(std::string_view name) {
 }
 
 std::optional<std::string> ReadText(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return ReadFileText(path.string());
 }
 
 ObjectName ReadObjectName(const toml::table& table, TomlReader& parent, std::string context) {
@@ -161,7 +157,12 @@ std::optional<Model> LoadModel(const ProjectConfig& config, const std::filesyste
                                std::vector<Error>* errors) {
   const std::string display = toml_path.lexically_relative(config.root).string();
   const std::size_t errors_before = errors->size();
-  std::optional<toml::table> document = ParseTomlFile(toml_path.string(), display, errors);
+  const std::optional<std::string> toml_text = ReadText(toml_path);
+  if (!toml_text) {
+    errors->push_back(MakeError(ErrorCode::kIo, "cannot read " + display));
+    return std::nullopt;
+  }
+  std::optional<toml::table> document = ParseTomlText(*toml_text, toml_path.string(), display, errors);
   if (!document) return std::nullopt;
   TomlReader top(*document, display, "", errors);
   top.CheckKeys({"name", "depends_on", "sources", "strategy", "target", "labels"});
@@ -186,7 +187,6 @@ std::optional<Model> LoadModel(const ProjectConfig& config, const std::filesyste
   if (const toml::table* target = top.Table("target")) {
     model.target = ReadObjectName(*target, top, "[target]");
   }
-  const std::optional<std::string> toml_text = ReadText(toml_path);
   const std::optional<std::string> sql = ReadText(model.sql_path);
   if (!sql) {
     Error error = MakeError(ErrorCode::kConfig,

@@ -4,6 +4,8 @@
 
 #include <fstream>
 
+#include "project/internal/toml_reader.h"
+
 namespace strata::project {
 namespace {
 
@@ -180,6 +182,17 @@ TEST_F(ProjectTest, PasswordInDsnIsRejected) {
         "dsn = \"postgresql://u:secret@127.0.0.1/db\"\n");
   Error error = OnlyError();
   EXPECT_NE(error.message.find("password"), std::string::npos);
+}
+
+TEST_F(ProjectTest, ReadFileTextReadsWholeFilesAndReportsMissingOnes) {
+  std::string big(200'000, 'x');
+  big[123'456] = '\0';  // bytes, not C strings
+  Write("big.bin", big);
+  Write("empty.txt", "");
+  EXPECT_EQ(ReadFileText((root_ / "big.bin").string()), big);
+  EXPECT_EQ(ReadFileText((root_ / "empty.txt").string()), std::string());
+  EXPECT_EQ(ReadFileText((root_ / "missing.txt").string()), std::nullopt);
+  EXPECT_EQ(ReadFileText(root_.string()), std::nullopt);  // a folder is not a file
 }
 
 }  // namespace

@@ -1,5 +1,11 @@
 #include "project/internal/toml_reader.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -147,17 +153,43 @@ const toml::array* TomlReader::ArrayOfTables(std::string_view key) {
   return node->as_array();
 }
 
+std::optional<std::string> ReadFileText(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat info {};
+  std::string text;
+  bool ok = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+  if (ok) text.resize(static_cast<std::size_t>(info.st_size));
+  std::size_t done = 0;
+  while (ok && done < text.size()) {
+    const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      text.resize(done);  // the file shrank meanwhile: keep what is there
+      break;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  ok = ok && ::close(fd) == 0;
+  if (!ok) return std::nullopt;
+  return text;
+}
+
 std::optional<toml::table> ParseTomlFile(const std::string& path, const std::string& display_path,
                                          std::vector<Error>* errors) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::optional<std::string> text = ReadFileText(path);
+  if (!text) {
     errors->push_back(MakeError(ErrorCode::kIo, "cannot read " + display_path));
     return std::nullopt;
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
+  return ParseTomlText(*text, path, display_path, errors);
+}
+
+std::optional<toml::table> ParseTomlText(std::string_view text, const std::string& path,
+                                         const std::string& display_path,
+                                         std::vector<Error>* errors) {
   try {
-    return toml::parse(buffer.str(), path);
+    return toml::parse(text, path);
   } catch (const toml::parse_error& parse_error) {
     Error error = MakeError(ErrorCode::kConfig,
                             "invalid TOML: " + std::string(parse_error.description()));

@@ -225,6 +225,11 @@ Result<std::string> RewriteReferences(std::string_view sql, Dialect dialect,
 Result<std::vector<std::string>> FindReferences(std::string_view sql, Dialect dialect,
                                                 const Targets& targets) {
   STRATA_ASSIGN_OR_RETURN(const std::vector<Token> tokens, Lex(sql, dialect));
+  return FindReferencesInTokens(tokens, dialect, targets);
+}
+
+std::vector<std::string> FindReferencesInTokens(const std::vector<Token>& tokens, Dialect dialect,
+                                                const Targets& targets) {
   std::vector<std::string> names;
   for (const Reference& reference : ReferenceScanner(tokens, dialect, targets).Run()) {
     if (std::find(names.begin(), names.end(), *reference.key) == names.end()) {

@@ -38,6 +38,7 @@
 
 #include "base/result.h"
 #include "sql/dialect.h"
+#include "sql/lexer.h"
 
 namespace strata::sql {
 
@@ -52,6 +53,11 @@ Result<std::string> RewriteReferences(
 // Errors: kSqlLex when `sql` does not lex.
 Result<std::vector<std::string>> FindReferences(
     std::string_view sql, Dialect dialect,
+    const std::map<std::string, std::string, std::less<>>& targets);
+// The same over `tokens`, the whole output of Lex(sql, dialect) (trivia included), for callers
+// that lexed already.
+std::vector<std::string> FindReferencesInTokens(
+    const std::vector<Token>& tokens, Dialect dialect,
     const std::map<std::string, std::string, std::less<>>& targets);
 
 }  // namespace strata::sql

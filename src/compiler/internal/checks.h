@@ -8,6 +8,7 @@
 #include "analysis/output_columns.h"
 #include "compiler/compiler.h"
 #include "sql/ast.h"
+#include "sql/lexer.h"
 
 namespace strata::compiler::internal {
 
@@ -49,7 +50,9 @@ void CheckTimeColumn(const project::Project& project, const project::Model& mode
                      std::vector<Diagnostic>& out);
 
 // E027: the SQL reads a model that is not in depends_on; W027: a depends_on entry is never read.
+// `tokens` is Lex(model.sql, dialect).
 void CheckDependencies(const project::Project& project, const project::Model& model,
-                       const ModelFiles& files, sql::Dialect dialect, std::vector<Diagnostic>& out);
+                       const ModelFiles& files, sql::Dialect dialect,
+                       const std::vector<sql::Token>& tokens, std::vector<Diagnostic>& out);
 
 }  // namespace strata::compiler::internal

@@ -48,6 +48,16 @@ class TomlReader {
 };
 
 // Parses a TOML file; a syntax error is recorded and nullopt returned.
+// The whole file's bytes; nullopt when it cannot be opened or read. One open, one fstat, reads of
+// the file's size (an ifstream copy through a stringstream cost more than the TOML parse).
+std::optional<std::string> ReadFileText(const std::string& path);
+
+// Parses TOML text read from `path` (named in messages as `display_path`); a syntax error is
+// recorded and nullopt returned.
+std::optional<toml::table> ParseTomlText(std::string_view text, const std::string& path,
+                                         const std::string& display_path,
+                                         std::vector<Error>* errors);
+
 std::optional<toml::table> ParseTomlFile(const std::string& path, const std::string& display_path,
                                          std::vector<Error>* errors);
 
