@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "base/hash.h"
+#include "base/parallel_for.h"
 #include "cli/commands.h"
 #include "cli/render.h"
 #include "cli/session.h"
@@ -204,10 +205,18 @@ int RunCompile(const CommonOptions& common) {
       if (!catalog.catalog) {
         notes.push_back(catalog.note + "; column types are unknown, so E021, E022 and E025 are not checked");
       }
-      for (const project::Model& model : outcome.project->models) {
-        for (auto& d : compiler::CheckModel(*outcome.project, model, *dialect, catalog.catalog.get())) {
-          diagnostics.push_back(std::move(d));
-        }
+      // Models are checked independently, on every core; diagnostics are reported in project
+      // order. The catalog's connection is shared, one Describe at a time.
+      const std::vector<project::Model>& all = outcome.project->models;
+      std::optional<compiler::SerializedCatalog> shared;
+      if (catalog.catalog) shared.emplace(*catalog.catalog);
+      std::vector<std::vector<compiler::Diagnostic>> per_model(all.size());
+      ParallelFor(all.size(), WorkerThreads(), [&](std::size_t i) {
+        per_model[i] = compiler::CheckModel(*outcome.project, all[i], *dialect,
+                                            shared ? &*shared : nullptr);
+      });
+      for (std::vector<compiler::Diagnostic>& found : per_model) {
+        for (compiler::Diagnostic& d : found) diagnostics.push_back(std::move(d));
       }
     }
   }

@@ -5,6 +5,7 @@
 // an in-memory fake, and a null Catalog* means "nothing is known" (every type check is skipped).
 #pragma once
 
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,21 @@ class Catalog {
   // described; the checks that need its columns are then skipped. An empty catalog or schema in
   // `table` means the warehouse's default. Implementations need not be thread-safe.
   virtual std::optional<std::vector<CatalogColumn>> Describe(const project::ObjectName& table) = 0;
+};
+
+// Makes any Catalog safe to share between threads: one Describe at a time. `inner` must outlive
+// it.
+class SerializedCatalog : public Catalog {
+ public:
+  explicit SerializedCatalog(Catalog& inner) : inner_(inner) {}
+  std::optional<std::vector<CatalogColumn>> Describe(const project::ObjectName& table) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return inner_.Describe(table);
+  }
+
+ private:
+  Catalog& inner_;
+  std::mutex mutex_;
 };
 
 }  // namespace strata::compiler

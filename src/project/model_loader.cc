@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "base/hash.h"
+#include "base/parallel_for.h"
 #include "project/internal/did_you_mean.h"
 #include "project/internal/loaders.h"
 #include "project/internal/toml_reader.h"
@@ -218,9 +219,16 @@ std::vector<Model> LoadModels(const ProjectConfig& config, std::vector<Error>* e
     return {};
   }
   std::sort(files.begin(), files.end());
+  // Files load independently (read, TOML, checks): on every core, merged in file order.
+  std::vector<std::optional<Model>> loaded(files.size());
+  std::vector<std::vector<Error>> file_errors(files.size());
+  ParallelFor(files.size(), WorkerThreads(),
+              [&](std::size_t i) { loaded[i] = LoadModel(config, files[i], &file_errors[i]); });
   std::vector<Model> models;
-  for (const std::filesystem::path& file : files) {
-    if (std::optional<Model> model = LoadModel(config, file, errors)) models.push_back(std::move(*model));
+  models.reserve(files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    for (Error& error : file_errors[i]) errors->push_back(std::move(error));
+    if (loaded[i]) models.push_back(std::move(*loaded[i]));
   }
   // The first model of each name; a later one with the same name is an error.
   std::unordered_map<std::string_view, std::size_t> first_of_name;

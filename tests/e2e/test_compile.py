@@ -152,3 +152,19 @@ def test_reading_an_undeclared_model_is_an_error_and_an_unread_dependency_a_warn
     assert by_code["W027"]["severity"] == "warning" and "dim_other" in by_code["W027"]["message"]
     assert by_code["W027"]["file"] == "models/fct_events.toml"
     assert out["errors"] == 1 and out["warnings"] == 1
+
+
+def test_diagnostics_come_in_project_order_whatever_the_threads(project):
+    """Models are loaded and checked on every core; the report must not depend on it."""
+    bounded = ("SELECT DATE_TRUNC('day', order_at) AS order_date, count(*) AS n FROM stg_orders\n"
+               "WHERE order_at >= @start_date AND order_at < @end_date GROUP BY 1\n")
+    broken = {"m05", "m17", "m33", "m38"}
+    for i in range(40):
+        name = f"m{i:02d}"
+        sql = bounded.replace("@end_date", "@start_date") if name in broken else bounded
+        project.add_model(name, sql, strategy_toml("day"))
+    runs = [project.strata("compile") for _ in range(3)]
+    assert all(r.returncode == 1 for r in runs), runs[0]
+    assert runs[0].stdout == runs[1].stdout == runs[2].stdout
+    models = [d["model"] for d in runs[0].json["diagnostics"] if d["code"] == "E024"]
+    assert models == sorted(broken)
