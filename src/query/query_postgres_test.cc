@@ -12,6 +12,7 @@
 #include "query/query_engine.h"
 #include "semantic/loader.h"
 #include "semantic/testing/example_model.h"
+#include "warehouse/postgres/testing/pg_test_server.h"
 #include "warehouse/postgres/postgres_warehouse.h"
 
 namespace strata::query {
@@ -19,54 +20,10 @@ namespace {
 
 using nlohmann::json;
 
-struct TestServer {
-  enum class State { kNotStarted, kRunning, kNoBinaries, kFailed } state = State::kNotStarted;
-  std::string directory;
-  std::string dsn;
-};
+using TestServer = warehouse::testing::PgTestServerState;
+TestServer& Server() { return warehouse::testing::PgTestServer(); }
 
-TestServer& Server() {
-  static TestServer server;
-  return server;
-}
-
-std::pair<int, std::string> RunCommand(const std::string& command) {
-  std::string output;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return {-1, ""};
-  std::array<char, 256> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) output += buffer.data();
-  const int status = ::pclose(pipe);
-  while (!output.empty() && output.back() == '\n') output.pop_back();
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
-
-class PostgresEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    TestServer& server = Server();
-    char pattern[] = "/tmp/strata-pg-query-XXXXXX";
-    if (::mkdtemp(pattern) == nullptr) {
-      server.state = TestServer::State::kFailed;
-      return;
-    }
-    server.directory = pattern;
-    auto [status, output] =
-        RunCommand(std::string(STRATA_PG_TEST_SERVER_SCRIPT) + " start " + server.directory);
-    server.state = status == 0   ? TestServer::State::kRunning
-                   : status == 3 ? TestServer::State::kNoBinaries
-                                 : TestServer::State::kFailed;
-    server.dsn = output;
-  }
-  void TearDown() override {
-    TestServer& server = Server();
-    if (server.directory.empty()) return;
-    RunCommand(std::string(STRATA_PG_TEST_SERVER_SCRIPT) + " stop " + server.directory);
-    RunCommand("rm -rf " + server.directory);
-  }
-};
-
-const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new PostgresEnvironment);
+const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new warehouse::testing::PgTestEnvironment);
 
 class QueryPostgresTest : public ::testing::Test {
  protected:

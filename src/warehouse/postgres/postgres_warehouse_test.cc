@@ -16,66 +16,17 @@
 #include <thread>
 
 #include "warehouse/emitter.h"
+#include "warehouse/postgres/testing/pg_test_server.h"
 
 namespace strata::warehouse {
 namespace {
 
-struct TestServer {
-  enum class State { kNotStarted, kRunning, kNoBinaries, kFailed } state = State::kNotStarted;
-  std::string directory;
-  std::string dsn;
-  std::string failure;
-};
+using testing::PgTestEnvironment;
+using testing::PgTestServerState;
+using TestServer = PgTestServerState;
+inline PgTestServerState& Server() { return testing::PgTestServer(); }
 
-TestServer& Server() {
-  static TestServer server;
-  return server;
-}
-
-// Runs `command`, returning its exit status and standard output.
-std::pair<int, std::string> RunCommand(const std::string& command) {
-  std::string output;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return {-1, ""};
-  std::array<char, 256> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) output += buffer.data();
-  const int status = ::pclose(pipe);
-  while (!output.empty() && output.back() == '\n') output.pop_back();
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
-
-class PostgresEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    TestServer& server = Server();
-    char pattern[] = "/tmp/strata-pg-test-XXXXXX";
-    if (::mkdtemp(pattern) == nullptr) {
-      server.state = TestServer::State::kFailed;
-      server.failure = "mkdtemp failed";
-      return;
-    }
-    server.directory = pattern;
-    auto [status, output] =
-        RunCommand(std::string(STRATA_PG_TEST_SERVER_SCRIPT) + " start " + server.directory);
-    if (status == 0) {
-      server.state = TestServer::State::kRunning;
-      server.dsn = output;
-    } else if (status == 3) {
-      server.state = TestServer::State::kNoBinaries;
-    } else {
-      server.state = TestServer::State::kFailed;
-      server.failure = "pg_test_server.sh start exited with " + std::to_string(status);
-    }
-  }
-  void TearDown() override {
-    TestServer& server = Server();
-    if (server.directory.empty()) return;
-    RunCommand(std::string(STRATA_PG_TEST_SERVER_SCRIPT) + " stop " + server.directory);
-    RunCommand("rm -rf " + server.directory);
-  }
-};
-
-const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new PostgresEnvironment);
+const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new PgTestEnvironment);
 
 class PostgresWarehouseTest : public ::testing::Test {
  protected:
