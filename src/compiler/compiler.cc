@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <memory>
+
 #include "analysis/bounds.h"
 #include "compiler/internal/checks.h"
 #include "sql/lexer.h"
@@ -60,7 +62,9 @@ std::vector<Diagnostic> CheckModel(const project::Project& project, const projec
       model.sql_path.lexically_relative(project.config.root).string(),
       model.toml_path.lexically_relative(project.config.root).string()};
   const std::string& file = files.sql;
-  Result<std::vector<sql::Token>> tokens = sql::Lex(model.sql, dialect);
+  // Lexed once: the dependency check and the parser share the tokens, which point into `source`.
+  auto source = std::make_shared<const std::string>(model.sql);
+  Result<std::vector<sql::Token>> tokens = sql::Lex(*source, dialect);
   if (!tokens.ok()) {
     const Error& error = tokens.error();
     Diagnostic diagnostic;
@@ -76,7 +80,7 @@ std::vector<Diagnostic> CheckModel(const project::Project& project, const projec
   internal::CheckDependencies(project, model, files, dialect, *tokens, out);
   if (model.strategy == project::StrategyKind::kTimeInterval && model.time_interval) {
     // Parsed once for both analyses: parsing is most of a compile's time.
-    Result<std::vector<sql::StatementPtr>> script = sql::ParseScript(model.sql, dialect);
+    Result<std::vector<sql::StatementPtr>> script = sql::ParseScriptTokens(source, *tokens, dialect);
     CheckBounds(model, file, dialect, script, out);
     internal::CheckTimeIntervalConfig(model, files, dialect, out);
     if (script.ok() && script->size() == 1) {
@@ -84,7 +88,7 @@ std::vector<Diagnostic> CheckModel(const project::Project& project, const projec
     }
   }
   if (model.strategy == project::StrategyKind::kIncremental && model.incremental) {
-    Result<std::vector<sql::StatementPtr>> script = sql::ParseScript(model.sql, dialect);
+    Result<std::vector<sql::StatementPtr>> script = sql::ParseScriptTokens(source, *tokens, dialect);
     const sql::Statement* statement =
         script.ok() && script->size() == 1 ? (*script)[0].get() : nullptr;
     internal::CheckIncremental(project, model, files, dialect, statement, catalog, out);

@@ -52,21 +52,14 @@ void CheckDependencies(const project::Project& project, const project::Model& mo
   // A model's own [[sources]] win over same-named models, as in reference rewriting.
   std::set<std::string, std::less<>> sources;
   for (const project::ObjectName& source : model.sources) sources.insert(Lower(source.table));
-  // Only names the SQL mentions can be references: look those up instead of listing every model
-  // of the project for every model (quadratic in the project's size).
-  std::map<std::string, std::string, std::less<>> targets;
-  for (const std::string& source : sources) targets[source] = "";
-  for (const sql::Token& token : tokens) {
-    if (token.kind != sql::TokenKind::kIdentifier && token.kind != sql::TokenKind::kQuotedIdentifier) {
-      continue;
-    }
-    const std::string name = Lower(sql::IdentifierName(token, dialect));
-    if (project.FindLowerCase(name) != nullptr) targets[name] = "";
-  }
-  // No candidate names: nothing can be read, and the reference scan is the expensive part.
-  const std::vector<std::string> read =
-      targets.empty() ? std::vector<std::string>{}
-                      : sql::FindReferencesInTokens(tokens, dialect, targets);
+  // The names in table position that are a source or a model: one scan, then a lookup per name
+  // (listing every model of the project for every model would be quadratic).
+  std::vector<std::string> read = sql::FindTableNames(tokens, dialect);
+  read.erase(std::remove_if(read.begin(), read.end(),
+                            [&](const std::string& name) {
+                              return sources.count(name) == 0 && project.FindLowerCase(name) == nullptr;
+                            }),
+             read.end());
   std::set<std::string, std::less<>> declared;
   for (const std::string& dependency : model.depends_on) declared.insert(Lower(dependency));
   const std::string self = Lower(model.name);

@@ -361,26 +361,6 @@ Result<std::vector<Token>> Lex(std::string_view sql, Dialect dialect) {
   return Lexer(sql, dialect).Run();
 }
 
-bool IsKeyword(const Token& token, std::string_view upper_keyword) {
-  if (token.kind != TokenKind::kIdentifier || token.text.size() != upper_keyword.size()) {
-    return false;
-  }
-  for (std::size_t i = 0; i < upper_keyword.size(); ++i) {
-    if (ToUpper(token.text[i]) != upper_keyword[i]) return false;
-  }
-  return true;
-}
-
-bool IsSymbol(const Token& token, std::string_view symbol) {
-  return (token.kind == TokenKind::kPunctuation || token.kind == TokenKind::kOperator) &&
-         token.text == symbol;
-}
-
-bool IsTrivia(const Token& token) {
-  return token.kind == TokenKind::kWhitespace || token.kind == TokenKind::kLineComment ||
-         token.kind == TokenKind::kBlockComment;
-}
-
 std::string IdentifierName(const Token& token, Dialect dialect) {
   if (token.kind != TokenKind::kQuotedIdentifier || token.text.size() < 2) {
     return std::string(token.text);

@@ -74,13 +74,34 @@ Result<std::vector<Token>> Lex(std::string_view sql, Dialect dialect);
 
 // True for a kIdentifier token whose text equals `upper_keyword` ignoring ASCII case.
 // REQUIRES: upper_keyword is upper case.
-bool IsKeyword(const Token& token, std::string_view upper_keyword);
+// Inline with the length check first: parsers ask this for almost every token.
+inline bool IsKeyword(const Token& token, std::string_view upper_keyword) {
+  if (token.kind != TokenKind::kIdentifier || token.text.size() != upper_keyword.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < upper_keyword.size(); ++i) {
+    char c = token.text[i];
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    if (c != upper_keyword[i]) return false;
+  }
+  return true;
+}
 
 // True for a kPunctuation or kOperator token whose text is exactly `symbol`.
-bool IsSymbol(const Token& token, std::string_view symbol);
+inline bool IsSymbol(const Token& token, std::string_view symbol) {
+  if (token.text.size() != symbol.size()) return false;
+  if (token.kind != TokenKind::kPunctuation && token.kind != TokenKind::kOperator) return false;
+  for (std::size_t i = 0; i < symbol.size(); ++i) {
+    if (token.text[i] != symbol[i]) return false;
+  }
+  return true;
+}
 
 // True for whitespace and comments (tokens with no meaning to a parser).
-bool IsTrivia(const Token& token);
+inline bool IsTrivia(const Token& token) {
+  return token.kind == TokenKind::kWhitespace || token.kind == TokenKind::kLineComment ||
+         token.kind == TokenKind::kBlockComment;
+}
 
 // The name a kIdentifier or kQuotedIdentifier token of `dialect` denotes, as written: quotes
 // removed, doubled quote characters collapsed ("a""b" -> a"b) and, in bigquery, backslash escapes

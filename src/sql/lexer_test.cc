@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "sql/keyword_set.h"
+
 #include <random>
 #include <string>
 #include <utility>
@@ -331,6 +333,18 @@ TEST(LexerTest, KeywordAndSymbolHelpers) {
   EXPECT_EQ(IdentifierName(tokens[0], Dialect::kPostgres), "from");
   const std::vector<Token> quoted = MustLex("`a\\`b``c`", Dialect::kBigQuery);
   EXPECT_EQ(IdentifierName(quoted[0], Dialect::kBigQuery), "a`b`c");
+}
+
+TEST(KeywordSetTest, MatchesWordsIgnoringCaseAndNothingElse) {
+  constexpr KeywordSet<4> kWords(std::array<std::string_view, 4>{"FROM", "JOIN", "FETCH", "_X"});
+  const auto tokens = Lex("from Join fEtCh _x fro froms fetched f from_ \"FROM\" 'from' join1",
+                          Dialect::kDuckDb);
+  ASSERT_TRUE(tokens.ok());
+  std::vector<std::string> matched;
+  for (const Token& token : *tokens) {
+    if (kWords.Contains(token)) matched.emplace_back(token.text);
+  }
+  EXPECT_EQ(matched, (std::vector<std::string>{"from", "Join", "fEtCh", "_x"}));
 }
 
 }  // namespace

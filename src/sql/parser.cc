@@ -289,13 +289,6 @@ Result<QueryPtr> Parser::ParseStatementQuery() {
 
 namespace {
 
-// Lexes `sql` and drops whitespace and comments.
-Result<std::vector<Token>> SignificantTokens(std::string_view sql, Dialect dialect) {
-  STRATA_ASSIGN_OR_RETURN(std::vector<Token> tokens, Lex(sql, dialect));
-  tokens.erase(std::remove_if(tokens.begin(), tokens.end(), IsTrivia), tokens.end());
-  return tokens;
-}
-
 StatementPtr NewStatement(std::shared_ptr<const std::string> source, Dialect dialect) {
   auto statement = std::make_unique<Statement>();
   statement->source = std::move(source);
@@ -307,7 +300,7 @@ StatementPtr NewStatement(std::shared_ptr<const std::string> source, Dialect dia
 
 Result<std::vector<StatementPtr>> ParseScript(std::string_view sql, Dialect dialect) {
   auto source = std::make_shared<const std::string>(sql);
-  auto lexed = SignificantTokens(*source, dialect);
+  auto lexed = Lex(*source, dialect);
   if (!lexed.ok()) {
     Error error = std::move(lexed).error();
     if (error.span) {
@@ -317,9 +310,20 @@ Result<std::vector<StatementPtr>> ParseScript(std::string_view sql, Dialect dial
     }
     return error;
   }
+  return ParseScriptTokens(std::move(source), *lexed, dialect);
+}
+
+Result<std::vector<StatementPtr>> ParseScriptTokens(std::shared_ptr<const std::string> source,
+                                                    const std::vector<Token>& tokens,
+                                                    Dialect dialect) {
+  std::vector<Token> significant;
+  significant.reserve(tokens.size());
+  for (const Token& token : tokens) {
+    if (!IsTrivia(token)) significant.push_back(token);
+  }
   std::vector<StatementPtr> statements;
   StatementPtr current = NewStatement(source, dialect);
-  internal::Parser parser(*current, std::move(lexed).value(), dialect);
+  internal::Parser parser(*current, std::move(significant), dialect);
   while (!parser.AtScriptEnd()) {
     current->span = parser.Here();
     STRATA_ASSIGN_OR_RETURN(current->query, parser.ParseStatementQuery());

@@ -12,6 +12,7 @@
 // All functions are pure and thread-safe.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "base/result.h"
 #include "sql/ast.h"
 #include "sql/dialect.h"
+#include "sql/lexer.h"
 
 namespace strata::sql {
 
@@ -35,6 +37,13 @@ Result<StatementPtr> ParseStatement(std::string_view sql, Dialect dialect);
 // skipped, so the result may be empty. All statements share one copy of `sql`.
 // Errors: as ParseStatement, for the first statement that fails.
 Result<std::vector<StatementPtr>> ParseScript(std::string_view sql, Dialect dialect);
+
+// ParseScript for callers that lexed already: `tokens` is the whole output of
+// Lex(*source, dialect), trivia included, and its texts point into *source, which the statements
+// keep. Errors: as ParseScript, for parse errors (the lexing succeeded).
+Result<std::vector<StatementPtr>> ParseScriptTokens(std::shared_ptr<const std::string> source,
+                                                    const std::vector<Token>& tokens,
+                                                    Dialect dialect);
 
 // Two lines for a diagnostic: the source line `line` of `sql` (1-based; tabs kept) and a line
 // with a '^' under byte column `column` (1-based; tabs in the prefix are copied so the caret

@@ -4,6 +4,7 @@
 #include <array>
 #include <utility>
 
+#include "sql/keyword_set.h"
 #include "sql/lexer.h"
 
 namespace strata::sql {
@@ -20,6 +21,13 @@ constexpr std::array<std::string_view, 18> kFromListEnds = {
 constexpr std::array<std::string_view, 13> kGroupIntroducers = {
     "AS",    "IN",        "EXISTS", "LATERAL", "ANY",  "ALL", "SOME",
     "UNION", "INTERSECT", "EXCEPT", "MINUS",   "FROM", "JOIN"};
+
+// Every keyword VisitKeyword acts on: any other identifier is skipped after one lookup.
+// (FROM, JOIN, USING, SELECT, DELETE, UPDATE and kFromListEnds.)
+constexpr KeywordSet<23> kVisitedKeywords(std::array<std::string_view, 23>{
+    "FROM", "JOIN", "USING", "SELECT", "DELETE", "UPDATE", "WHERE", "GROUP", "HAVING", "QUALIFY",
+    "WINDOW", "ORDER", "LIMIT", "OFFSET", "FETCH", "UNION", "INTERSECT", "EXCEPT", "MINUS",
+    "SET", "WHEN", "RETURNING", "VALUES"});
 
 template <std::size_t N>
 bool IsAnyKeyword(const Token& token, const std::array<std::string_view, N>& keywords) {
@@ -42,18 +50,19 @@ std::string FoldedName(const Token& token, Dialect dialect) {
   return name;
 }
 
+// A name in table position (rules (b) to (d) of references.h), before any target lookup.
 struct Reference {
   std::size_t token_index;  // into the full token vector
-  const std::string* key;   // the matching key of the targets map
-  const std::string* replacement;
+  std::string name;         // FoldedName
 };
 
 // Walks the significant (non-trivia) tokens statement by statement, tracking parenthesis
-// levels, FROM lists and CTE names, and records every reference.
+// levels, FROM lists and CTE names, and records every name in table position.
 class ReferenceScanner {
  public:
-  ReferenceScanner(const std::vector<Token>& tokens, Dialect dialect, const Targets& targets)
-      : tokens_(tokens), dialect_(dialect), targets_(targets) {
+  ReferenceScanner(const std::vector<Token>& tokens, Dialect dialect)
+      : tokens_(tokens), dialect_(dialect) {
+    significant_.reserve(tokens.size());
     for (std::size_t i = 0; i < tokens.size(); ++i) {
       if (!IsTrivia(tokens[i])) significant_.push_back(i);
     }
@@ -155,6 +164,7 @@ class ReferenceScanner {
 
   void VisitKeyword(std::size_t i) {
     const Token& token = At(i);
+    if (!kVisitedKeywords.Contains(token)) return;
     Level& level = levels_.back();
     const bool introduces_tables = (IsKeyword(token, "FROM") && FromHasTables(i)) ||
                                    IsKeyword(token, "JOIN") ||
@@ -185,16 +195,13 @@ class ReferenceScanner {
   void MatchTable(std::size_t i) {
     if (IsSymbol(At(i + 1), ".") || IsSymbol(At(i + 1), "(")) return;
     if (i > 0 && IsSymbol(At(i - 1), ".")) return;
-    const std::string name = FoldedName(At(i), dialect_);
+    std::string name = FoldedName(At(i), dialect_);
     if (std::find(cte_names_.begin(), cte_names_.end(), name) != cte_names_.end()) return;
-    const auto found = targets_.find(name);
-    if (found == targets_.end()) return;
-    references_.push_back({significant_[i], &found->first, &found->second});
+    references_.push_back({significant_[i], std::move(name)});
   }
 
   const std::vector<Token>& tokens_;
   const Dialect dialect_;
-  const Targets& targets_;
   std::vector<std::size_t> significant_;
   std::vector<std::string> cte_names_;
   std::vector<Level> levels_;
@@ -207,13 +214,14 @@ class ReferenceScanner {
 Result<std::string> RewriteReferences(std::string_view sql, Dialect dialect,
                                       const Targets& targets) {
   STRATA_ASSIGN_OR_RETURN(const std::vector<Token> tokens, Lex(sql, dialect));
-  const std::vector<Reference> references = ReferenceScanner(tokens, dialect, targets).Run();
+  std::vector<Reference> references = ReferenceScanner(tokens, dialect).Run();
   std::string out;
   out.reserve(sql.size() + 32 * references.size());
   auto next = references.begin();
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     if (next != references.end() && next->token_index == i) {
-      out += *next->replacement;
+      const auto found = targets.find(next->name);
+      out += found != targets.end() ? std::string_view(found->second) : tokens[i].text;
       ++next;
     } else {
       out += tokens[i].text;
@@ -230,10 +238,18 @@ Result<std::vector<std::string>> FindReferences(std::string_view sql, Dialect di
 
 std::vector<std::string> FindReferencesInTokens(const std::vector<Token>& tokens, Dialect dialect,
                                                 const Targets& targets) {
+  std::vector<std::string> names = FindTableNames(tokens, dialect);
+  names.erase(std::remove_if(names.begin(), names.end(),
+                             [&](const std::string& name) { return targets.count(name) == 0; }),
+              names.end());
+  return names;
+}
+
+std::vector<std::string> FindTableNames(const std::vector<Token>& tokens, Dialect dialect) {
   std::vector<std::string> names;
-  for (const Reference& reference : ReferenceScanner(tokens, dialect, targets).Run()) {
-    if (std::find(names.begin(), names.end(), *reference.key) == names.end()) {
-      names.push_back(*reference.key);
+  for (Reference& reference : ReferenceScanner(tokens, dialect).Run()) {
+    if (std::find(names.begin(), names.end(), reference.name) == names.end()) {
+      names.push_back(std::move(reference.name));
     }
   }
   return names;

@@ -60,4 +60,9 @@ std::vector<std::string> FindReferencesInTokens(
     const std::vector<Token>& tokens, Dialect dialect,
     const std::map<std::string, std::string, std::less<>>& targets);
 
+// Every name that would be a reference under (b) to (d) whatever the targets, as a target key
+// would be spelled (unquoted names lower-cased), each once, in order of first appearance: for
+// callers that look names up themselves. `tokens` is the whole output of Lex.
+std::vector<std::string> FindTableNames(const std::vector<Token>& tokens, Dialect dialect);
+
 }  // namespace strata::sql

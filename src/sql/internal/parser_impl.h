@@ -16,25 +16,12 @@
 
 namespace strata::sql::internal {
 
-// Inline equivalents of IsKeyword / IsSymbol: the parser asks these questions for almost every
-// token, and the length check first avoids most comparisons.
+// The parser's names for IsKeyword / IsSymbol (lexer.h, inline).
 inline bool TokenIsKeyword(const Token& token, std::string_view upper) {
-  if (token.kind != TokenKind::kIdentifier || token.text.size() != upper.size()) return false;
-  for (std::size_t i = 0; i < upper.size(); ++i) {
-    char c = token.text[i];
-    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-    if (c != upper[i]) return false;
-  }
-  return true;
+  return IsKeyword(token, upper);
 }
-
 inline bool TokenIsSymbol(const Token& token, std::string_view symbol) {
-  if (token.text.size() != symbol.size()) return false;
-  if (token.kind != TokenKind::kPunctuation && token.kind != TokenKind::kOperator) return false;
-  for (std::size_t i = 0; i < symbol.size(); ++i) {
-    if (token.text[i] != symbol[i]) return false;
-  }
-  return true;
+  return IsSymbol(token, symbol);
 }
 
 // Binary operator binding strength, loosest first (PostgreSQL's order).
