@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "analysis/internal/output_scope.h"
+#include "base/ascii.h"
 #include "analysis/output_columns.h"
 
 namespace strata::analysis {
@@ -99,19 +100,12 @@ bool IsTemporal(ValueType type) {
 }
 
 bool SameName(std::string_view a, std::string_view b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-  });
+  return EqualsIgnoreAsciiCase(a, b);
 }
 
 namespace internal {
 
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
+std::string Lower(std::string_view text) { return AsciiLowered(text); }
 
 ValueType TypeOf(const sql::DataType& type) {
   if (!type.array_suffixes.empty()) return ValueType::kOther;

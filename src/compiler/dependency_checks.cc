@@ -6,6 +6,7 @@
 #include <set>
 
 #include "analysis/output_columns.h"
+#include "base/ascii.h"
 #include "compiler/internal/checks.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
@@ -14,11 +15,7 @@
 namespace strata::compiler::internal {
 namespace {
 
-std::string Lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
+std::string Lower(std::string_view text) { return AsciiLowered(text); }
 
 // Where `name` is first read: an identifier token with that name (case-insensitive) that is not
 // part of a dotted name or a call. {0, 0} when not found.

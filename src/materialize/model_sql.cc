@@ -9,16 +9,13 @@
 #include "compiler/compiler.h"
 #include "sql/lexer.h"
 #include "sql/placeholders.h"
+#include "base/ascii.h"
 #include "sql/references.h"
 
 namespace strata::materialize {
 namespace {
 
-std::string Lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
+std::string Lower(std::string_view text) { return AsciiLowered(text); }
 
 // The SQL file relative to the project root, for messages. Lexical (no file system calls): model
 // paths are built from the normalized absolute root.

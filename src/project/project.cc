@@ -1,5 +1,7 @@
 #include "project/project.h"
 
+#include "base/ascii.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -22,12 +24,7 @@ std::string_view StrategyName(StrategyKind kind) {
 
 namespace {
 
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
+std::string Lower(std::string_view text) { return AsciiLowered(text); }
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "base/ascii.h"
 #include "sql/lexer.h"
 
 namespace strata::sql {
@@ -22,9 +23,17 @@ class KeywordSet {
 
   // True when `token` is a kIdentifier equal to one of the words ignoring ASCII case.
   bool Contains(const Token& token) const {
-    if (!MightContain(token)) return false;
+    return token.kind == TokenKind::kIdentifier && Contains(token.text);
+  }
+
+  // True when `text` equals one of the words ignoring ASCII case.
+  bool Contains(std::string_view text) const {
+    if (text.empty() || text.size() > kMaxLength ||
+        (first_letters_[text.size()] & LetterBit(text[0])) == 0) {
+      return false;
+    }
     for (std::string_view word : words_) {
-      if (IsKeyword(token, word)) return true;
+      if (EqualsIgnoreAsciiCase(text, word)) return true;
     }
     return false;
   }
@@ -33,15 +42,9 @@ class KeywordSet {
   static constexpr std::size_t kMaxLength = 16;
 
   static constexpr std::uint32_t LetterBit(char c) {
-    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    c = AsciiUpper(c);
     if (c >= 'A' && c <= 'Z') return std::uint32_t{1} << (c - 'A');
     return c == '_' ? std::uint32_t{1} << 26 : 0;
-  }
-
-  bool MightContain(const Token& token) const {
-    return token.kind == TokenKind::kIdentifier && !token.text.empty() &&
-           token.text.size() <= kMaxLength &&
-           (first_letters_[token.text.size()] & LetterBit(token.text[0])) != 0;
   }
 
   std::array<std::string_view, N> words_;

@@ -341,7 +341,9 @@ class Lexer {
   Scanned ScanOperator(std::size_t at) const {
     const std::string_view rest = sql_.substr(at);
     for (std::string_view op : kMultiCharOperators) {
-      if (rest.substr(0, op.size()) == op) return {TokenKind::kOperator, at + op.size()};
+      if (op[0] == rest[0] && rest.substr(0, op.size()) == op) {
+        return {TokenKind::kOperator, at + op.size()};
+      }
     }
     return {TokenKind::kOperator, at + 1};
   }

@@ -5,15 +5,16 @@
 #include <initializer_list>
 
 #include "sql/internal/parser_impl.h"
+#include "sql/keyword_set.h"
 #include "sql/lexer.h"
 
 namespace strata::sql {
 namespace internal {
 namespace {
 
-// Sorted: binary search. Words that end a name or expression and so can never be a bare column
-// name or an alias written without AS.
-constexpr std::array<std::string_view, 62> kReservedWords = {
+// Words that end a name or expression and so can never be a bare column name or an alias written
+// without AS.
+constexpr KeywordSet<66> kReservedWords(std::array<std::string_view, 66>{
     "ALL",       "AND",     "ANTI",      "ANY",     "AS",         "ASC",       "ASOF",
     "BETWEEN",   "BY",      "CASE",      "CROSS",   "DESC",       "DISTINCT",  "ELSE",
     "END",       "ESCAPE",  "EXCEPT",    "EXISTS",  "FETCH",      "FOR",       "FROM",
@@ -22,9 +23,8 @@ constexpr std::array<std::string_view, 62> kReservedWords = {
     "LIKE",      "LIMIT",   "MINUS",     "NATURAL", "NOT",        "NOTNULL",   "OFFSET",
     "ON",        "OR",      "ORDER",     "OUTER",   "PIVOT",      "POSITIONAL", "QUALIFY",
     "REGEXP",    "RIGHT",   "RLIKE",     "SELECT",  "SEMI",       "SIMILAR",   "TABLESAMPLE",
-    "THEN",      "UNION",   "UNPIVOT",   "USING",   "WHEN",       "WHERE"};
-// Also reserved, kept apart to keep the table above readable.
-constexpr std::array<std::string_view, 4> kMoreReservedWords = {"WINDOW", "WITH", "VALUES", "OVER"};
+    "THEN",      "UNION",   "UNPIVOT",   "USING",   "WHEN",       "WHERE",     "WINDOW",
+    "WITH",      "VALUES",  "OVER"});
 
 std::string_view Describe(const Token& token) {
   if (token.kind == TokenKind::kEnd) return "end of input";
@@ -33,18 +33,7 @@ std::string_view Describe(const Token& token) {
 
 }  // namespace
 
-bool IsReservedWord(std::string_view word) {
-  if (word.size() > 16) return false;
-  char upper[16];
-  for (std::size_t i = 0; i < word.size(); ++i) {
-    const char c = word[i];
-    upper[i] = (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
-  }
-  const std::string_view key(upper, word.size());
-  return std::binary_search(kReservedWords.begin(), kReservedWords.end(), key) ||
-         std::find(kMoreReservedWords.begin(), kMoreReservedWords.end(), key) !=
-             kMoreReservedWords.end();
-}
+bool IsReservedWord(std::string_view word) { return kReservedWords.Contains(word); }
 
 Parser::Parser(Statement& statement, std::vector<Token> tokens, Dialect dialect)
     : statement_(&statement), tokens_(std::move(tokens)), dialect_(dialect) {}

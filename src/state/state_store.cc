@@ -9,6 +9,7 @@
 #include <cctype>
 #include <utility>
 
+#include "base/ascii.h"
 #include "state/internal/database.h"
 #include "state/internal/records.h"
 #include "state/internal/schema.h"
@@ -121,11 +122,7 @@ std::optional<PartitionStatus> ParsePartitionStatus(std::string_view name) {
                                  PartitionStatus::kInProgress, PartitionStatus::kInterrupted,
                                  PartitionStatus::kSkipped}) {
     const std::string_view candidate = PartitionStatusName(status);
-    if (std::equal(name.begin(), name.end(), candidate.begin(), candidate.end(),
-                   [](char a, char b) {
-                     return std::tolower(static_cast<unsigned char>(a)) ==
-                            std::tolower(static_cast<unsigned char>(b));
-                   })) {
+    if (EqualsIgnoreAsciiCase(name, candidate)) {
       return status;
     }
   }
