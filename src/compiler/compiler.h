@@ -16,9 +16,10 @@
 //   (a column the SELECT's own WHERE rejects NULL for is not); E025 granularity = "hour" and it is
 //   a DATE. Unknown types and nullability skip E021, E022 and E025.
 // The project loader already refuses a time_column that is not an identifier and a
-// first_partition that does not parse for the grain (with kConfig / kInvalidPartitionKey, which
-// `strata compile` reports under those names), so E023 and E026 only fire for what the loader
-// lets through: names over 63 bytes in postgres/redshift, and projects built in code.
+// first_partition that does not parse for the grain (kConfig / kInvalidPartitionKey errors with
+// compile_code E023 / E026 and the TOML line, so every command reports them under these codes);
+// here E023 and E026 only fire for what the loader lets through: names over 63 bytes in
+// postgres/redshift, and projects built in code.
 //
 // SQL diagnostics point at the SELECT item of the time column, the first SELECT (E020) or the
 // first mention of the undeclared model (E027), with a caret; TOML ones (E023, E026, W027) name

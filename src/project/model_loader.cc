@@ -42,9 +42,11 @@ void ReadTimeInterval(TomlReader& reader, Model& model, std::optional<Grain> def
   TimeIntervalConfig config;
   config.time_column = reader.String("time_column", /*required=*/true).value_or("");
   if (!config.time_column.empty() && !IsIdentifier(config.time_column)) {
+    // The compiler's code for this check (compiler.h), so every command reports it the same way.
     reader.Fail("time_column", ErrorCode::kConfig,
                 fmt::format("time_column \"{}\" is not a valid SQL identifier", config.time_column),
-                "use the plain name of an output column: letters, digits and _");
+                "use the plain name of an output column: letters, digits and _")
+        .compile_code = "E023";
   }
   const std::optional<std::string> grain_text = reader.String("granularity");
   config.granularity = default_grain.value_or(Grain::kDay);
@@ -72,7 +74,8 @@ void ReadTimeInterval(TomlReader& reader, Model& model, std::optional<Grain> def
       config.first_partition = *key;
     } else {
       reader.Fail("first_partition", ErrorCode::kInvalidPartitionKey, key.error().message,
-                  key.error().hint);
+                  key.error().hint)
+          .compile_code = "E026";
     }
   }
   model.time_interval = config;

@@ -27,10 +27,11 @@ SourceSpan TomlReader::SpanOf(const toml::node* node) const {
                     static_cast<int>(region.begin.column)};
 }
 
-void TomlReader::Fail(std::string_view key, ErrorCode code, std::string message, std::string hint) {
+Error& TomlReader::Fail(std::string_view key, ErrorCode code, std::string message, std::string hint) {
   Error error = MakeError(code, std::move(message), std::move(hint));
   error.span = SpanOf(table_.get(key));
   errors_->push_back(std::move(error));
+  return errors_->back();
 }
 
 void TomlReader::WrongType(std::string_view key, std::string_view expected) {

@@ -135,6 +135,32 @@ def test_e020_time_column_missing_needs_no_warehouse(project):
     assert report["errors"][0]["code"] == "E020", report["errors"]
 
 
+@pytest.mark.parametrize("time_column, extra, code, needle, key", [
+    ("event-date", {}, "E023", '"event-date" is not a valid SQL identifier', "time_column"),
+    ("event_date", {"first_partition": "2026-4-01"}, "E026", "2026-4-01", "first_partition"),
+    ("event_date", {"first_partition": "2026-04"}, "E026", "2026-04", "first_partition"),
+], ids=["e023-time-column", "e026-unpadded", "e026-wrong-grain"])
+def test_e023_e026_config_errors_keep_their_compile_codes(project, time_column, extra, code,
+                                                         needle, key):
+    """The loader finds these before the compiler runs; they still carry the issue's codes, with
+    the TOML line of the key, in compile's report and in run's errors."""
+    project.add_model("fct_events", "SELECT event_at AS event_date\nFROM events\n" + WINDOW,
+                      strategy_toml("day", time_column=time_column, **extra),
+                      sources=(("raw", "events"),))
+    toml_lines = (project.models_dir / "fct_events.toml").read_text().splitlines()
+    line = next(i for i, text in enumerate(toml_lines, 1) if text.startswith(key))
+    result, out = compile_json(project)
+    assert result.returncode == 1 and codes(out) == [code], out
+    diagnostic = out["diagnostics"][0]
+    assert needle in diagnostic["message"], diagnostic
+    assert (diagnostic["file"], diagnostic["line"]) == ("models/fct_events.toml", line), diagnostic
+    assert diagnostic["model"] == "fct_events" and diagnostic["hint"], diagnostic
+    human = project.strata("compile", output="human")
+    assert f"models/fct_events.toml:{line}:" in human.stderr and f"error[{code}]" in human.stderr
+    run = project.strata("run", "--partition", "2026-04-06")
+    assert run.returncode == 1 and [e["code"] for e in run.json["errors"]] == [code], run.json
+
+
 def test_reading_an_undeclared_model_is_an_error_and_an_unread_dependency_a_warning(project):
     create_events(project)
     project.add_model("stg_events", "SELECT * FROM events\n", sources=(("raw", "events"),),

@@ -112,8 +112,8 @@ def write_bad_toml(project, strategy_lines, extra_top=""):
     (["lookbak = 3"], "ConfigUnknownKey", ["lookbak", "did you mean", "lookback"]),
     (['lookback = "3"'], "ConfigType", ["lookback"]),
     (["batch_size = 0"], "Config", ["batch_size"]),
-    (['first_partition = "2026-4-01"'], "InvalidPartitionKey", ["2026-4-01"]),
-    (['first_partition = "2026-04"'], "InvalidPartitionKey", ["2026-04"]),
+    (['first_partition = "2026-4-01"'], "E026", ["2026-4-01"]),
+    (['first_partition = "2026-04"'], "E026", ["2026-04"]),
 ], ids=["unknown-key", "wrong-type", "batch-size-0", "first-partition-no-padding",
         "first-partition-wrong-grain"])
 def test_bad_model_config_is_refused(project, strategy_lines, code, needles):

@@ -33,8 +33,9 @@ class TomlReader {
   const toml::table* Table(std::string_view key);
   const toml::array* ArrayOfTables(std::string_view key);
 
-  // Records an error at the position of `key`'s value (or the table when missing).
-  void Fail(std::string_view key, ErrorCode code, std::string message, std::string hint = {});
+  // Records an error at the position of `key`'s value (or the table when missing) and returns it
+  // (valid until the next error is recorded), e.g. to set its compile_code.
+  Error& Fail(std::string_view key, ErrorCode code, std::string message, std::string hint = {});
   const std::string& file() const { return file_; }
   std::vector<Error>* errors() const { return errors_; }
 
