@@ -26,6 +26,7 @@
 
 #include "base/result.h"
 #include "sql/dialect.h"
+#include "sql/node_pool.h"
 
 namespace strata::sql {
 
@@ -58,6 +59,13 @@ struct Node {
   virtual ~Node() = default;
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
+
+  // Nodes live in a per-thread pool (node_pool.h); the virtual destructor makes the sized delete
+  // receive the derived type's size.
+  static void* operator new(std::size_t size) { return internal::AllocateNode(size); }
+  static void operator delete(void* block, std::size_t size) noexcept {
+    internal::FreeNode(block, size);
+  }
 
   // REQUIRES: kind == T::kKind (checked; a mismatch is a bug and throws InvariantViolation).
   template <typename T>
