@@ -1,7 +1,8 @@
 // The compile benchmark (issue 3, "Benchmark"): a generated project of N models (default 10,000;
 // project_generator.h), measured in one process against a baseline of only reading its files:
 //   (a) read:     read every .sql and .toml file into memory (the baseline);
-//   (b) parse:    read + sql::ParseScript of every model;
+//   (l) lex:      read + sql::Lex of every model (the tokens the compiler shares with the parser);
+//   (b) parse:    read + sql::ParseScript of every model (lexing included);
 //   (c) analyze:  read + analysis::AnalyzeModelSql of every model (ParseScript + the E024 bound
 //                 analysis; the whole per-model SQL work of `strata compile` except E020-E027);
 //   (d) compile:  `strata compile --output json` on the project, run as a child process (project
@@ -29,6 +30,7 @@
 
 #include "analysis/bounds.h"
 #include "project_generator.h"
+#include "sql/lexer.h"
 #include "sql/parser.h"
 
 namespace fs = std::filesystem;
@@ -158,6 +160,10 @@ int main(int argc, char** argv) {
 
   std::size_t parse_failures = 0;
   std::size_t unbounded = 0;
+  const auto lex = [&](const std::string& sql) -> std::size_t {
+    auto tokens = strata::sql::Lex(sql, strata::sql::Dialect::kDuckDb);  // failures: see (b)
+    return tokens.ok() ? tokens->size() : 0;
+  };
   const auto parse = [&](const std::string& sql) -> std::size_t {
     auto script = strata::sql::ParseScript(sql, strata::sql::Dialect::kDuckDb);
     if (!script.ok()) ++parse_failures;
@@ -176,6 +182,7 @@ int main(int argc, char** argv) {
   };
   std::vector<Phase> phases = {
       {"(a) read .sql + .toml (baseline)", [](const std::string&) { return std::size_t{0}; }, {}, 0},
+      {"(l) read + Lex", lex, {}, 0},
       {"(b) read + ParseScript", parse, {}, 0},
       {"(c) read + AnalyzeModelSql (parse + E024)", analyze, {}, 0},
   };

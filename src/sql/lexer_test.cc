@@ -72,9 +72,21 @@ TEST(LexerTest, RoundTripsInEveryDialect) {
   }
 }
 
+// A token's line and column as counted from the start of `sql` byte by byte.
+void ExpectPositionOfOffset(std::string_view sql, const Token& token) {
+  int line = 1;
+  int column = 1;
+  for (std::size_t i = 0; i < token.offset; ++i) {
+    column = sql[i] == '\n' ? 1 : column + 1;
+    if (sql[i] == '\n') ++line;
+  }
+  EXPECT_EQ(token.line, line) << "offset " << token.offset << " in " << sql;
+  EXPECT_EQ(token.column, column) << "offset " << token.offset << " in " << sql;
+}
+
 // Random byte soup over the characters that start or end constructs: every input either lexes
 // back to itself or fails with kSqlLex and a position inside the input.
-TEST(LexerTest, RoundTripsOrFailsCleanlyOnRandomInput) {
+TEST(LexerTest, RoundTripsOrFailsCleanlyOnRandomInput) {  // and positions are exact
   const std::string alphabet = "'\"`$@:?-/*\\ \nabErRx019.()[];,#_\xc3";
   std::mt19937 random(20260407);
   for (int round = 0; round < 3000; ++round) {
@@ -84,6 +96,7 @@ TEST(LexerTest, RoundTripsOrFailsCleanlyOnRandomInput) {
       Result<std::vector<Token>> tokens = Lex(sql, dialect);
       if (tokens.ok()) {
         EXPECT_EQ(Concatenate(*tokens), sql) << DialectName(dialect);
+        for (const Token& token : *tokens) ExpectPositionOfOffset(sql, token);
         continue;
       }
       EXPECT_EQ(tokens.error().code, ErrorCode::kSqlLex);
