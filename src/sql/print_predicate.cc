@@ -46,6 +46,11 @@ void Printer::PrintPredicate(const Expr& expr) {
     case ExprKind::kUnary: {
       const auto& unary = expr.As<Unary>();
       Write(UnaryText(unary.op));
+      // "- -1", never "--1" (a line comment).
+      if (unary.op == UnaryOp::kMinus && unary.operand->kind == ExprKind::kUnary &&
+          unary.operand->As<Unary>().op == UnaryOp::kMinus) {
+        Write(" ");
+      }
       const bool wrap = unary.op != UnaryOp::kNot && unary.operand->kind == ExprKind::kBinary;
       if (wrap) Write("(");
       PrintExpr(*unary.operand);

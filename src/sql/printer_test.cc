@@ -37,6 +37,16 @@ TEST(PrinterTest, FollowsTargetSpellings) {
             "SELECT 1 UNION DISTINCT SELECT 2");
 }
 
+TEST(PrinterTest, NestedMinusSignsNeverBecomeAComment) {
+  // "- -1" printed as "--1" would start a line comment and swallow the rest of the line.
+  for (Dialect dialect : {Dialect::kDuckDb, Dialect::kPostgres, Dialect::kSnowflake}) {
+    const std::string printed = Convert("SELECT a FROM t WHERE y = - -1 AND z = - - -x", dialect,
+                                        dialect);
+    EXPECT_EQ(printed, "SELECT a FROM t WHERE y = - -1 AND z = - - -x");
+    EXPECT_EQ(Convert(printed, dialect, dialect), printed);
+  }
+}
+
 TEST(PrinterTest, ParenthesizesLooserOperandsOfProgrammaticTrees) {
   Result<StatementPtr> statement = ParseStatement("SELECT a - b", Dialect::kDuckDb);
   ASSERT_TRUE(statement.ok());
