@@ -8,6 +8,7 @@
 #include "cli/session.h"
 #include "materialize/plan.h"
 #include "materialize/runner.h"
+#include "materialize/warehouse_catalog.h"
 #include "materialize/warehouse_factory.h"
 
 namespace strata::cli {
@@ -30,6 +31,10 @@ Result<materialize::Plan> MakePlan(Session& session, const CommonOptions& common
   request.parallel = options.parallel;
   request.full_refresh = options.full_refresh;
   request.now = SystemClock().Now();
+  // Column types, so a plan refuses what `strata compile` refuses (E021/E022/E025). Closed again
+  // before the run opens the warehouse: a DuckDB file takes one opener at a time.
+  materialize::OpenedCatalog catalog = materialize::OpenCatalog(session.project.config, session.warehouse);
+  request.catalog = catalog.catalog.get();
   return materialize::BuildPlan(session.project, request, warehouse::Emitter(dialect), *session.store);
 }
 

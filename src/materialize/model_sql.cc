@@ -77,8 +77,8 @@ warehouse::TableName ToTableName(const project::ObjectName& name) {
 }
 
 Status CheckModelSql(const project::Project& project, const project::Model& model,
-                     const warehouse::Emitter& emitter) {
-  return compiler::FirstError(compiler::CheckModel(project, model, emitter.dialect()));
+                     const warehouse::Emitter& emitter, compiler::Catalog* catalog) {
+  return compiler::FirstError(compiler::CheckModel(project, model, emitter.dialect(), catalog));
 }
 
 namespace {

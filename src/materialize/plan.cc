@@ -227,7 +227,7 @@ Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& reque
       }
       STRATA_ASSIGN_OR_RETURN(keys, SelectPartitions(*model, request.selection, request.now, computed));
     }
-    Status status = CheckModelSql(project, *model, emitter);
+    Status status = CheckModelSql(project, *model, emitter, request.catalog);
     if (status.ok()) {
       status = partitioned ? PlanTimeInterval(project, planned, keys, emitter)
                : model->strategy == project::StrategyKind::kIncremental

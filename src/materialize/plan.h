@@ -11,6 +11,7 @@
 
 #include "base/partition.h"
 #include "base/result.h"
+#include "compiler/catalog.h"
 #include "materialize/selection.h"
 #include "project/project.h"
 #include "state/state_store.h"
@@ -50,6 +51,9 @@ struct PlanRequest {
   int parallel = 4;
   UnixSeconds now = 0;
   bool full_refresh = false;  // incremental models rebuild from scratch
+  // Column types for the compiler's E021/E022/E025 checks (the same verdicts as `strata
+  // compile`); null skips those checks. Used only while BuildPlan runs.
+  compiler::Catalog* catalog = nullptr;
 };
 
 // Resolves partitions (reading Computed keys from `store` for --missing) and compiles every

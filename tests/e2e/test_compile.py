@@ -111,6 +111,34 @@ def test_upstream_model_table_types_come_from_the_warehouse(project):
     assert codes(after) == ["E021"], after
 
 
+@pytest.mark.parametrize("select, code", [
+    ("SELECT id AS event_date FROM events\n" + WINDOW, "E021"),  # INTEGER, known from the catalog
+    ("SELECT event_at AS event_date FROM events\n"
+     "WHERE loaded_at >= @start_date AND loaded_at < @end_date\n", "E022"),
+], ids=["e021", "e022"])
+def test_run_refuses_what_compile_refuses_with_the_catalog(project, select, code):
+    """plan and run check column types against the warehouse like compile: the model with the
+    type error is refused (exit 2) and the other model still runs."""
+    create_events(project)
+    project.execute("INSERT INTO raw.events VALUES (1, TIMESTAMP '2026-04-06 10:00', "
+                    "TIMESTAMP '2026-04-06 10:05')")
+    add_events_model(project, select)
+    project.add_model("fct_ok", "SELECT CAST(event_at AS DATE) AS event_date, id FROM events\n"
+                      + WINDOW + "AND event_at IS NOT NULL\n",
+                      strategy_toml("day", time_column="event_date"), sources=(("raw", "events"),))
+    _, out = compile_json(project)
+    assert [(d["model"], d["code"]) for d in out["diagnostics"]] == [("fct_events", code)], out
+    plan = project.strata("plan", "--partition", "2026-04-06")
+    assert plan.returncode == 0, repr(plan)
+    errors = {m["model"]: m.get("error") for m in plan.json["models"]}
+    assert errors["fct_events"] and errors["fct_events"]["code"] == code, plan.json
+    assert not errors["fct_ok"], plan.json
+    report = project.run("--partition", "2026-04-06", expect=2).json
+    assert [(e["model"], e["code"]) for e in report["errors"]] == [("fct_events", code)], report
+    assert project.query("SELECT count(*) FROM marts.fct_ok") == [(1,)]
+    assert not project.table_exists("marts", "fct_events")
+
+
 def test_without_a_warehouse_types_are_unknown_and_nothing_is_created(project):
     add_events_model(project, "SELECT event_at AS event_date FROM events\n"
                               "WHERE loaded_at >= @start_date AND loaded_at < @end_date\n")
