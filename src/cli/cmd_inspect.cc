@@ -207,12 +207,21 @@ int RunCompile(const CommonOptions& common) {
       }
       // Models are checked independently, on every core; diagnostics are reported in project
       // order. The catalog's connection is shared, one Describe at a time.
-      const std::vector<project::Model>& all = outcome.project->models;
+      // --model / --filter check a selection (in project order); references are still resolved
+      // against the whole project.
+      Result<std::vector<const project::Model*>> selected =
+          project::SelectModels(*outcome.project, common.models, common.filters);
+      if (!selected.ok()) {
+        PrintError(selected.error(), common.output);
+        return 1;
+      }
+      const std::vector<const project::Model*>& all = *selected;
+      models = all.size();
       std::optional<compiler::SerializedCatalog> shared;
       if (catalog.catalog) shared.emplace(*catalog.catalog);
       std::vector<std::vector<compiler::Diagnostic>> per_model(all.size());
       ParallelFor(all.size(), WorkerThreads(), [&](std::size_t i) {
-        per_model[i] = compiler::CheckModel(*outcome.project, all[i], *dialect,
+        per_model[i] = compiler::CheckModel(*outcome.project, *all[i], *dialect,
                                             shared ? &*shared : nullptr);
       });
       for (std::vector<compiler::Diagnostic>& found : per_model) {

@@ -139,6 +139,22 @@ def test_run_refuses_what_compile_refuses_with_the_catalog(project, select, code
     assert not project.table_exists("marts", "fct_events")
 
 
+def test_model_and_filter_select_what_compile_checks(project):
+    unbounded = "SELECT event_at AS event_date FROM events\n"  # E024 in every copy
+    for name, team in (("fct_a", "red"), ("fct_b", "blue"), ("fct_c", "red")):
+        project.add_model(name, unbounded, strategy_toml("day", time_column="event_date"),
+                          sources=(("raw", "events"),), extra=f'labels = {{ team = "{team}" }}\n')
+    def checked(*args):
+        result = project.strata("compile", *args)
+        assert result.returncode == 1, repr(result)
+        return result.json["models"], sorted({d["model"] for d in result.json["diagnostics"]})
+    assert checked() == (3, ["fct_a", "fct_b", "fct_c"])
+    assert checked("--model", "fct_b") == (1, ["fct_b"])
+    assert checked("--filter", "team=red") == (2, ["fct_a", "fct_c"])
+    unknown = project.strata("compile", "--model", "fct_x")
+    assert unknown.returncode == 1 and unknown.json["errors"][0]["code"] == "ModelNotFound", unknown
+
+
 def test_without_a_warehouse_types_are_unknown_and_nothing_is_created(project):
     add_events_model(project, "SELECT event_at AS event_date FROM events\n"
                               "WHERE loaded_at >= @start_date AND loaded_at < @end_date\n")
