@@ -12,18 +12,25 @@
 namespace strata::compiler {
 namespace {
 
+constexpr std::string_view kUnboundedHint =
+    "filter every source of the output rows with <time> >= @start_date AND <time> < @end_date "
+    "(in WHERE, HAVING, QUALIFY or an inner join's ON)";
+constexpr std::string_view kBetweenHint =
+    "use <time> >= @start_date AND <time> < @end_date: BETWEEN includes its end, so a row at "
+    "exactly @end_date lands in two partitions";
+constexpr std::string_view kUnparsedHint =
+    "fix the SQL at the caret: the bounds can only be proven for SQL that parses as one query "
+    "(if the warehouse accepts it, rewrite the construct strata does not read)";
+
 Diagnostic FromBounds(const project::Model& model, const std::string& file,
-                      const analysis::BoundsDiagnostic& found, Severity severity) {
+                      const analysis::BoundsDiagnostic& found, Severity severity,
+                      std::string_view hint) {
   Diagnostic diagnostic;
   diagnostic.model = model.name;
   diagnostic.code = found.code;
   diagnostic.severity = severity;
   diagnostic.message = found.message;
-  diagnostic.hint = severity == Severity::kError
-                        ? "filter every source of the output rows with <time> >= @start_date AND "
-                          "<time> < @end_date (in WHERE, HAVING, QUALIFY or an inner join's ON)"
-                        : "use <time> >= @start_date AND <time> < @end_date: BETWEEN includes "
-                          "its end, so a row at exactly @end_date lands in two partitions";
+  diagnostic.hint = std::string(hint);
   diagnostic.span = SourceSpan{file, found.line, found.column};
   diagnostic.caret = found.caret;
   return diagnostic;
@@ -38,11 +45,45 @@ void CheckBounds(const project::Model& model, const std::string& file, sql::Dial
     if (verdict->bounded || !verdict->diagnostic) continue;
     // A parse failure makes both bounds fail with the same message: report it once.
     if (!out.empty() && out.back().message == verdict->diagnostic->message) continue;
-    out.push_back(FromBounds(model, file, *verdict->diagnostic, Severity::kError));
+    out.push_back(FromBounds(model, file, *verdict->diagnostic, Severity::kError,
+                             script.ok() ? kUnboundedHint : kUnparsedHint));
   }
   for (const analysis::BoundsDiagnostic& warning : report.warnings) {
-    out.push_back(FromBounds(model, file, warning, Severity::kWarning));
+    out.push_back(FromBounds(model, file, warning, Severity::kWarning, kBetweenHint));
   }
+}
+
+// E030 / W030 for models without a window: one query, which strata can read.
+void CheckOneQuery(const project::Model& model, const std::string& file,
+                   const Result<std::vector<sql::StatementPtr>>& script,
+                   std::vector<Diagnostic>& out) {
+  Diagnostic diagnostic;
+  diagnostic.model = model.name;
+  if (!script.ok()) {
+    const Error& error = script.error();
+    diagnostic.code = "W030";
+    diagnostic.severity = Severity::kWarning;
+    diagnostic.message = "strata cannot read the SQL: " + error.message;
+    diagnostic.hint = "if this is a mistake, fix it at the caret; if the warehouse accepts the "
+                      "SQL, the model still runs (strata reads the common SELECT language of "
+                      "each dialect, not all of it)";
+    diagnostic.span = SourceSpan{file, error.span ? error.span->line : 0,
+                                 error.span ? error.span->column : 0};
+    diagnostic.caret = error.hint;
+  } else if (script->size() != 1) {
+    diagnostic.code = "E030";
+    diagnostic.message = script->empty()
+                             ? fmt::format("model {} has no query", model.name)
+                             : fmt::format("model {} has {} statements; a model is one query",
+                                           model.name, script->size());
+    diagnostic.hint = "keep exactly one SELECT (or WITH ... SELECT) in " + file;
+    const sql::Span at = script->size() > 1 ? (*script)[1]->span : sql::Span{};
+    diagnostic.span = SourceSpan{file, at.line, at.column};
+    if (at.line > 0) diagnostic.caret = sql::RenderCaret(model.sql, at.line, at.column);
+  } else {
+    return;
+  }
+  out.push_back(std::move(diagnostic));
 }
 
 }  // namespace
@@ -78,19 +119,21 @@ std::vector<Diagnostic> CheckModel(const project::Project& project, const projec
     return out;
   }
   internal::CheckDependencies(project, model, files, dialect, *tokens, out);
+  // Parsed once for every check: parsing is most of a compile's time.
+  const Result<std::vector<sql::StatementPtr>> script =
+      sql::ParseScriptTokens(source, *tokens, dialect);
+  const sql::Statement* statement =
+      script.ok() && script->size() == 1 ? (*script)[0].get() : nullptr;
   if (model.strategy == project::StrategyKind::kTimeInterval && model.time_interval) {
-    // Parsed once for both analyses: parsing is most of a compile's time.
-    Result<std::vector<sql::StatementPtr>> script = sql::ParseScriptTokens(source, *tokens, dialect);
-    CheckBounds(model, file, dialect, script, out);
+    CheckBounds(model, file, dialect, script, out);  // E024 covers parse failures and scripts
     internal::CheckTimeIntervalConfig(model, files, dialect, out);
-    if (script.ok() && script->size() == 1) {
-      internal::CheckTimeColumn(project, model, files, *(*script)[0], catalog, out);
+    if (statement != nullptr) {
+      internal::CheckTimeColumn(project, model, files, *statement, catalog, out);
     }
+    return out;
   }
+  CheckOneQuery(model, file, script, out);
   if (model.strategy == project::StrategyKind::kIncremental && model.incremental) {
-    Result<std::vector<sql::StatementPtr>> script = sql::ParseScriptTokens(source, *tokens, dialect);
-    const sql::Statement* statement =
-        script.ok() && script->size() == 1 ? (*script)[0].get() : nullptr;
     internal::CheckIncremental(project, model, files, dialect, statement, catalog, out);
   }
   return out;

@@ -5,6 +5,10 @@
 // - E027 (error): the SQL reads another model (a table reference by model name, sql/references.h;
 //   a model's own [[sources]] win over same-named models) that is not in depends_on, so it could
 //   be built before that model; W027 (warning): a depends_on entry the SQL never reads.
+// Models without a window (full_refresh, view, incremental):
+// - E030 (error): the SQL holds more than one statement, or none: a model is one query;
+// - W030 (warning): the parser cannot read the SQL (the warehouse may still accept it: the parser
+//   reads the common SELECT language of each dialect), with the position and a caret.
 // time_interval models also:
 // - E024: the SQL parses and every emitted row is bounded by @start_date and @end_date
 //   (analysis/bounds.h), with the inclusive `BETWEEN @start_date AND @end_date` warning (W024);

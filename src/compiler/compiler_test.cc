@@ -53,6 +53,38 @@ TEST(CompilerTest, ParseFailureIsReportedOnce) {
   EXPECT_EQ(diagnostics[0].code, "E024");
 }
 
+TEST(CompilerTest, ParseFailureHintIsAboutTheSyntaxNotTheFilters) {
+  const auto diagnostics = Check("SELECT ts AS d FROM t WHERE ts >= @start_date AND (");
+  ASSERT_EQ(diagnostics.size(), 1u);
+  EXPECT_EQ(diagnostics[0].hint.find("filter every source"), std::string::npos);
+  EXPECT_NE(diagnostics[0].hint.find("fix the SQL at the caret"), std::string::npos);
+  EXPECT_FALSE(diagnostics[0].caret.empty());
+}
+
+TEST(CompilerTest, ModelsWithoutAWindowAreParsedToo) {
+  for (auto strategy : {project::StrategyKind::kFullRefresh, project::StrategyKind::kView}) {
+    // W030: strata cannot read it (a warning: the warehouse may still accept it).
+    const auto unparsed = Check("SELECT order_id,\nFROM orders WHERE", strategy);
+    ASSERT_EQ(unparsed.size(), 1u);
+    EXPECT_EQ(unparsed[0].code, "W030");
+    EXPECT_EQ(unparsed[0].severity, Severity::kWarning);
+    EXPECT_EQ(unparsed[0].span.line, 2);
+    EXPECT_NE(unparsed[0].caret.find('^'), std::string::npos);
+    EXPECT_TRUE(FirstError(unparsed).ok());  // a warning never stops a run
+    // E030: more than one statement, or none, can never be one table or view.
+    const auto two = Check("SELECT 1 AS a;\nSELECT 2 AS a", strategy);
+    ASSERT_EQ(two.size(), 1u);
+    EXPECT_EQ(two[0].code, "E030");
+    EXPECT_EQ(two[0].severity, Severity::kError);
+    EXPECT_EQ(two[0].span.line, 2);
+    EXPECT_NE(two[0].message.find("2 statements"), std::string::npos);
+    const auto none = Check("-- nothing yet\n", strategy);
+    ASSERT_EQ(none.size(), 1u);
+    EXPECT_EQ(none[0].code, "E030");
+    EXPECT_TRUE(Check("SELECT 1 AS a;\n-- trailing\n", strategy).empty());
+  }
+}
+
 TEST(CompilerTest, InclusiveBetweenIsAWarningNotAnError) {
   const auto diagnostics = Check("SELECT ts AS d FROM t WHERE ts BETWEEN @start_date AND @end_date");
   ASSERT_EQ(diagnostics.size(), 1u);

@@ -87,17 +87,23 @@ Status Parser::ExpectClosingAngle() {
 
 Error Parser::Expected(std::string_view what) const {
   const Token& token = Peek();
-  Error error = MakeError(ErrorCode::kSqlLex,
-                          "expected " + std::string(what) + " but found '" +
-                              std::string(Describe(token)) + "' at line " +
-                              std::to_string(token.line) + ", column " +
-                              std::to_string(token.column));
-  if (token.kind == TokenKind::kEnd) {
-    error.message = "expected " + std::string(what) + " but found end of input at line " +
-                    std::to_string(token.line) + ", column " + std::to_string(token.column);
+  Span at = SpanOf(token);
+  if (token.kind == TokenKind::kEnd && tokens_.size() > 1) {
+    // Just after the last token, not past trailing newlines on an empty line.
+    const Token& last = tokens_[tokens_.size() - 2];
+    if (last.text.find('\n') == std::string_view::npos) {
+      at = Span{last.line, last.column + static_cast<int>(last.text.size())};
+    }
   }
-  error.span = SourceSpan{"", token.line, token.column};
-  error.hint = RenderCaret(*statement_->source, token.line, token.column);
+  const std::string where =
+      " at line " + std::to_string(at.line) + ", column " + std::to_string(at.column);
+  Error error = MakeError(ErrorCode::kSqlLex,
+                          token.kind == TokenKind::kEnd
+                              ? "expected " + std::string(what) + " but found end of input" + where
+                              : "expected " + std::string(what) + " but found '" +
+                                    std::string(Describe(token)) + "'" + where);
+  error.span = SourceSpan{"", at.line, at.column};
+  error.hint = RenderCaret(*statement_->source, at.line, at.column);
   return error;
 }
 

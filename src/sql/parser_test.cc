@@ -93,6 +93,19 @@ TEST(ParserTest, ErrorsSayWhatWasExpectedWhereWithACaret) {
   EXPECT_EQ(statement.error().hint, "FROM t WHERE (b\n               ^");
 }
 
+TEST(ParserTest, AnUnexpectedEndPointsJustAfterTheLastToken) {
+  // Not at the empty line after the trailing newline and comment.
+  Result<StatementPtr> statement =
+      ParseStatement("SELECT a,\n  b FROM t WHERE\n-- done\n\n", Dialect::kDuckDb);
+  ASSERT_FALSE(statement.ok());
+  ASSERT_TRUE(statement.error().span.has_value());
+  EXPECT_EQ(statement.error().span->line, 2);
+  EXPECT_EQ(statement.error().span->column, 17);
+  EXPECT_NE(statement.error().message.find("end of input at line 2, column 17"), std::string::npos)
+      << statement.error().message;
+  EXPECT_EQ(statement.error().hint, "  b FROM t WHERE\n                ^");
+}
+
 TEST(ParserTest, ScriptsSplitAtSemicolons) {
   Result<std::vector<StatementPtr>> script =
       ParseScript("SELECT 1;; SELECT \"x\"\"y\" FROM t;\n-- end\n", Dialect::kPostgres);

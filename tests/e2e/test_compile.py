@@ -155,6 +155,19 @@ def test_model_and_filter_select_what_compile_checks(project):
     assert unknown.returncode == 1 and unknown.json["errors"][0]["code"] == "ModelNotFound", unknown
 
 
+def test_full_refresh_models_are_parsed_too(project):
+    create_events(project)
+    project.add_model("stg_typo", "SELECT id,\nFROM events WHERE\n", sources=(("raw", "events"),))
+    result, out = compile_json(project)
+    assert result.returncode == 0 and codes(out) == ["W030"], out  # a warning: exit 0
+    assert (out["diagnostics"][0]["line"], out["diagnostics"][0]["severity"]) == (2, "warning")
+    project.add_model("stg_two", "SELECT 1 AS a;\nSELECT 2 AS a\n", sources=(("raw", "events"),))
+    result, out = compile_json(project)
+    assert result.returncode == 1 and sorted(codes(out)) == ["E030", "W030"], out
+    report = project.run("--model", "stg_two", expect=2).json
+    assert [(e["model"], e["code"]) for e in report["errors"]] == [("stg_two", "E030")], report
+
+
 def test_without_a_warehouse_types_are_unknown_and_nothing_is_created(project):
     add_events_model(project, "SELECT event_at AS event_date FROM events\n"
                               "WHERE loaded_at >= @start_date AND loaded_at < @end_date\n")
