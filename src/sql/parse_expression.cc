@@ -358,7 +358,7 @@ Result<ExprPtr> Parser::ParseLikeRest(ExprPtr left, LikeOp op, bool negated, Spa
 Result<ExprPtr> Parser::ParseBetweenRest(ExprPtr left, bool negated, Span span) {
   auto between = std::make_unique<Between>(span);
   between->negated = negated;
-  between->symmetric = AcceptKeyword("SYMMETRIC");
+  between->symmetric = dialect() == Dialect::kPostgres && AcceptKeyword("SYMMETRIC");  // PG only
   between->value = std::move(left);
   STRATA_ASSIGN_OR_RETURN(between->low, ParseOperand(kPrecLike + 1));
   STRATA_TRY(ExpectKeyword("AND"));

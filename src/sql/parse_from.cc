@@ -97,6 +97,14 @@ Result<TableRefPtr> Parser::ParseJoinRight(TableRefPtr left) {
   STRATA_TRY(ExpectKeyword("JOIN"));
   join->left = std::move(left);
   STRATA_ASSIGN_OR_RETURN(join->right, ParseTablePrimary());
+  // A NATURAL join names its columns itself; CROSS and POSITIONAL joins pair rows without a
+  // condition (Spark SQL alone allows CROSS JOIN ... ON).
+  const bool takes_no_condition =
+      join->natural || join->join == JoinKind::kPositional ||
+      (join->join == JoinKind::kCross && dialect_ != Dialect::kDatabricks);
+  if (takes_no_condition && (AtKeyword("ON") || AtKeyword("USING"))) {
+    return Expected("the next clause (a NATURAL, CROSS or POSITIONAL join has no ON or USING)");
+  }
   if (AcceptKeyword("ON")) {
     STRATA_ASSIGN_OR_RETURN(join->on, ParseExpression());
   } else if (AtKeyword("USING")) {

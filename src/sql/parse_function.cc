@@ -66,7 +66,8 @@ Status Parser::ParseFunctionModifiers(FunctionCall& call) {
   if (AtKeyword("FILTER") && AtSymbol("(", 1)) {
     Advance();
     Advance();
-    STRATA_TRY(ExpectKeyword("WHERE"));
+    // DuckDB also takes FILTER (condition) without WHERE.
+    if (dialect() != Dialect::kDuckDb || AtKeyword("WHERE")) STRATA_TRY(ExpectKeyword("WHERE"));
     STRATA_ASSIGN_OR_RETURN(call.filter, ParseExpression());
     STRATA_TRY(ExpectSymbol(")"));
   }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <string>
 
 #include "sql/printer.h"
@@ -104,6 +106,29 @@ TEST(ParserTest, AnUnexpectedEndPointsJustAfterTheLastToken) {
   EXPECT_NE(statement.error().message.find("end of input at line 2, column 17"), std::string::npos)
       << statement.error().message;
   EXPECT_EQ(statement.error().hint, "  b FROM t WHERE\n                ^");
+}
+
+TEST(ParserTest, DialectOnlyConstructsStayInTheirDialects) {
+  struct Case {
+    std::string_view sql;
+    std::vector<Dialect> accepted;  // every other dialect rejects it
+  };
+  const Case cases[] = {
+      {"SELECT TOP 10 * FROM t", {Dialect::kSnowflake, Dialect::kRedshift}},
+      {"SELECT * FROM t WHERE a BETWEEN SYMMETRIC 1 AND 2", {Dialect::kPostgres}},
+      {"SELECT * FROM a CROSS JOIN b ON a.id = b.id", {Dialect::kDatabricks}},
+      {"SELECT * FROM a NATURAL JOIN b USING (id)", {}},
+      {"SELECT count(*) FILTER (a > 1) FROM t", {Dialect::kDuckDb}},
+  };
+  for (const Case& c : cases) {
+    for (Dialect dialect : {Dialect::kDuckDb, Dialect::kPostgres, Dialect::kSnowflake,
+                            Dialect::kDatabricks, Dialect::kBigQuery, Dialect::kRedshift,
+                            Dialect::kTrino}) {
+      const bool expected =
+          std::find(c.accepted.begin(), c.accepted.end(), dialect) != c.accepted.end();
+      EXPECT_EQ(ParseStatement(c.sql, dialect).ok(), expected) << DialectName(dialect) << ": " << c.sql;
+    }
+  }
 }
 
 TEST(ParserTest, ScriptsSplitAtSemicolons) {

@@ -112,3 +112,5 @@ FROM t -- end
 SELECT a, b, FROM t
 -- query: reserved word as alias after as
 SELECT 1 AS select, 2 AS from
+-- query: filter without where
+SELECT count(*) FILTER (amount > 1) AS big, sum(amount) FILTER (WHERE amount > 2) AS bigger FROM orders

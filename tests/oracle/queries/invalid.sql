@@ -74,3 +74,13 @@ SELECT * FROM t, LATERAL
 SELECT 1 select FROM t
 -- query: semicolon inside expression
 SELECT a +; 1 FROM t
+-- query: top is not duckdb syntax
+SELECT TOP 10 * FROM t
+-- query: cross join with a condition
+SELECT * FROM a CROSS JOIN b ON a.id = b.id
+-- query: natural join with using
+SELECT * FROM a NATURAL JOIN b USING (id)
+-- query: positional join with a condition
+SELECT * FROM a POSITIONAL JOIN b ON true
+-- query: between symmetric is postgres only
+SELECT * FROM t WHERE a BETWEEN SYMMETRIC 1 AND 2
