@@ -543,6 +543,7 @@ struct Join : TableRef {
   bool left_keyword = false;  // LEFT SEMI / LEFT ANTI
   TableRefPtr left;
   TableRefPtr right;
+  ExprPtr match_condition;  // Snowflake ASOF JOIN t MATCH_CONDITION (a >= b) (null: none)
   ExprPtr on;
   std::vector<Identifier> using_columns;
   bool has_using = false;

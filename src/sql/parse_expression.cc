@@ -397,7 +397,15 @@ Result<ExprPtr> Parser::ParseSubscript(ExprPtr value) {
   subscript->value = std::move(value);
   Advance();
   ++no_colon_path_;
-  if (!AtSymbol(":")) {
+  if (dialect() == Dialect::kBigQuery && AtKeyword("OFFSET") && AtSymbol("(", 1)) {
+    // BigQuery arr[OFFSET(0)] (like SAFE_OFFSET, ORDINAL): OFFSET is otherwise a reserved word.
+    const Span span = Here();
+    std::vector<Identifier> name;
+    name.push_back(MakeIdentifier(Advance()));
+    STRATA_ASSIGN_OR_RETURN(std::unique_ptr<FunctionCall> call,
+                            ParseFunctionCall(std::move(name), span));
+    subscript->index = std::move(call);
+  } else if (!AtSymbol(":")) {
     STRATA_ASSIGN_OR_RETURN(subscript->index, ParseExpression());
   }
   if (AcceptSymbol(":")) {

@@ -58,6 +58,10 @@ bool NeedsJoinCondition(const Join& join, Dialect dialect) {
 
 }  // namespace
 
+bool Parser::AtMatchCondition() const {
+  return dialect_ == Dialect::kSnowflake && AtKeyword("MATCH_CONDITION") && AtSymbol("(", 1);
+}
+
 bool Parser::AtJoin() const {
   for (std::string_view word : {"JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "NATURAL",
                                 "SEMI", "ANTI", "ASOF", "POSITIONAL"}) {
@@ -102,6 +106,12 @@ Result<TableRefPtr> Parser::ParseJoinRight(TableRefPtr left) {
   const bool takes_no_condition =
       join->natural || join->join == JoinKind::kPositional ||
       (join->join == JoinKind::kCross && dialect_ != Dialect::kDatabricks);
+  if (join->asof && AtMatchCondition()) {
+    Advance();
+    STRATA_TRY(ExpectSymbol("("));
+    STRATA_ASSIGN_OR_RETURN(join->match_condition, ParseExpression());
+    STRATA_TRY(ExpectSymbol(")"));
+  }
   if (takes_no_condition && (AtKeyword("ON") || AtKeyword("USING"))) {
     return Expected("the next clause (a NATURAL, CROSS or POSITIONAL join has no ON or USING)");
   }
@@ -209,7 +219,7 @@ Result<TableRefPtr> Parser::ParseTableSuffixes(TableRefPtr table) {
     } else if (!table->sample && (AtKeyword("TABLESAMPLE") || (AtKeyword("SAMPLE") &&
                                                                !AtKeyword("AS", 1)))) {
       STRATA_ASSIGN_OR_RETURN(table->sample, ParseTableSample());
-    } else if (!table->alias && (AtKeyword("AS") || AtName())) {
+    } else if (!table->alias && (AtKeyword("AS") || AtName()) && !AtMatchCondition()) {
       STRATA_TRY(ParseTableAlias(*table));
     } else if (table->kind == TableRefKind::kFunction && AtKeyword("WITH") &&
                AtKeyword("OFFSET", 1)) {

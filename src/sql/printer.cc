@@ -329,6 +329,11 @@ void Printer::PrintJoin(const Join& join) {
   }
   Write("JOIN ");
   PrintTable(*join.right);
+  if (join.match_condition) {
+    Write(" MATCH_CONDITION (");
+    PrintExpr(*join.match_condition);
+    Write(")");
+  }
   if (join.on) {
     Write(" ON ");
     PrintExpr(*join.on);

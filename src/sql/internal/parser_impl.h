@@ -140,6 +140,8 @@ class Parser {
   }
   Result<TableRefPtr> ParseNamedOrFunctionTable(bool lateral, Span span);
   Result<TableRefPtr> ParseLateral();
+  // Snowflake's "MATCH_CONDITION (" after an ASOF-joined table (never a table alias there).
+  bool AtMatchCondition() const;
   bool AtJoin() const;
   Result<TableRefPtr> ParseTableSuffixes(TableRefPtr table);
   Status ParseTableAlias(TableRef& table);
