@@ -325,6 +325,7 @@ struct FunctionCall : Expr {
   bool distinct = false;
   std::vector<ExprPtr> args;
   std::vector<OrderItem> order_by;  // inside the parentheses: STRING_AGG(x, ',' ORDER BY y)
+  ExprPtr limit;                    // BigQuery ARRAY_AGG(x ORDER BY y LIMIT 5) (null: none)
   std::string_view nulls_treatment;  // "IGNORE NULLS", "RESPECT NULLS" or empty
   bool nulls_inside = false;         // written inside the parentheses (BigQuery)
   std::vector<OrderItem> within_group;

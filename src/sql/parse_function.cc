@@ -32,6 +32,9 @@ Status Parser::ParseFunctionArguments(FunctionCall& call) {
     Advance();
     STRATA_ASSIGN_OR_RETURN(call.order_by, ParseOrderByList());
   }
+  if (dialect() == Dialect::kBigQuery && AcceptKeyword("LIMIT")) {  // ARRAY_AGG, STRING_AGG
+    STRATA_ASSIGN_OR_RETURN(call.limit, ParseOperand(kPrecUnary));
+  }
   return OkStatus();
 }
 

@@ -364,6 +364,10 @@ void Printer::PrintFunction(const FunctionCall& call) {
     Write(" ORDER BY ");
     PrintOrderBy(call.order_by);
   }
+  if (call.limit) {
+    Write(" LIMIT ");
+    PrintExpr(*call.limit);
+  }
   Write(")");
   if (call.has_within_group) {
     Write(" WITHIN GROUP (ORDER BY ");
