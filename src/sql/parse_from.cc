@@ -133,6 +133,14 @@ Result<TableRefPtr> Parser::ParseTablePrimary() {
     STRATA_ASSIGN_OR_RETURN(table, ParseLateral());
   } else if (AtSymbol("(")) {
     STRATA_ASSIGN_OR_RETURN(table, ParseParenthesizedTable());
+  } else if (AtKeyword("VALUES") && AtSymbol("(", 1) &&
+             (dialect_ == Dialect::kDuckDb || dialect_ == Dialect::kDatabricks)) {
+    // FROM VALUES (1, 2), (3, 4) AS v(a, b): a derived table (printed back in parentheses).
+    auto derived = std::make_unique<DerivedTable>(Here());
+    derived->query = std::make_unique<Query>();
+    derived->query->span = Here();
+    STRATA_ASSIGN_OR_RETURN(derived->query->body, ParseValues());
+    table = std::move(derived);
   } else {
     STRATA_ASSIGN_OR_RETURN(table, ParseNamedOrFunctionTable(false, Here()));
   }

@@ -114,3 +114,5 @@ SELECT a, b, FROM t
 SELECT 1 AS select, 2 AS from
 -- query: filter without where
 SELECT count(*) FILTER (amount > 1) AS big, sum(amount) FILTER (WHERE amount > 2) AS bigger FROM orders
+-- query: values without parentheses in from
+SELECT v.a + v.b AS total FROM VALUES (1, 2), (3, 4) AS v(a, b)
