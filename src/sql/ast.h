@@ -545,6 +545,10 @@ struct Join : TableRef {
   TableRefPtr left;
   TableRefPtr right;
   ExprPtr match_condition;  // Snowflake ASOF JOIN t MATCH_CONDITION (a >= b) (null: none)
+  // Spark LATERAL VIEW [OUTER] gen(args) t [AS] c1, c2: a kCross join whose right side is the
+  // TableFunction, its alias the table name and column names.
+  bool lateral_view = false;
+  bool lateral_view_outer = false;
   ExprPtr on;
   std::vector<Identifier> using_columns;
   bool has_using = false;

@@ -28,10 +28,51 @@ Result<TableRefPtr> Parser::ParseFrom() {
 
 Result<TableRefPtr> Parser::ParseJoinChain() {
   STRATA_ASSIGN_OR_RETURN(TableRefPtr left, ParseTablePrimary());
-  while (AtJoin()) {
-    STRATA_ASSIGN_OR_RETURN(left, ParseJoinRight(std::move(left)));
+  while (AtJoin() || AtLateralView()) {
+    if (AtLateralView()) {
+      STRATA_ASSIGN_OR_RETURN(left, ParseLateralView(std::move(left)));
+    } else {
+      STRATA_ASSIGN_OR_RETURN(left, ParseJoinRight(std::move(left)));
+    }
   }
   return left;
+}
+
+bool Parser::AtLateralView() const {
+  return dialect_ == Dialect::kDatabricks && AtKeyword("LATERAL") && AtKeyword("VIEW", 1);
+}
+
+// Spark's grammar: LATERAL VIEW [OUTER] name(args) table [[AS] column [, column ...]].
+Result<TableRefPtr> Parser::ParseLateralView(TableRefPtr left) {
+  auto join = std::make_unique<Join>(Here());
+  Advance();
+  Advance();
+  join->join = JoinKind::kCross;
+  join->lateral_view = true;
+  join->lateral_view_outer = AcceptKeyword("OUTER");
+  const Span span = Here();
+  std::vector<Identifier> name;
+  STRATA_ASSIGN_OR_RETURN(Identifier first, ParseName("a generator function"));
+  name.push_back(first);
+  while (AtSymbol(".") && AtAnyName(1)) {
+    Advance();
+    name.push_back(MakeIdentifier(Advance()));
+  }
+  if (!AtSymbol("(")) return Expected("'(' after the generator function");
+  auto function = std::make_unique<TableFunction>(span);
+  STRATA_ASSIGN_OR_RETURN(function->call, ParseFunctionCall(std::move(name), span));
+  TableAlias alias;
+  STRATA_ASSIGN_OR_RETURN(alias.name, ParseName("a table name for the LATERAL VIEW"));
+  if (AcceptKeyword("AS") || AtName()) {
+    do {
+      STRATA_ASSIGN_OR_RETURN(Identifier column, ParseAnyName("a column name"));
+      alias.columns.push_back(column);
+    } while (AcceptSymbol(","));
+  }
+  function->alias = std::move(alias);
+  join->left = std::move(left);
+  join->right = std::move(function);
+  return TableRefPtr(std::move(join));
 }
 
 namespace {

@@ -297,6 +297,20 @@ void Printer::PrintJoin(const Join& join) {
     PrintTable(*join.right);
     return;
   }
+  if (join.lateral_view) {
+    Write(join.lateral_view_outer ? " LATERAL VIEW OUTER " : " LATERAL VIEW ");
+    const auto& function = join.right->As<TableFunction>();
+    PrintFunction(*function.call);
+    if (function.alias) {
+      Write(" ");
+      PrintName(function.alias->name);
+      if (!function.alias->columns.empty()) {
+        Write(" AS ");
+        PrintNames(function.alias->columns, ", ");
+      }
+    }
+    return;
+  }
   Write(" ");
   if (join.natural) Write("NATURAL ");
   if (join.asof) Write("ASOF ");

@@ -142,6 +142,8 @@ class Parser {
   Result<TableRefPtr> ParseLateral();
   // Snowflake's "MATCH_CONDITION (" after an ASOF-joined table (never a table alias there).
   bool AtMatchCondition() const;
+  bool AtLateralView() const;  // Databricks LATERAL VIEW
+  Result<TableRefPtr> ParseLateralView(TableRefPtr left);
   bool AtJoin() const;
   Result<TableRefPtr> ParseTableSuffixes(TableRefPtr table);
   Status ParseTableAlias(TableRef& table);
