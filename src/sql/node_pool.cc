@@ -118,7 +118,7 @@ void* AllocateNode(std::size_t size) {
 void FreeNode(void* block, std::size_t size) noexcept {
   if (block == nullptr) return;
   if (!STRATA_NODE_POOL || size > kMaxPooledNodeSize) {
-    ::operator delete(block, size);
+    ::operator delete(block);
     return;
   }
   t_pool.Free(block, size);
