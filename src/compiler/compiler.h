@@ -26,8 +26,8 @@
 // postgres/redshift, and projects built in code.
 //
 // SQL diagnostics point at the SELECT item of the time column, the first SELECT (E020) or the
-// first mention of the undeclared model (E027), with a caret; TOML ones (E023, E026, W027) name
-// the model's .toml file without a line.
+// first mention of the undeclared model (E027), with a caret; TOML ones name the model's .toml
+// file: W027 at its depends_on, E023/E026 without a line (the loader's copies have one).
 #pragma once
 
 #include <string>

@@ -82,7 +82,7 @@ void CheckDependencies(const project::Project& project, const project::Model& mo
     diagnostic.message = fmt::format("model {} depends on {} but its SQL never reads it", model.name,
                                      dependency);
     diagnostic.hint = fmt::format("remove \"{}\" from depends_on, or read it in {}", dependency, files.sql);
-    diagnostic.span = SourceSpan{files.toml, 0, 0};
+    diagnostic.span = SourceSpan{files.toml, model.depends_on_at.line, model.depends_on_at.column};
     out.push_back(std::move(diagnostic));
   }
 }

@@ -180,6 +180,7 @@ std::optional<Model> LoadModel(const ProjectConfig& config, const std::filesyste
              "use letters, digits and _, starting with a letter or _");
   }
   model.depends_on = top.StringArray("depends_on").value_or(std::vector<std::string>{});
+  if (const toml::node* node = document->get("depends_on")) model.depends_on_at = top.SpanOf(node);
   model.labels = top.StringMap("labels").value_or(std::map<std::string, std::string>{});
   if (const toml::array* sources = top.ArrayOfTables("sources")) {
     for (const toml::node& node : *sources) {

@@ -83,6 +83,7 @@ struct Model {
   std::filesystem::path sql_path;    // absolute
   std::string sql;                   // the SELECT as written
   std::vector<std::string> depends_on;
+  SourceSpan depends_on_at;  // where depends_on is in the TOML file (line 0 when absent)
   std::vector<ObjectName> sources;
   StrategyKind strategy = StrategyKind::kFullRefresh;
   std::optional<TimeIntervalConfig> time_interval;  // set iff strategy == kTimeInterval

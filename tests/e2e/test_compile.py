@@ -234,6 +234,9 @@ def test_reading_an_undeclared_model_is_an_error_and_an_unread_dependency_a_warn
     assert "stg_events" in by_code["E027"]["message"]
     assert by_code["W027"]["severity"] == "warning" and "dim_other" in by_code["W027"]["message"]
     assert by_code["W027"]["file"] == "models/fct_events.toml"
+    toml_lines = (project.models_dir / "fct_events.toml").read_text().splitlines()
+    assert toml_lines[by_code["W027"]["line"] - 1].startswith("depends_on = ["), by_code["W027"]
+    assert by_code["W027"]["column"] == len("depends_on = ") + 1, by_code["W027"]
     assert out["errors"] == 1 and out["warnings"] == 1
 
 

@@ -38,9 +38,10 @@ class TomlReader {
   Error& Fail(std::string_view key, ErrorCode code, std::string message, std::string hint = {});
   const std::string& file() const { return file_; }
   std::vector<Error>* errors() const { return errors_; }
+  // The file, line and column of `node` (null: the table itself).
+  SourceSpan SpanOf(const toml::node* node) const;
 
  private:
-  SourceSpan SpanOf(const toml::node* node) const;
   void WrongType(std::string_view key, std::string_view expected);
   const toml::table& table_;
   std::string file_;
