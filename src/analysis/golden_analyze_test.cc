@@ -23,30 +23,19 @@ std::string VerdictTag(const BoundsReport& report) {
 }
 
 TEST(GoldenAnalyzeTest, AllFiles) {
-  const fs::path directory = fs::path(STRATA_GOLDEN_DIR) / "analyze";
-  ASSERT_TRUE(fs::is_directory(directory)) << directory;
-  int cases = 0;
-  for (const fs::directory_entry& entry : fs::directory_iterator(directory)) {
-    if (entry.path().extension() != ".txt") continue;
-    golden_testing::GoldenFile file = golden_testing::ReadGoldenFile(entry.path().string());
-    for (golden_testing::GoldenCase& golden : file.cases) {
-      SCOPED_TRACE(entry.path().filename().string() + ": " + golden.name);
-      const auto header = golden.headers.find("dialect");
-      const std::optional<sql::Dialect> dialect =
-          header == golden.headers.end() ? sql::Dialect::kDuckDb
-                                         : sql::ParseDialect(header->second);
-      ASSERT_TRUE(dialect.has_value());
-      const BoundsReport report = AnalyzeModelSql(golden.input, *dialect);
-      golden.actual = FormatBoundsReport(report);
-      const std::string tag = golden.name.substr(0, golden.name.find(':'));
-      EXPECT_EQ(tag, VerdictTag(report)) << "intended verdict differs";
-      if (!golden_testing::RewriteRequested()) {
-        EXPECT_EQ(golden_testing::TrimTrailingBlankLines(golden.actual), golden.expected);
-      }
-      ++cases;
-    }
-    if (golden_testing::RewriteRequested()) golden_testing::Rewrite(file);
-  }
+  const int cases = golden_testing::RunGoldenDirectory(
+      fs::path(STRATA_GOLDEN_DIR) / "analyze",
+      [](const std::string&, golden_testing::GoldenCase& golden) {
+        const auto header = golden.headers.find("dialect");
+        const std::optional<sql::Dialect> dialect =
+            header == golden.headers.end() ? sql::Dialect::kDuckDb
+                                           : sql::ParseDialect(header->second);
+        EXPECT_TRUE(dialect.has_value());
+        const BoundsReport report = AnalyzeModelSql(golden.input, dialect.value_or(sql::Dialect::kDuckDb));
+        const std::string tag = golden.name.substr(0, golden.name.find(':'));
+        EXPECT_EQ(tag, VerdictTag(report)) << "intended verdict differs";
+        return FormatBoundsReport(report);
+      });
   EXPECT_GE(cases, 150);
   std::printf("golden analyze cases: %d\n", cases);
 }

@@ -122,28 +122,21 @@ std::string Format(const std::vector<Diagnostic>& diagnostics, std::string* tag)
 }
 
 TEST(GoldenCompileTest, AllFiles) {
-  const fs::path directory = fs::path(STRATA_GOLDEN_DIR) / "compile";
-  ASSERT_TRUE(fs::is_directory(directory)) << directory;
-  int cases = 0;
-  for (const fs::directory_entry& entry : fs::directory_iterator(directory)) {
-    if (entry.path().extension() != ".txt") continue;
-    golden_testing::GoldenFile file = golden_testing::ReadGoldenFile(entry.path().string());
-    for (golden_testing::GoldenCase& golden : file.cases) {
-      SCOPED_TRACE(entry.path().filename().string() + ": " + golden.name);
-      const std::optional<sql::Dialect> dialect = sql::ParseDialect(Header(golden, "dialect", "duckdb"));
-      ASSERT_TRUE(dialect.has_value());
-      GoldenCatalog catalog(Header(golden, "tables", ""));
-      const project::Project project = ProjectFor(golden, catalog);
-      std::string tag;
-      golden.actual = Format(CheckModel(project, project.models[0], *dialect, &catalog), &tag);
-      EXPECT_EQ(golden.name.substr(0, golden.name.find(':')), tag) << "intended verdict differs";
-      if (!golden_testing::RewriteRequested()) {
-        EXPECT_EQ(golden_testing::TrimTrailingBlankLines(golden.actual), golden.expected);
-      }
-      ++cases;
-    }
-    if (golden_testing::RewriteRequested()) golden_testing::Rewrite(file);
-  }
+  const int cases = golden_testing::RunGoldenDirectory(
+      fs::path(STRATA_GOLDEN_DIR) / "compile",
+      [](const std::string&, golden_testing::GoldenCase& golden) {
+        const std::optional<sql::Dialect> dialect =
+            sql::ParseDialect(Header(golden, "dialect", "duckdb"));
+        EXPECT_TRUE(dialect.has_value());
+        GoldenCatalog catalog(Header(golden, "tables", ""));
+        const project::Project project = ProjectFor(golden, catalog);
+        std::string tag;
+        std::string actual = Format(CheckModel(project, project.models[0],
+                                               dialect.value_or(sql::Dialect::kDuckDb), &catalog),
+                                    &tag);
+        EXPECT_EQ(golden.name.substr(0, golden.name.find(':')), tag) << "intended verdict differs";
+        return actual;
+      });
   EXPECT_GE(cases, 30);
   std::printf("golden compile cases: %d\n", cases);
 }

@@ -41,23 +41,10 @@ std::string RunCase(const testing::GoldenCase& golden, Dialect file_dialect) {
 }
 
 TEST(GoldenParseTest, AllFiles) {
-  const fs::path directory = fs::path(STRATA_GOLDEN_DIR) / "parse";
-  ASSERT_TRUE(fs::is_directory(directory)) << directory;
-  int cases = 0;
-  for (const fs::directory_entry& entry : fs::directory_iterator(directory)) {
-    if (entry.path().extension() != ".txt") continue;
-    testing::GoldenFile file = testing::ReadGoldenFile(entry.path().string());
-    const std::optional<Dialect> file_dialect = ParseDialect(entry.path().stem().string());
-    for (testing::GoldenCase& golden : file.cases) {
-      SCOPED_TRACE(entry.path().filename().string() + ": " + golden.name);
-      golden.actual = RunCase(golden, file_dialect.value_or(Dialect::kDuckDb));
-      if (!testing::RewriteRequested()) {
-        EXPECT_EQ(testing::TrimTrailingBlankLines(golden.actual), golden.expected);
-      }
-      ++cases;
-    }
-    if (testing::RewriteRequested()) testing::Rewrite(file);
-  }
+  const int cases = testing::RunGoldenDirectory(
+      fs::path(STRATA_GOLDEN_DIR) / "parse", [](const std::string& stem, testing::GoldenCase& golden) {
+        return RunCase(golden, ParseDialect(stem).value_or(Dialect::kDuckDb));
+      });
   EXPECT_GT(cases, 0);
   std::printf("golden parse cases: %d\n", cases);
 }

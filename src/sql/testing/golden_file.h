@@ -11,9 +11,13 @@
 // the first "===" is a comment kept as is. Header lines are lines matching ^[a-z_]+: before the
 // first input line. Blank lines at the end of the input and of the expected text are dropped.
 // With STRATA_GOLDEN_REWRITE=1 in the environment, Rewrite() writes the actual outputs back.
+// RunGoldenDirectory runs a whole folder of such files in a GoogleTest test.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -107,6 +111,31 @@ inline void Rewrite(const GoldenFile& file) {
     out << golden.input << "\n---\n" << TrimTrailingBlankLines(golden.actual) << "\n\n";
   }
   std::ofstream(file.path) << out.str();
+}
+
+// Runs every case of every .txt file in `directory`: golden.actual = run(file stem, case), which
+// may add its own EXPECTs, then compares it with the expected text (under a SCOPED_TRACE naming
+// the file and case), or writes the files back with STRATA_GOLDEN_REWRITE=1. Returns the number
+// of cases.
+template <typename Run>
+int RunGoldenDirectory(const std::filesystem::path& directory, Run run) {
+  EXPECT_TRUE(std::filesystem::is_directory(directory)) << directory;
+  int cases = 0;
+  for (const std::filesystem::directory_entry& entry :
+       std::filesystem::directory_iterator(directory)) {
+    if (entry.path().extension() != ".txt") continue;
+    GoldenFile file = ReadGoldenFile(entry.path().string());
+    for (GoldenCase& golden : file.cases) {
+      SCOPED_TRACE(entry.path().filename().string() + ": " + golden.name);
+      golden.actual = run(entry.path().stem().string(), golden);
+      if (!RewriteRequested()) {
+        EXPECT_EQ(TrimTrailingBlankLines(golden.actual), golden.expected);
+      }
+      ++cases;
+    }
+    if (RewriteRequested()) Rewrite(file);
+  }
+  return cases;
 }
 
 }  // namespace strata::sql::testing
