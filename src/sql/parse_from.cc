@@ -51,13 +51,8 @@ Result<TableRefPtr> Parser::ParseLateralView(TableRefPtr left) {
   join->lateral_view = true;
   join->lateral_view_outer = AcceptKeyword("OUTER");
   const Span span = Here();
-  std::vector<Identifier> name;
-  STRATA_ASSIGN_OR_RETURN(Identifier first, ParseName("a generator function"));
-  name.push_back(first);
-  while (AtSymbol(".") && AtAnyName(1)) {
-    Advance();
-    name.push_back(MakeIdentifier(Advance()));
-  }
+  STRATA_ASSIGN_OR_RETURN(std::vector<Identifier> name,
+                          ParseQualifiedName("a generator function"));
   if (!AtSymbol("(")) return Expected("'(' after the generator function");
   auto function = std::make_unique<TableFunction>(span);
   STRATA_ASSIGN_OR_RETURN(function->call, ParseFunctionCall(std::move(name), span));
@@ -234,13 +229,7 @@ Result<TableRefPtr> Parser::ParseNamedOrFunctionTable(bool lateral, Span span) {
     file->file = Advance().text;
     return TableRefPtr(std::move(file));
   }
-  std::vector<Identifier> name;
-  STRATA_ASSIGN_OR_RETURN(Identifier first, ParseName("a table name"));
-  name.push_back(first);
-  while (AtSymbol(".") && AtAnyName(1)) {
-    Advance();
-    name.push_back(MakeIdentifier(Advance()));
-  }
+  STRATA_ASSIGN_OR_RETURN(std::vector<Identifier> name, ParseQualifiedName("a table name"));
   if (!AtSymbol("(")) {
     if (lateral) return Expected("'(' after LATERAL");
     auto table = std::make_unique<NamedTable>(span);

@@ -148,6 +148,17 @@ Result<Identifier> Parser::ParseAnyName(std::string_view what) {
   return MakeIdentifier(Advance());
 }
 
+Result<std::vector<Identifier>> Parser::ParseQualifiedName(std::string_view what) {
+  std::vector<Identifier> parts;
+  STRATA_ASSIGN_OR_RETURN(Identifier first, ParseName(what));
+  parts.push_back(first);
+  while (AtSymbol(".") && AtAnyName(1)) {
+    Advance();
+    parts.push_back(MakeIdentifier(Advance()));
+  }
+  return parts;
+}
+
 Result<std::vector<Identifier>> Parser::ParseNameList() {
   STRATA_TRY(ExpectSymbol("("));
   std::vector<Identifier> names;

@@ -94,6 +94,7 @@ class Parser {
   Result<Identifier> ParseName(std::string_view what);     // AtName
   Result<Identifier> ParseAnyName(std::string_view what);  // AtAnyName
   Result<std::vector<Identifier>> ParseNameList();          // ( a, b, ... )
+  Result<std::vector<Identifier>> ParseQualifiedName(std::string_view what);  // a[.b[.c]]
   Result<DataType> ParseDataType();
   // True when the tokens from `ahead` on start a query after any number of '('.
   bool StartsQuery(std::size_t ahead) const;
