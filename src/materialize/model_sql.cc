@@ -28,16 +28,11 @@ std::map<std::string, std::string, std::less<>> ReferenceTargets(const project::
                                                                  const project::Model& model,
                                                                  const warehouse::Emitter& emitter) {
   std::map<std::string, std::string, std::less<>> targets;
-  // Only models the SQL names can be references (listing every model of a large project for
-  // every batch would be quadratic).
+  // Only names in table position can be references (listing every model of a large project for
+  // every batch would be quadratic): the same scan RewriteReferences and the compiler use.
   Result<std::vector<sql::Token>> tokens = sql::Lex(model.sql, emitter.dialect());
   if (tokens.ok()) {
-    for (const sql::Token& token : *tokens) {
-      if (token.kind != sql::TokenKind::kIdentifier &&
-          token.kind != sql::TokenKind::kQuotedIdentifier) {
-        continue;
-      }
-      const std::string name = Lower(sql::IdentifierName(token, emitter.dialect()));
+    for (const std::string& name : sql::FindTableNames(*tokens, emitter.dialect())) {
       if (const project::Model* other = project.FindLowerCase(name)) {
         targets[name] = emitter.QualifiedName(ToTableName(other->target));
       }
