@@ -3,7 +3,9 @@
 #include <map>
 #include <utility>
 
+#include "analysis/internal/cte_scope.h"
 #include "analysis/internal/filter_bounds.h"
+#include "analysis/internal/time_order.h"
 #include "sql/parser.h"
 
 namespace strata::analysis {
@@ -60,36 +62,36 @@ std::string DottedName(const std::vector<sql::Identifier>& parts) {
   return out;
 }
 
-// The CTEs a query body can see: one frame per WITH, innermost first.
-struct Frame {
-  const Frame* parent = nullptr;
-  const std::vector<sql::Cte>* ctes = nullptr;
-  std::size_t visible = 0;  // ctes[0, visible) are in scope
-  bool recursive = false;   // WITH RECURSIVE: each CTE sees all of them
-};
+using Frame = internal::CteScope;
 
 class Analyzer {
  public:
+  explicit Analyzer(std::optional<Grain> grain) : grain_(grain) {}
   Flow OfQuery(const sql::Query& query, const Frame* frame);
-  std::vector<Span> inclusive_ends;
+  const internal::FilterFindings& findings() const { return findings_; }
 
  private:
+  internal::FilterContext Context(const Frame* frame) {
+    return internal::FilterContext{frame, grain_, &findings_};
+  }
   Flow OfSetExpr(const sql::SetExpr& body, const Frame* frame);
   Flow OfSelect(const sql::Select& select, const Frame* frame);
   Flow OfSetOperation(const sql::SetOperation& operation, const Frame* frame);
   Flow OfUnion(const sql::SetOperation& operation, const Frame* frame);
   Flow OfTable(const sql::TableRef& table, const Frame* frame);
   Flow OfNamedTable(const sql::NamedTable& table, const Frame* frame);
-  Flow OfCte(const sql::Cte& cte, const Frame& frame, std::size_t index, Span reference);
+  Flow OfCte(const internal::FoundCte& found, Span reference);
   Flow OfJoin(const sql::Join& join, const Frame* frame);
 
+  std::optional<Grain> grain_;
+  internal::FilterFindings findings_;
   std::map<const sql::Cte*, Flow> cte_flows_;
   std::vector<const sql::Cte*> in_progress_;
 };
 
 Flow Analyzer::OfQuery(const sql::Query& query, const Frame* frame) {
   if (query.ctes.empty()) return OfSetExpr(*query.body, frame);
-  const Frame own{frame, &query.ctes, query.ctes.size(), query.recursive};
+  const Frame own = internal::ScopeOf(query, frame);
   return OfSetExpr(*query.body, &own);
 }
 
@@ -111,7 +113,7 @@ Flow Analyzer::OfSelect(const sql::Select& select, const Frame* frame) {
   internal::FilterBounds filters;
   for (const sql::Expr* filter : {select.where.get(), select.having.get(), select.qualify.get()}) {
     if (filter == nullptr) continue;
-    const internal::FilterBounds bounds = internal::BoundsOf(*filter, &inclusive_ends);
+    const internal::FilterBounds bounds = internal::BoundsOf(*filter, Context(frame));
     filters.start = filters.start || bounds.start;
     filters.end = filters.end || bounds.end;
   }
@@ -206,20 +208,16 @@ Flow Analyzer::OfTable(const sql::TableRef& table, const Frame* frame) {
 
 Flow Analyzer::OfNamedTable(const sql::NamedTable& table, const Frame* frame) {
   if (table.name.size() == 1) {
-    for (const Frame* scope = frame; scope != nullptr; scope = scope->parent) {
-      for (std::size_t i = scope->visible; i-- > 0;) {
-        if (NameEquals((*scope->ctes)[i].name.name, table.name.front().name)) {
-          return OfCte((*scope->ctes)[i], *scope, i, table.span);
-        }
-      }
-    }
+    const std::optional<internal::FoundCte> found =
+        internal::FindCte(frame, table.name.front().name);
+    if (found) return OfCte(*found, table.span);
   }
   if (!table.file.empty()) return Unbounded("file " + std::string(table.file), table.span);
   return Unbounded("table " + DottedName(table.name), table.span);
 }
 
-Flow Analyzer::OfCte(const sql::Cte& cte, const Frame& frame, std::size_t index,
-                     Span reference) {
+Flow Analyzer::OfCte(const internal::FoundCte& found, Span reference) {
+  const sql::Cte& cte = *found.cte;
   const std::string hop = "CTE " + std::string(cte.name.name) + " (" + At(cte.span) + ")";
   for (const sql::Cte* active : in_progress_) {
     if (active == &cte) {
@@ -228,11 +226,8 @@ Flow Analyzer::OfCte(const sql::Cte& cte, const Frame& frame, std::size_t index,
   }
   const auto cached = cte_flows_.find(&cte);
   if (cached != cte_flows_.end()) return cached->second;
-  // A CTE sees the CTEs before it; under RECURSIVE all of its WITH's CTEs.
-  const Frame own{frame.parent, frame.ctes, frame.recursive ? frame.ctes->size() : index,
-                  frame.recursive};
   in_progress_.push_back(&cte);
-  Flow flow = Via(OfQuery(*cte.query, &own), hop);
+  Flow flow = Via(OfQuery(*cte.query, &found.body_scope), hop);
   in_progress_.pop_back();
   cte_flows_.emplace(&cte, flow);
   return flow;
@@ -265,7 +260,7 @@ Flow Analyzer::OfJoin(const sql::Join& join, const Frame* frame) {
     case sql::JoinKind::kCross:
     case sql::JoinKind::kSemi: {
       internal::FilterBounds on;
-      if (join.on) on = internal::BoundsOf(*join.on, &inclusive_ends);
+      if (join.on) on = internal::BoundsOf(*join.on, Context(frame));
       if (on.start || !right.start) left.start.reset();
       if (on.end || !right.end) left.end.reset();
       return Via(std::move(left), "both sides of the join" + at);
@@ -309,31 +304,82 @@ BoundsReport FailClosed(BoundsDiagnostic diagnostic) {
   return report;
 }
 
+bool SameSpan(Span a, Span b) { return a.line == b.line && a.column == b.column; }
+
+// True the first time `span` is seen (a filter can be analyzed more than once).
+bool FirstTime(Span span, std::vector<Span>* seen) {
+  for (const Span other : *seen) {
+    if (SameSpan(other, span)) return false;
+  }
+  seen->push_back(span);
+  return true;
+}
+
+BoundsDiagnostic Warning(std::string code, Span span, const std::string& source,
+                         std::string message) {
+  BoundsDiagnostic warning;
+  warning.code = std::move(code);
+  warning.line = span.line;
+  warning.column = span.column;
+  warning.message = std::move(message);
+  warning.caret = sql::RenderCaret(source, span.line, span.column);
+  return warning;
+}
+
+// W025 for the comparison at coarse.span; looser wins over tighter when a comparison was
+// recorded more than once (an IN bounds both placeholders).
+std::string CoarseMessage(const internal::FilterFindings& findings,
+                          const internal::CoarseBound& coarse, Grain grain) {
+  bool looser = false;
+  for (const internal::CoarseBound& other : findings.coarse_bounds) {
+    if (SameSpan(other.span, coarse.span)) {
+      looser = looser || other.looseness == internal::Looseness::kLooser;
+    }
+  }
+  const std::string unit(internal::TimeUnitName(coarse.unit));
+  const std::string grain_name(GrainName(grain));
+  std::string message =
+      std::string(coarse.edge == internal::WindowEdge::kStart ? "@start_date" : "@end_date") +
+      " is compared at " + unit + " granularity, coarser than the model's " + grain_name +
+      " grain: the bound is ";
+  message += looser ? "looser than the window, so rows outside it can be emitted (the run then "
+                      "fails with OutputOutsideWindow and rolls the partition back)"
+                    : "tighter than the window, so rows inside it can be dropped";
+  message += "; compare at " + grain_name + " granularity or finer, or compare the column "
+             "itself: `<column> >= @start_date AND <column> < @end_date`";
+  return message;
+}
+
 }  // namespace
 
-BoundsReport AnalyzeBounds(const sql::Statement& statement) {
-  Analyzer analyzer;
+BoundsReport AnalyzeBounds(const sql::Statement& statement, std::optional<Grain> grain) {
+  Analyzer analyzer(grain);
   const Flow flow = analyzer.OfQuery(*statement.query, nullptr);
   const std::string& source = *statement.source;
   BoundsReport report;
   report.start = Verdict(flow.start, true, source);
   report.end = Verdict(flow.end, false, source);
-  for (const Span span : analyzer.inclusive_ends) {
-    BoundsDiagnostic warning;
-    warning.code = "W024";
-    warning.line = span.line;
-    warning.column = span.column;
-    warning.message =
+  const internal::FilterFindings& findings = analyzer.findings();
+  std::vector<Span> seen;
+  for (const Span span : findings.inclusive_ends) {
+    if (!FirstTime(span, &seen)) continue;
+    report.warnings.push_back(Warning(
+        "W024", span, source,
         "BETWEEN @start_date AND @end_date includes its end: a row at exactly @end_date also "
-        "lands in the next partition; write `<column> >= @start_date AND <column> < @end_date`";
-    warning.caret = sql::RenderCaret(source, span.line, span.column);
-    report.warnings.push_back(std::move(warning));
+        "lands in the next partition; write `<column> >= @start_date AND <column> < @end_date`"));
+  }
+  seen.clear();
+  for (const internal::CoarseBound& coarse : findings.coarse_bounds) {
+    if (!FirstTime(coarse.span, &seen)) continue;
+    report.warnings.push_back(
+        Warning("W025", coarse.span, source, CoarseMessage(findings, coarse, *grain)));
   }
   return report;
 }
 
-BoundsReport AnalyzeBounds(const std::vector<sql::StatementPtr>& script) {
-  if (script.size() == 1) return AnalyzeBounds(*script.front());
+BoundsReport AnalyzeBounds(const std::vector<sql::StatementPtr>& script,
+                           std::optional<Grain> grain) {
+  if (script.size() == 1) return AnalyzeBounds(*script.front(), grain);
   BoundsDiagnostic diagnostic;
   diagnostic.code = "E024";
   if (script.empty()) {
@@ -351,9 +397,10 @@ BoundsReport AnalyzeBounds(const std::vector<sql::StatementPtr>& script) {
   return FailClosed(std::move(diagnostic));
 }
 
-BoundsReport AnalyzeModelSql(std::string_view sql, sql::Dialect dialect) {
+BoundsReport AnalyzeModelSql(std::string_view sql, sql::Dialect dialect,
+                             std::optional<Grain> grain) {
   Result<std::vector<sql::StatementPtr>> script = sql::ParseScript(sql, dialect);
-  if (script.ok()) return AnalyzeBounds(*script);
+  if (script.ok()) return AnalyzeBounds(*script, grain);
   const Error& error = script.error();
   BoundsDiagnostic diagnostic;
   diagnostic.code = "E024";

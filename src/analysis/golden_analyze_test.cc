@@ -1,5 +1,6 @@
 // Runs tests/golden/analyze/*.txt: each case's input is model SQL analyzed with
-// AnalyzeModelSql in the case's "dialect:" header (default duckdb); the expected text is
+// AnalyzeModelSql in the case's "dialect:" header (default duckdb) and for the model grain in
+// its "grain:" header (hour / day / month / year; default none: no W025); the expected text is
 // FormatBoundsReport of the result. Case names start with the intended verdict ("ok:",
 // "start:", "end:", "both:" = which bounds are missing), checked against the result so a
 // rewrite cannot silently flip a verdict.
@@ -31,7 +32,14 @@ TEST(GoldenAnalyzeTest, AllFiles) {
             header == golden.headers.end() ? sql::Dialect::kDuckDb
                                            : sql::ParseDialect(header->second);
         EXPECT_TRUE(dialect.has_value());
-        const BoundsReport report = AnalyzeModelSql(golden.input, dialect.value_or(sql::Dialect::kDuckDb));
+        const auto grain_header = golden.headers.find("grain");
+        std::optional<Grain> grain;
+        if (grain_header != golden.headers.end()) {
+          grain = ParseGrain(grain_header->second);
+          EXPECT_TRUE(grain.has_value()) << grain_header->second;
+        }
+        const BoundsReport report =
+            AnalyzeModelSql(golden.input, dialect.value_or(sql::Dialect::kDuckDb), grain);
         const std::string tag = golden.name.substr(0, golden.name.find(':'));
         EXPECT_EQ(tag, VerdictTag(report)) << "intended verdict differs";
         return FormatBoundsReport(report);

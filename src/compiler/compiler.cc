@@ -18,6 +18,10 @@ constexpr std::string_view kUnboundedHint =
 constexpr std::string_view kBetweenHint =
     "use <time> >= @start_date AND <time> < @end_date: BETWEEN includes its end, so a row at "
     "exactly @end_date lands in two partitions";
+constexpr std::string_view kCoarseHint =
+    "compare the time column itself (<time> >= @start_date AND <time> < @end_date), or truncate "
+    "both sides to the model's granularity or finer (CAST(<time> AS DATE) suits day, month and "
+    "year models, not hour ones)";
 constexpr std::string_view kUnparsedHint =
     "fix the SQL at the caret: the bounds can only be proven for SQL that parses as one query "
     "(if the warehouse accepts it, rewrite the construct strata does not read)";
@@ -37,10 +41,13 @@ Diagnostic FromBounds(const project::Model& model, const std::string& file,
 }
 
 // `script` is model.sql parsed; on a parse error AnalyzeModelSql re-parses to report it as E024.
+// REQUIRES: model.time_interval.
 void CheckBounds(const project::Model& model, const std::string& file, sql::Dialect dialect,
                  const Result<std::vector<sql::StatementPtr>>& script, std::vector<Diagnostic>& out) {
-  const analysis::BoundsReport report = script.ok() ? analysis::AnalyzeBounds(*script)
-                                                    : analysis::AnalyzeModelSql(model.sql, dialect);
+  const Grain grain = model.time_interval->granularity;
+  const analysis::BoundsReport report =
+      script.ok() ? analysis::AnalyzeBounds(*script, grain)
+                  : analysis::AnalyzeModelSql(model.sql, dialect, grain);
   for (const analysis::BoundVerdict* verdict : {&report.start, &report.end}) {
     if (verdict->bounded || !verdict->diagnostic) continue;
     // A parse failure makes both bounds fail with the same message: report it once.
@@ -49,7 +56,8 @@ void CheckBounds(const project::Model& model, const std::string& file, sql::Dial
                              script.ok() ? kUnboundedHint : kUnparsedHint));
   }
   for (const analysis::BoundsDiagnostic& warning : report.warnings) {
-    out.push_back(FromBounds(model, file, warning, Severity::kWarning, kBetweenHint));
+    out.push_back(FromBounds(model, file, warning, Severity::kWarning,
+                             warning.code == "W025" ? kCoarseHint : kBetweenHint));
   }
 }
 

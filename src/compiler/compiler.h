@@ -11,7 +11,8 @@
 //   reads the common SELECT language of each dialect), with the position and a caret.
 // time_interval models also:
 // - E024: the SQL parses and every emitted row is bounded by @start_date and @end_date
-//   (analysis/bounds.h), with the inclusive `BETWEEN @start_date AND @end_date` warning (W024);
+//   (analysis/bounds.h), with the inclusive `BETWEEN @start_date AND @end_date` warning (W024)
+//   and the warning for a bound truncated coarser than the model's granularity (W025);
 // - E023: time_column is not a plain identifier of the dialect (sql::IsPlainIdentifier);
 // - E026: first_partition is not a key of the model's granularity;
 // - on the output columns (analysis/output_columns.h; types come from `catalog`):
@@ -45,7 +46,8 @@ std::string_view SeverityName(Severity severity);  // "error" | "warning"
 
 struct Diagnostic {
   std::string model;
-  std::string code;      // "E020".."E027", "W024", "W027", or an error code name ("SqlLex")
+  std::string code;      // "E020".."E030", "W024", "W025", "W027", "W030", or an error code name
+                         // ("SqlLex")
   Severity severity = Severity::kError;
   std::string message;
   std::string hint;

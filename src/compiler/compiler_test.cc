@@ -93,6 +93,22 @@ TEST(CompilerTest, InclusiveBetweenIsAWarningNotAnError) {
   EXPECT_TRUE(FirstError(diagnostics).ok());
 }
 
+TEST(CompilerTest, TruncationCoarserThanTheGrainIsAWarningWithItsOwnHint) {
+  project::Project project = OneModel(
+      "SELECT ts AS d FROM t WHERE DATE(ts) >= DATE(@start_date) AND ts < @end_date",
+      project::StrategyKind::kTimeInterval);
+  project.models[0].time_interval->granularity = Grain::kHour;
+  const auto diagnostics = CheckModel(project, project.models[0], sql::Dialect::kDuckDb);
+  ASSERT_EQ(diagnostics.size(), 1u);
+  EXPECT_EQ(diagnostics[0].code, "W025");
+  EXPECT_EQ(diagnostics[0].severity, Severity::kWarning);
+  EXPECT_NE(diagnostics[0].hint.find("granularity"), std::string::npos);
+  EXPECT_TRUE(FirstError(diagnostics).ok());
+  // The same filter is exact on a daily model.
+  project.models[0].time_interval->granularity = Grain::kDay;
+  EXPECT_TRUE(CheckModel(project, project.models[0], sql::Dialect::kDuckDb).empty());
+}
+
 TEST(CompilerTest, FullRefreshModelsAreNotBoundChecked) {
   EXPECT_TRUE(Check("SELECT * FROM t", project::StrategyKind::kFullRefresh).empty());
   const auto unlexable = Check("SELECT 'oops FROM t", project::StrategyKind::kFullRefresh);
