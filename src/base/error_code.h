@@ -43,7 +43,8 @@ namespace strata {
   X(kQueryInvalid, 31, 400, "42703", false)                   \
   X(kAccessDenied, 32, 403, "42501", false)                   \
   X(kAmbiguousPath, 33, 400, "42702", false)                  \
-  X(kFanOut, 34, 400, "42P10", false)
+  X(kFanOut, 34, 400, "42P10", false)                        \
+  X(kWarehouseStorage, 35, 507, "53100", false)
 
 enum class ErrorCode : std::uint16_t {
 #define STRATA_ERROR_ENUM(name, number, http, sqlstate, retryable) name = number,

@@ -51,7 +51,23 @@ Materialization PartitionMaterialization(const project::Model& model, const Plan
   return m;
 }
 
-// Records a finished batch: state store rows, run history, materializations.
+// "2026-04-07" or "2026-04-07..2026-04-09" for a batch's keys.
+std::string DescribeKeys(const PlannedBatch& batch) {
+  if (batch.keys.size() == 1) return batch.keys.front().ToString();
+  return batch.keys.front().ToString() + ".." + batch.keys.back().ToString();
+}
+
+// Reports `error` (once, here) and stops the run: the error returned goes to the task graph,
+// which starts no task after it.
+Error StopRun(RunContext& run, const std::string& model, std::optional<std::string> partition,
+              Error error) {
+  run.AddError(model, std::move(partition), error);
+  run.stopped = true;
+  return error;
+}
+
+// Records a finished batch: materializations and summary in the report, then the state store's
+// rows and run history. An error only when the state store failed (the run stops).
 Status RecordBatch(RunContext& run, ModelRun& model_run, const PlannedBatch& batch,
                    const BatchOutcome& outcome) {
   const project::Model& model = *model_run.planned->model;
@@ -85,14 +101,25 @@ Status RecordBatch(RunContext& run, ModelRun& model_run, const PlannedBatch& bat
     materializations.push_back(std::move(m));
     records.push_back(std::move(record));
   }
-  STRATA_TRY(run.store.RecordPartitionResults(records, history));
-  std::lock_guard<std::mutex> lock(run.mutex);
-  for (Materialization& m : materializations) run.report.materializations.push_back(std::move(m));
-  const int count = static_cast<int>(batch.keys.size());
-  PartitionSummary& summary = model_run.summary;
-  if (status == PartitionStatus::kComputed) summary.partitions_succeeded += count;
-  else if (status == PartitionStatus::kFailed) summary.partitions_failed += count;
-  else summary.partitions_skipped += count;
+  {
+    // The report first: it must say what the warehouse holds even when the state store fails.
+    std::lock_guard<std::mutex> lock(run.mutex);
+    for (Materialization& m : materializations) run.report.materializations.push_back(std::move(m));
+    const int count = static_cast<int>(batch.keys.size());
+    PartitionSummary& summary = model_run.summary;
+    if (status == PartitionStatus::kComputed) summary.partitions_succeeded += count;
+    else if (status == PartitionStatus::kFailed) summary.partitions_failed += count;
+    else summary.partitions_skipped += count;
+  }
+  Status recorded = run.store.RecordPartitionResults(records, history);
+  if (!recorded.ok()) {
+    Error error = std::move(recorded).error();
+    error.Note(fmt::format(
+        "while recording partition(s) {} of {} as {}; the warehouse has the outcome, the state "
+        "store does not: the next run marks them Interrupted and --missing runs them again",
+        DescribeKeys(batch), model.name, state::PartitionStatusName(status)));
+    return StopRun(run, model.name, batch.keys.front().ToString(), std::move(error));
+  }
   return OkStatus();
 }
 
@@ -241,8 +268,8 @@ Result<std::int64_t> LoadIncrement(RunContext& run, warehouse::Connection& conne
 
 // Records a whole-model task's outcome (full_refresh, view, incremental): status, error, summary,
 // the materialization.
-TaskOutcome FinishWholeModel(RunContext& run, ModelRun& model_run, Materialization m,
-                             const std::optional<Error>& error) {
+Result<TaskOutcome> FinishWholeModel(RunContext& run, ModelRun& model_run, Materialization m,
+                                     const std::optional<Error>& error) {
   const bool interrupted = error && run.watcher.cancelled();
   m.status = !error ? "Computed" : interrupted ? "Interrupted" : "Failed";
   if (error) {
@@ -256,10 +283,19 @@ TaskOutcome FinishWholeModel(RunContext& run, ModelRun& model_run, Materializati
           : interrupted ? model_run.summary.partitions_skipped
                         : model_run.summary.partitions_failed) += 1;
   run.report.materializations.push_back(std::move(m));
+  if (error && !interrupted && StopsRun(*error)) {
+    run.stopped = true;
+    return *error;  // reported above
+  }
   return error ? TaskOutcome::kFailed : TaskOutcome::kSucceeded;
 }
 
 }  // namespace
+
+bool StopsRun(const Error& error) {
+  return error.code == ErrorCode::kWarehouseStorage || error.code == ErrorCode::kIo ||
+         error.code == ErrorCode::kStateStore;
+}
 
 Result<TaskOutcome> RunIncremental(RunContext& run, std::size_t worker, const Task& task) {
   ModelRun& model_run = run.models[task.model];
@@ -334,9 +370,15 @@ Result<TaskOutcome> RunSetup(RunContext& run, std::size_t worker, const Task& ta
   if (!error) return TaskOutcome::kSucceeded;
   if (run.watcher.cancelled()) return TaskOutcome::kFailed;
   run.AddError(planned.model->name, std::nullopt, *error);
-  std::lock_guard<std::mutex> lock(run.mutex);
-  model_run.setup_failed = true;
-  model_run.summary.partitions_failed = model_run.summary.partitions_planned;
+  {
+    std::lock_guard<std::mutex> lock(run.mutex);
+    model_run.setup_failed = true;
+    model_run.summary.partitions_failed = model_run.summary.partitions_planned;
+  }
+  if (StopsRun(*error)) {
+    run.stopped = true;
+    return *error;  // reported above
+  }
   return TaskOutcome::kFailed;
 }
 
@@ -350,7 +392,12 @@ Result<TaskOutcome> RunBatch(RunContext& run, std::size_t worker, const Task& ta
     model_run.summary.partitions_skipped += static_cast<int>(batch.keys.size());
     return TaskOutcome::kFailed;
   }
-  STRATA_TRY(MarkInProgress(run, model, batch));
+  if (Status marked = MarkInProgress(run, model, batch); !marked.ok()) {
+    Error error = std::move(marked).error();
+    error.Note(fmt::format("while marking partition(s) {} of {} InProgress; they were not started",
+                           DescribeKeys(batch), model.name));
+    return StopRun(run, model.name, batch.keys.front().ToString(), std::move(error));
+  }
   const warehouse::TableName target = ToTableName(model.target);
   BatchOutcome outcome;
   int attempts = 0;
@@ -367,11 +414,15 @@ Result<TaskOutcome> RunBatch(RunContext& run, std::size_t worker, const Task& ta
   if (error && !outcome.error) outcome.error = error;  // the connection could not be opened
   outcome.attempts = attempts;
   outcome.retries = std::move(retries);
-  STRATA_TRY(RecordBatch(run, model_run, batch, outcome));
   if (outcome.status == BatchStatus::kFailed) {
     run.AddError(model.name, batch.keys.front().ToString(), *outcome.error);
   }
+  STRATA_TRY(RecordBatch(run, model_run, batch, outcome));
   run.Progress(static_cast<int>(batch.keys.size()));
+  if (outcome.status == BatchStatus::kFailed && StopsRun(*outcome.error)) {
+    run.stopped = true;
+    return *outcome.error;  // reported above
+  }
   return outcome.status == BatchStatus::kCommitted ? TaskOutcome::kSucceeded : TaskOutcome::kFailed;
 }
 
@@ -468,7 +519,12 @@ Status SkipTask(RunContext& run, const Task& task, const Task& root_cause) {
       m.error = reason;
       materializations.push_back(std::move(m));
     }
-    STRATA_TRY(run.store.RecordRunPartitions(history));
+    if (Status recorded = run.store.RecordRunPartitions(history); !recorded.ok()) {
+      Error error = std::move(recorded).error();
+      error.Note("while recording skipped partition(s) " + DescribeKeys(batch) + " of " +
+                 model.name);
+      return StopRun(run, model.name, batch.keys.front().ToString(), std::move(error));
+    }
   } else if (task.kind == TaskKind::kWholeModel) {
     Materialization m;
     m.model = model.name;

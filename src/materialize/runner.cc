@@ -158,6 +158,27 @@ void ReportSkips(RunContext& run) {
   }
 }
 
+// After the run stopped (StopsRun): every planned partition that neither finished nor was skipped
+// was never started. Counted as skipped, with one error per model naming the cause.
+void ReportNotStarted(RunContext& run, const Error& cause) {
+  for (ModelRun& model_run : run.models) {
+    PartitionSummary& summary = model_run.summary;
+    const int accounted =
+        summary.partitions_succeeded + summary.partitions_failed + summary.partitions_skipped;
+    const int not_started = summary.partitions_planned - accounted;
+    if (not_started <= 0) continue;
+    summary.partitions_skipped += not_started;
+    run.AddError(summary.model, std::nullopt,
+                 MakeError(cause.code,
+                           fmt::format("{} partition(s) not started: the run stopped after "
+                                       "this error: {}",
+                                       not_started, cause.message),
+                           cause.hint.empty()
+                               ? "fix the cause, then run `strata run --missing`"
+                               : cause.hint));
+  }
+}
+
 void SortReport(const Plan& plan, RunReport& report) {
   // Tasks finish in any order; report in plan order, then by partition.
   std::map<std::string, std::size_t> model_order;
@@ -226,15 +247,28 @@ Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
         return SkipTask(run, run.tasks[id], run.tasks[root_cause]);
       });
   run.connections.clear();
-  STRATA_TRY(executed);
+  // An error from the graph is a task's StopsRun error, already in the report; anything else is
+  // a broken invariant and ends the run without a report.
+  if (!executed.ok() && !run.stopped.load()) return executed.error();
   ReportSkips(run);
+  if (run.stopped.load()) ReportNotStarted(run, executed.error());
   for (const ModelRun& model_run : run.models) {
     run.report.partition_summaries.push_back(model_run.summary);
   }
   SortReport(plan, run.report);
   run.report.status = FinalStatus(run.report, run.watcher.cancelled());
   run.report.duration_ms = MonotonicMillis() - started;
-  STRATA_TRY(store.FinishRun(run.run_id, RunStatusName(run.report.status), options.clock->Now()));
+  Status finished =
+      store.FinishRun(run.run_id, RunStatusName(run.report.status), options.clock->Now());
+  if (!finished.ok()) {
+    // Every partition's outcome is recorded; only the run's own row is not. Say so, and do not
+    // call the run a success: the next run finds this one "running" and marks it interrupted.
+    Error error = std::move(finished).error();
+    error.Note("while recording the end of run " + run.run_id);
+    run.report.errors.push_back({"", std::nullopt, std::string(error.reported_code()),
+                                 error.ToString()});
+    if (run.report.status == RunStatus::kSuccess) run.report.status = RunStatus::kPartialFailure;
+  }
   return std::move(run.report);
 }
 

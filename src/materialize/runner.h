@@ -64,7 +64,15 @@ using WarehouseOpener = std::function<Result<std::unique_ptr<warehouse::Warehous
 // it), marks partitions left InProgress by a dead run Interrupted, opens the warehouse (only once
 // the lock is held, so a concurrent run gets the lock's message), then executes `plan`.
 // Partition and model failures are reported in the RunReport, not as an error; an error is
-// returned only when the run could not start or its state could not be recorded.
+// returned only when the run could not start (nothing was written).
+//
+// Storage failures stop the run but still return its report: when the warehouse cannot write its
+// files (kWarehouseStorage: no space, I/O error, read-only) or the state store cannot record an
+// outcome (kIo, kStateStore), no task starts after it, tasks in flight finish, the tasks never
+// started count as skipped (one error per model names the cause) and the status is
+// partial_failure or failure (exit 2). A partition is Computed in the state store only after its
+// transaction committed; one whose outcome could not be recorded stays InProgress there, so the
+// next run marks it Interrupted and --missing runs it again.
 Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
                               const WarehouseOpener& open_warehouse, state::StateStore& store,
                               const RunOptions& options);

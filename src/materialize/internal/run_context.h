@@ -2,6 +2,7 @@
 // runner.cc builds the task graph (internal/task_graph.h); run_tasks.cc holds the tasks.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -57,6 +58,10 @@ struct RunContext {
   int done = 0;
   int total = 0;
 
+  // Set when a task stopped the run: the warehouse or the state store cannot write (see
+  // StopsRun). No task starts after it; the tasks not started count as skipped.
+  std::atomic<bool> stopped{false};
+
   void Progress(int finished);
   void AddError(const std::string& model, std::optional<std::string> partition, const Error& error);
   // The worker's connection, opened if needed.
@@ -67,8 +72,14 @@ struct RunContext {
 
 int PlannedPartitions(const PlannedModel& planned);
 
+// Whether `error` ends the whole run rather than one task: the warehouse cannot write its files
+// (kWarehouseStorage), or the state store cannot record what happened (kIo, kStateStore). Every
+// further task would fail the same way, or its outcome could not be recorded.
+bool StopsRun(const Error& error);
+
 // The tasks (run_tasks.cc). Each returns kFailed for work that did not succeed (recorded in the
-// report and the state store); an error only when the run must stop (the state store failed).
+// report and the state store); an error only when the run must stop (StopsRun), after adding it
+// to the report itself and setting RunContext::stopped.
 Result<TaskOutcome> RunUnrunnable(RunContext& run, const Task& task);
 Result<TaskOutcome> RunSetup(RunContext& run, std::size_t worker, const Task& task);
 Result<TaskOutcome> RunBatch(RunContext& run, std::size_t worker, const Task& task);

@@ -3,7 +3,13 @@
 #include <duckdb.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+#include <iterator>
+#include <memory>
 #include <mutex>
+#include <string_view>
 
 #include "warehouse/duckdb/duckdb_result.h"
 
@@ -24,26 +30,83 @@ ErrorCode MapErrorType(duckdb_error_type type) {
       return ErrorCode::kWarehouseCatalog;
     case DUCKDB_ERROR_CONNECTION:
       return ErrorCode::kWarehouseConnection;
+    case DUCKDB_ERROR_IO:
+    case DUCKDB_ERROR_FATAL:
+      return ErrorCode::kWarehouseStorage;
     default:
       return ErrorCode::kWarehouse;
   }
 }
 
+// Whether DuckDB failed to write its own files. Such an error can hide inside another type: a
+// failed automatic checkpoint at COMMIT is a "TransactionContext Error", which is otherwise a
+// retryable conflict.
+bool IsStorageFailure(duckdb_error_type type, std::string_view message) {
+  if (MapErrorType(type) == ErrorCode::kWarehouseStorage) return true;
+  for (std::string_view cause :
+       {"Failed to create checkpoint", "No space left on device", "Could not write file",
+        "Could not fsync", "Could not truncate file", "database has been invalidated",
+        "Disk quota exceeded", "Input/output error", "Read-only file system"}) {
+    if (message.find(cause) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+// What a database's connections share. After a storage failure DuckDB's in-memory state can
+// disagree with what is durable: DuckDB 1.4.4 drops a table's rows from memory when the automatic
+// checkpoint at COMMIT fails, while the committed rows are still in the WAL. A later successful
+// checkpoint (on close, once there is room again) would write the empty table and truncate the
+// WAL. So the first storage failure poisons the database: checkpointing on shutdown is switched
+// off, and no statement reaches it again from this process. The next open replays the WAL.
+struct DatabaseState {
+  explicit DatabaseState(std::string database_path) : path(std::move(database_path)) {}
+  const std::string path;
+  std::atomic<bool> poisoned{false};
+  std::atomic<bool> checkpoint_disabled{false};
+  std::mutex mutex;
+  std::string cause;  // DuckDB's message for the first storage failure; guarded by mutex
+
+  Error PoisonedError() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return MakeError(ErrorCode::kWarehouseStorage,
+                     fmt::format("DuckDB {} cannot write its files: {}; nothing more is written to "
+                                 "it by this process, and it is closed without a checkpoint so "
+                                 "every committed transaction stays in its write-ahead log",
+                                 path, cause),
+                     fmt::format("free space on the device that holds {} (or make it writable), "
+                                 "then run `strata run --missing`: the next open replays the log",
+                                 path));
+  }
+};
+
+// Switches off DuckDB's checkpoint on shutdown, once. A DuckDB setting of the whole database.
+void DisableCheckpointOnShutdown(DatabaseState& state, duckdb_connection connection) {
+  if (state.checkpoint_disabled.load()) return;
+  duckdb_result result;
+  if (duckdb_query(connection, "PRAGMA disable_checkpoint_on_shutdown", &result) == DuckDBSuccess) {
+    state.checkpoint_disabled = true;
+  }
+  duckdb_destroy_result(&result);
+}
+
 class DuckDbConnection final : public Connection {
  public:
-  explicit DuckDbConnection(duckdb_connection connection) : connection_(connection) {}
+  DuckDbConnection(duckdb_connection connection, std::shared_ptr<DatabaseState> state)
+      : connection_(connection), state_(std::move(state)) {}
   ~DuckDbConnection() override { duckdb_disconnect(&connection_); }
 
   Result<QueryResult> Execute(std::string_view sql) override {
+    if (state_->poisoned.load()) return state_->PoisonedError();
     const std::string text(sql);
     duckdb_result result;
-    const duckdb_state state = duckdb_query(connection_, text.c_str(), &result);
-    if (state == DuckDBError) {
-      const char* message = duckdb_result_error(&result);
-      Error error = MakeError(MapErrorType(duckdb_result_error_type(&result)),
-                              message != nullptr ? message : "unknown DuckDB error");
+    const duckdb_state status = duckdb_query(connection_, text.c_str(), &result);
+    if (status == DuckDBError) {
+      const char* raw = duckdb_result_error(&result);
+      const std::string message = raw != nullptr ? raw : "unknown DuckDB error";
+      const duckdb_error_type type = duckdb_result_error_type(&result);
       duckdb_destroy_result(&result);
-      return error;
+      if (IsStorageFailure(type, message)) return Poison(message);
+      return MakeError(MapErrorType(type), message);
     }
     QueryResult out = ReadDuckDbResult(&result);
     duckdb_destroy_result(&result);
@@ -94,35 +157,102 @@ class DuckDbConnection final : public Connection {
   static std::string Literal(std::string_view value) {
     return sql::QuoteString(value, sql::Dialect::kDuckDb);
   }
+  Error Poison(const std::string& message) {
+    {
+      std::lock_guard<std::mutex> lock(state_->mutex);
+      if (!state_->poisoned.load()) state_->cause = message;
+      state_->poisoned = true;
+    }
+    DisableCheckpointOnShutdown(*state_, connection_);
+    return state_->PoisonedError();
+  }
+
   duckdb_connection connection_;
+  std::shared_ptr<DatabaseState> state_;
 };
 
 class DuckDbWarehouse final : public Warehouse {
  public:
   DuckDbWarehouse(duckdb_database database, std::string path)
-      : database_(database), path_(std::move(path)) {}
-  ~DuckDbWarehouse() override { duckdb_close(&database_); }
+      : database_(database), state_(std::make_shared<DatabaseState>(std::move(path))) {}
+  ~DuckDbWarehouse() override {
+    // The checkpoint on close must not run on a poisoned database (see DatabaseState); the
+    // failing connection may not have been able to switch it off.
+    if (state_->poisoned.load() && !state_->checkpoint_disabled.load()) {
+      duckdb_connection connection = nullptr;
+      if (duckdb_connect(database_, &connection) == DuckDBSuccess) {
+        DisableCheckpointOnShutdown(*state_, connection);
+        duckdb_disconnect(&connection);
+      }
+    }
+    // Still not switched off: leave the database open rather than risk the checkpoint. The
+    // process ends soon; the operating system releases the file and the WAL is replayed later.
+    if (state_->poisoned.load() && !state_->checkpoint_disabled.load()) return;
+    duckdb_close(&database_);
+  }
 
   sql::Dialect dialect() const override { return sql::Dialect::kDuckDb; }
 
   Result<std::unique_ptr<Connection>> Connect() override {
+    if (state_->poisoned.load()) return state_->PoisonedError();
     duckdb_connection connection = nullptr;
     if (duckdb_connect(database_, &connection) == DuckDBError) {
-      return MakeError(ErrorCode::kWarehouseConnection, "cannot connect to DuckDB " + path_);
+      return MakeError(ErrorCode::kWarehouseConnection, "cannot connect to DuckDB " + state_->path);
     }
-    auto wrapped = std::make_unique<DuckDbConnection>(connection);
+    auto wrapped = std::make_unique<DuckDbConnection>(connection, state_);
     // Strata is UTC everywhere: window literals and TIMESTAMPTZ columns must not be read in the
     // machine's local zone.
     STRATA_TRY(wrapped->Execute("SET TimeZone = 'UTC'"));
     return std::unique_ptr<Connection>(std::move(wrapped));
   }
 
-  std::string Describe() const override { return "duckdb:" + path_; }
+  std::string Describe() const override { return "duckdb:" + state_->path; }
 
  private:
   duckdb_database database_;
-  std::string path_;
+  std::shared_ptr<DatabaseState> state_;
 };
+
+// "PID 1234 (strata run --missing)" for DuckDB's "... is held in /usr/bin/strata (PID 1234) ...";
+// the command line comes from /proc and is left out when it cannot be read.
+std::string LockHolder(std::string_view message) {
+  const std::size_t at = message.find("(PID ");
+  if (at == std::string_view::npos) return "another process";
+  const std::size_t digits = at + 5;
+  std::size_t end = digits;
+  while (end < message.size() && message[end] >= '0' && message[end] <= '9') ++end;
+  const std::string pid(message.substr(digits, end - digits));
+  if (pid.empty()) return "another process";
+  std::ifstream file("/proc/" + pid + "/cmdline", std::ios::binary);
+  std::string command((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::replace(command.begin(), command.end(), '\0', ' ');
+  while (!command.empty() && command.back() == ' ') command.pop_back();
+  if (command.size() > 200) command = command.substr(0, 200) + "...";
+  return command.empty() ? "process " + pid : fmt::format("process {} ({})", pid, command);
+}
+
+Error OpenError(const std::string& path, const std::string& message) {
+  if (message.find("Could not set lock on file") != std::string::npos) {
+    return MakeError(
+        ErrorCode::kWarehouseConnection,
+        fmt::format("DuckDB database {} is in use: {} holds its write lock ({})", path,
+                    LockHolder(message), message),
+        "a DuckDB file has one writer at a time, and nobody reads it while a writer holds it: "
+        "wait for that process to finish (a `strata run` ends by itself; stop it with Ctrl-C "
+        "or `kill -INT <pid>`), then try again");
+  }
+  if (IsStorageFailure(DUCKDB_ERROR_INVALID, message)) {
+    return MakeError(ErrorCode::kWarehouseStorage,
+                     fmt::format("cannot open DuckDB database {}: {}", path, message),
+                     fmt::format("free space on the device that holds {} (or make it writable) "
+                                 "and try again",
+                                 path));
+  }
+  return MakeError(ErrorCode::kWarehouseConnection,
+                   fmt::format("cannot open DuckDB database {}: {}", path, message),
+                   "check the [warehouse] path in strata.toml and that no other process has the "
+                   "file open for writing");
+}
 
 }  // namespace
 
@@ -135,13 +265,9 @@ Result<std::unique_ptr<Warehouse>> OpenDuckDb(const std::string& path) {
   const duckdb_state state = duckdb_open_ext(target, &database, config, &open_error);
   duckdb_destroy_config(&config);
   if (state == DuckDBError) {
-    Error error = MakeError(ErrorCode::kWarehouseConnection,
-                            fmt::format("cannot open DuckDB database {}: {}", path,
-                                        open_error != nullptr ? open_error : "unknown error"),
-                            "check the [warehouse] path in strata.toml and that no other "
-                            "process has the file open for writing");
+    const std::string message = open_error != nullptr ? open_error : "unknown error";
     duckdb_free(open_error);
-    return error;
+    return OpenError(path, message);
   }
   return std::unique_ptr<Warehouse>(new DuckDbWarehouse(database, path));
 }
