@@ -5,6 +5,7 @@
 // All functions are pure, allocation-only (no I/O) and thread-safe.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,6 +34,34 @@ std::string QuoteIdentifier(std::string_view name, Dialect dialect);
 // redshift), i.e. it can be written unquoted without being rejected or truncated. Reserved words
 // are NOT checked: "select" is "plain" here and still needs quoting in most dialects.
 bool IsPlainIdentifier(std::string_view name, Dialect dialect);
+
+// The part of a warehouse object's name a name stands for: catalog.schema.table.
+enum class ObjectNamePart { kCatalog, kSchema, kTable };
+
+// Why `name` cannot name a catalog, schema or table that Strata reads or builds in the dialect, or
+// nullopt when it can. Quoting makes any name safe to send, but a name outside these rules is
+// almost always a mistake (a stray quote, a dot meant as a separator) or is rejected, truncated or
+// case-mangled by the warehouse, so the project loader refuses it. Accepted names:
+//   - ASCII letters, digits and _, starting with a letter or _;
+//   - $ after the first character in duckdb, postgres, redshift and snowflake;
+//   - bigquery: - in project ids (the catalog) and table names; a dataset (schema) or table name
+//     may start with a digit;
+//   - at most MaxObjectNameBytes(part, dialect) bytes.
+// The text is a fragment such as "is 64 bytes long; postgres keeps at most 63".
+std::optional<std::string> ObjectNameProblem(std::string_view name, ObjectNamePart part,
+                                             Dialect dialect);
+
+// "catalog" | "schema" | "table".
+std::string_view ObjectNamePartName(ObjectNamePart part);
+
+// The longest name ObjectNameProblem accepts: postgres 63 bytes (longer names are truncated),
+// redshift 127, duckdb and trino 128, snowflake and databricks 255, bigquery 30 for a project id
+// and 1024 for datasets and tables.
+std::size_t MaxObjectNameBytes(ObjectNamePart part, Dialect dialect);
+
+// The characters ObjectNameProblem accepts, for hints:
+// "ASCII letters, digits, _, $, starting with a letter or _".
+std::string ObjectNameCharacters(ObjectNamePart part, Dialect dialect);
 
 // Renders `value` as a string literal whose value is exactly `value` in the dialect:
 //   duckdb, postgres, trino:  'it''s'           (backslash is an ordinary character)
