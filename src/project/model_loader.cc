@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
-#include <sstream>
+#include <cerrno>
+#include <set>
 #include <unordered_map>
 
 #include "base/hash.h"
@@ -11,9 +11,16 @@
 #include "project/internal/did_you_mean.h"
 #include "project/internal/loaders.h"
 #include "project/internal/toml_reader.h"
+#include "sql/dialect.h"
 
 namespace strata::project {
 namespace {
+
+// A warehouse of the project and its SQL dialect.
+struct WarehouseDialect {
+  std::string name;
+  sql::Dialect dialect;
+};
 
 bool IsIdentifier(std::string_view name) {
   if (name.empty() || name.size() > 128) return false;
@@ -23,18 +30,135 @@ bool IsIdentifier(std::string_view name) {
   });
 }
 
-std::optional<std::string> ReadText(const std::filesystem::path& path) {
-  return ReadFileText(path.string());
+// Records an error at `key` when `name` cannot be a catalog, schema or table name in one of the
+// project's warehouses (any of them can be chosen with --warehouse); the first that refuses it is
+// named.
+void CheckObjectName(TomlReader& reader, std::string_view key, std::string_view described_as,
+                     const std::string& name, sql::ObjectNamePart part,
+                     const std::vector<WarehouseDialect>& dialects) {
+  for (const WarehouseDialect& warehouse : dialects) {
+    const std::optional<std::string> problem =
+        sql::ObjectNameProblem(name, part, warehouse.dialect);
+    if (!problem) continue;
+    reader.Fail(key, ErrorCode::kConfig,
+                fmt::format("{} \"{}\" is not a valid {} name for warehouse \"{}\" ({}): it {}",
+                            described_as, name, sql::ObjectNamePartName(part), warehouse.name,
+                            sql::DialectName(warehouse.dialect), *problem),
+                fmt::format("use {}; at most {} bytes",
+                            sql::ObjectNameCharacters(part, warehouse.dialect),
+                            sql::MaxObjectNameBytes(part, warehouse.dialect)));
+    return;
+  }
 }
 
-ObjectName ReadObjectName(const toml::table& table, TomlReader& parent, std::string context) {
-  TomlReader reader(table, parent.file(), std::move(context), parent.errors());
+ObjectName ReadObjectName(const toml::table& table, TomlReader& parent, std::string context,
+                          const std::vector<WarehouseDialect>& dialects) {
+  TomlReader reader(table, parent.file(), context, parent.errors());
   reader.CheckKeys({"catalog", "schema", "table"});
   ObjectName name;
-  name.catalog = reader.String("catalog").value_or("");
-  name.schema = reader.String("schema").value_or("");
-  name.table = reader.String("table", /*required=*/true).value_or("");
+  const std::optional<std::string> catalog = reader.String("catalog");
+  const std::optional<std::string> schema = reader.String("schema");
+  const std::optional<std::string> table_name = reader.String("table", /*required=*/true);
+  name.catalog = catalog.value_or("");
+  name.schema = schema.value_or("");
+  name.table = table_name.value_or("");
+  // An empty catalog or schema means "not qualified"; a table always has a name.
+  if (!name.catalog.empty()) {
+    CheckObjectName(reader, "catalog", context + " catalog", name.catalog,
+                    sql::ObjectNamePart::kCatalog, dialects);
+  }
+  if (!name.schema.empty()) {
+    CheckObjectName(reader, "schema", context + " schema", name.schema,
+                    sql::ObjectNamePart::kSchema, dialects);
+  }
+  if (table_name) {
+    CheckObjectName(reader, "table", context + " table", name.table, sql::ObjectNamePart::kTable,
+                    dialects);
+  }
   return name;
+}
+
+// The first byte of `text` that does not start a well-formed UTF-8 sequence (overlong forms,
+// surrogates and code points past U+10FFFF are ill-formed), or npos.
+std::size_t FirstInvalidUtf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t length = 0;
+    unsigned char low = 0x80, high = 0xBF;  // the range of the second byte
+    if (lead >= 0xC2 && lead <= 0xDF) {
+      length = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      length = 3;
+      if (lead == 0xE0) low = 0xA0;   // overlong
+      if (lead == 0xED) high = 0x9F;  // surrogates
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      length = 4;
+      if (lead == 0xF0) low = 0x90;   // overlong
+      if (lead == 0xF4) high = 0x8F;  // past U+10FFFF
+    } else {
+      return i;
+    }
+    if (i + length > text.size()) return i;
+    for (std::size_t k = 1; k < length; ++k) {
+      const auto byte = static_cast<unsigned char>(text[i + k]);
+      if (k == 1 ? (byte < low || byte > high) : (byte < 0x80 || byte > 0xBF)) return i;
+    }
+    i += length;
+  }
+  return std::string_view::npos;
+}
+
+// Model SQL must be UTF-8: it is sent to the warehouse (PostgreSQL refuses other bytes in a UTF8
+// database, DuckDB refuses them in literals) and echoed in JSON output, so bytes in another
+// encoding are refused here, where the file and position can still be named.
+std::optional<Error> CheckUtf8(std::string_view sql, const std::string& display) {
+  const std::size_t offset = FirstInvalidUtf8(sql);
+  if (offset == std::string_view::npos) return std::nullopt;
+  const std::string_view before = sql.substr(0, offset);
+  const int line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+  const std::size_t line_start = before.rfind('\n');
+  const int column =
+      static_cast<int>(line_start == std::string_view::npos ? offset + 1 : offset - line_start);
+  Error error = MakeError(
+      ErrorCode::kSqlLex,
+      fmt::format("the SQL is not valid UTF-8: byte 0x{:02X} at byte offset {} (line {}, "
+                  "column {}) does not start a UTF-8 character",
+                  static_cast<unsigned char>(sql[offset]), offset, line, column),
+      "save the file as UTF-8 (from Latin-1: iconv -f latin1 -t utf-8); warehouses reject or "
+      "mangle other encodings");
+  error.span = SourceSpan{display, line, column};
+  return error;
+}
+
+// The model's SQL text; a missing file, an unreadable one or one that is not UTF-8 is recorded.
+std::optional<std::string> ReadModelSql(const ProjectConfig& config, const Model& model,
+                                        const std::string& toml_display,
+                                        std::vector<Error>* errors) {
+  const std::string display = model.sql_path.lexically_relative(config.root).string();
+  int os_error = 0;
+  Result<std::string> sql = ReadFileText(model.sql_path.string(), display, &os_error);
+  if (!sql.ok() && os_error == ENOENT) {
+    Error error = MakeError(ErrorCode::kConfig, fmt::format("model {} has no SQL file", model.name),
+                            "create " + display + " holding the model's SELECT");
+    error.span = SourceSpan{toml_display, 1, 1};
+    errors->push_back(std::move(error));
+    return std::nullopt;
+  }
+  if (!sql.ok()) {
+    sql.error().span = SourceSpan{display, 0, 0};
+    errors->push_back(std::move(sql).error());
+    return std::nullopt;
+  }
+  if (std::optional<Error> invalid = CheckUtf8(*sql, display)) {
+    errors->push_back(std::move(*invalid));
+    return std::nullopt;
+  }
+  return std::move(sql).value();
 }
 
 // `default_grain` is set for microbatch (hour); time_interval requires granularity.
@@ -63,6 +187,12 @@ void ReadTimeInterval(TomlReader& reader, Model& model, std::optional<Grain> def
                 "add granularity = \"hour\" | \"day\" | \"month\" | \"year\"");
   }
   config.lookback = reader.Unsigned("lookback").value_or(0);
+  if (config.lookback > kMaxLookback) {
+    reader.Fail("lookback", ErrorCode::kConfig,
+                fmt::format("lookback = {} is too large", config.lookback),
+                fmt::format("use 0 to {} (the partitions before each selected one to recompute)",
+                            kMaxLookback));
+  }
   config.batch_size = reader.Unsigned("batch_size").value_or(1);
   if (config.batch_size == 0) {
     reader.Fail("batch_size", ErrorCode::kConfig, "batch_size must be at least 1",
@@ -158,12 +288,13 @@ void ReadStrategy(TomlReader& top, Model& model) {
 }
 
 std::optional<Model> LoadModel(const ProjectConfig& config, const std::filesystem::path& toml_path,
+                               const std::vector<WarehouseDialect>& dialects,
                                std::vector<Error>* errors) {
   const std::string display = toml_path.lexically_relative(config.root).string();
   const std::size_t errors_before = errors->size();
-  const std::optional<std::string> toml_text = ReadText(toml_path);
-  if (!toml_text) {
-    errors->push_back(MakeError(ErrorCode::kIo, "cannot read " + display));
+  Result<std::string> toml_text = ReadFileText(toml_path.string(), display);
+  if (!toml_text.ok()) {
+    errors->push_back(std::move(toml_text).error());
     return std::nullopt;
   }
   std::optional<toml::table> document = ParseTomlText(*toml_text, toml_path.string(), display, errors);
@@ -184,38 +315,79 @@ std::optional<Model> LoadModel(const ProjectConfig& config, const std::filesyste
   model.labels = top.StringMap("labels").value_or(std::map<std::string, std::string>{});
   if (const toml::array* sources = top.ArrayOfTables("sources")) {
     for (const toml::node& node : *sources) {
-      model.sources.push_back(ReadObjectName(*node.as_table(), top, "[[sources]]"));
+      model.sources.push_back(ReadObjectName(*node.as_table(), top, "[[sources]]", dialects));
     }
   }
   ReadStrategy(top, model);
   model.target = ObjectName{"", "main", model.name};
   if (const toml::table* target = top.Table("target")) {
-    model.target = ReadObjectName(*target, top, "[target]");
+    model.target = ReadObjectName(*target, top, "[target]", dialects);
+  } else if (IsIdentifier(model.name)) {
+    // The model's name is the table's: valid as an identifier, but maybe too long for a warehouse.
+    CheckObjectName(top, "name", "the model's name, which names its table (no [target]),",
+                    model.name, sql::ObjectNamePart::kTable, dialects);
   }
-  const std::optional<std::string> sql = ReadText(model.sql_path);
-  if (!sql) {
-    Error error = MakeError(ErrorCode::kConfig,
-                            fmt::format("model {} has no SQL file", model.name),
-                            "create " + model.sql_path.lexically_relative(config.root).string() +
-                                " holding the model's SELECT");
-    error.span = SourceSpan{display, 1, 1};
-    errors->push_back(std::move(error));
-  } else {
-    model.sql = *sql;
+  if (std::optional<std::string> sql = ReadModelSql(config, model, display, errors)) {
+    model.sql = std::move(*sql);
   }
-  model.fingerprint = HexHash64(Hash64(toml_text.value_or("") + '\0' + model.sql));
+  model.fingerprint = HexHash64(Hash64(*toml_text + '\0' + model.sql));
   if (errors->size() != errors_before) return std::nullopt;
   return model;
 }
 
+// W031: a .sql file in the models folder without its .toml is not a model; say so rather than
+// ignore it silently (a new user's first model is often just a .sql file).
+void WarnAboutSqlWithoutToml(const ProjectConfig& config,
+                             const std::vector<std::filesystem::path>& sql_files,
+                             const std::vector<std::filesystem::path>& toml_files,
+                             std::vector<Error>* warnings) {
+  const std::set<std::filesystem::path> tomls(toml_files.begin(), toml_files.end());
+  for (const std::filesystem::path& sql : sql_files) {
+    const std::filesystem::path toml = std::filesystem::path(sql).replace_extension(".toml");
+    if (tomls.count(toml) != 0) continue;
+    const std::string display = sql.lexically_relative(config.root).string();
+    const std::string toml_display = toml.lexically_relative(config.root).string();
+    Error warning = MakeError(
+        ErrorCode::kConfig,
+        fmt::format("ignored: a .sql file is a model only with a .toml of the same name beside "
+                    "it, and there is no {}",
+                    toml_display),
+        fmt::format("create {} (it may hold just name = \"{}\") to make it a model, or move the "
+                    "file out of {}",
+                    toml_display, sql.stem().string(), config.models_dir));
+    warning.compile_code = "W031";
+    warning.span = SourceSpan{display, 0, 0};
+    warnings->push_back(std::move(warning));
+  }
+}
+
+// Every warehouse's dialect, the default warehouse first; one entry per dialect.
+std::vector<WarehouseDialect> ProjectDialects(const ProjectConfig& config) {
+  std::vector<WarehouseDialect> out;
+  auto add = [&](const WarehouseConfig& warehouse) {
+    const std::optional<sql::Dialect> dialect = sql::ParseDialect(warehouse.type);
+    if (!dialect) return;  // an unknown type is reported by the config loader
+    for (const WarehouseDialect& known : out) {
+      if (known.dialect == *dialect) return;
+    }
+    out.push_back(WarehouseDialect{warehouse.name, *dialect});
+  };
+  add(config.warehouse);
+  for (const auto& [name, warehouse] : config.warehouses) add(warehouse);
+  return out;
+}
+
 }  // namespace
 
-std::vector<Model> LoadModels(const ProjectConfig& config, std::vector<Error>* errors) {
+std::vector<Model> LoadModels(const ProjectConfig& config, std::vector<Error>* errors,
+                              std::vector<Error>* warnings) {
   const std::filesystem::path dir = (config.root / config.models_dir).lexically_normal();
   std::vector<std::filesystem::path> files;
+  std::vector<std::filesystem::path> sql_files;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     if (entry.path().extension() == ".toml") files.push_back(entry.path());
+    if (entry.path().extension() == ".sql") sql_files.push_back(entry.path());
   }
   if (ec) {
     errors->push_back(MakeError(ErrorCode::kConfig, "cannot read models folder " + dir.string(),
@@ -223,11 +395,16 @@ std::vector<Model> LoadModels(const ProjectConfig& config, std::vector<Error>* e
     return {};
   }
   std::sort(files.begin(), files.end());
+  std::sort(sql_files.begin(), sql_files.end());
+  WarnAboutSqlWithoutToml(config, sql_files, files, warnings);
+  const std::vector<WarehouseDialect> dialects = ProjectDialects(config);
   // Files load independently (read, TOML, checks): on every core, merged in file order.
   std::vector<std::optional<Model>> loaded(files.size());
   std::vector<std::vector<Error>> file_errors(files.size());
   ParallelFor(files.size(), WorkerThreads(),
-              [&](std::size_t i) { loaded[i] = LoadModel(config, files[i], &file_errors[i]); });
+              [&](std::size_t i) {
+                loaded[i] = LoadModel(config, files[i], dialects, &file_errors[i]);
+              });
   std::vector<Model> models;
   models.reserve(files.size());
   for (std::size_t i = 0; i < files.size(); ++i) {

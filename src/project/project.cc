@@ -64,7 +64,7 @@ LoadOutcome LoadProject(const std::filesystem::path& root) {
   const std::filesystem::path absolute = std::filesystem::absolute(root).lexically_normal();
   std::optional<ProjectConfig> config = LoadProjectConfig(absolute, &outcome.errors);
   if (!config) return outcome;
-  std::vector<Model> models = LoadModels(*config, &outcome.errors);
+  std::vector<Model> models = LoadModels(*config, &outcome.errors, &outcome.warnings);
   if (!outcome.errors.empty()) return outcome;
   models = OrderByDependencies(std::move(models), &outcome.errors);
   if (!outcome.errors.empty()) return outcome;

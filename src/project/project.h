@@ -59,6 +59,10 @@ enum class StrategyKind { kFullRefresh, kView, kTimeInterval, kIncremental };
 // "full_refresh" | "view" | "time_interval" | "incremental"
 std::string_view StrategyName(StrategyKind kind);
 
+// The most partitions before each selected one a lookback may recompute ([strategy] lookback and
+// --lookback): larger values are refused rather than planned (each is one more partition).
+inline constexpr std::uint32_t kMaxLookback = 100'000;
+
 struct TimeIntervalConfig {
   std::string time_column;
   Grain granularity = Grain::kDay;
@@ -113,6 +117,9 @@ struct Project {
 struct LoadOutcome {
   std::optional<Project> project;  // set iff errors is empty
   std::vector<Error> errors;
+  // Problems that do not stop the load, each with its compile_code ("W031": a .sql file in the
+  // models folder without a .toml, so not a model) and file. Set whether or not the load failed.
+  std::vector<Error> warnings;
 };
 
 // Loads the project whose strata.toml is in `root`.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <fstream>
 
 #include "project/internal/toml_reader.h"
@@ -189,10 +190,86 @@ TEST_F(ProjectTest, ReadFileTextReadsWholeFilesAndReportsMissingOnes) {
   big[123'456] = '\0';  // bytes, not C strings
   Write("big.bin", big);
   Write("empty.txt", "");
-  EXPECT_EQ(ReadFileText((root_ / "big.bin").string()), big);
-  EXPECT_EQ(ReadFileText((root_ / "empty.txt").string()), std::string());
-  EXPECT_EQ(ReadFileText((root_ / "missing.txt").string()), std::nullopt);
-  EXPECT_EQ(ReadFileText(root_.string()), std::nullopt);  // a folder is not a file
+  EXPECT_EQ(ReadFileText((root_ / "big.bin").string(), "big.bin").value(), big);
+  EXPECT_EQ(ReadFileText((root_ / "empty.txt").string(), "empty.txt").value(), std::string());
+  int os_error = 0;
+  Result<std::string> missing =
+      ReadFileText((root_ / "missing.txt").string(), "missing.txt", &os_error);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(os_error, ENOENT);
+  EXPECT_EQ(missing.error().code, ErrorCode::kIo);
+  EXPECT_NE(missing.error().message.find("missing.txt: No such file"), std::string::npos);
+  Result<std::string> folder = ReadFileText(root_.string(), "the folder", &os_error);  // not a file
+  ASSERT_FALSE(folder.ok());
+  EXPECT_EQ(os_error, EISDIR);
+  EXPECT_NE(folder.error().message.find("the folder: Is a directory"), std::string::npos);
+}
+
+TEST_F(ProjectTest, SqlThatIsNotUtf8IsRefusedWithItsPosition) {
+  Model("stg", "", "SELECT 1 AS x\n-- caf\xe9 \xff\n");
+  Error error = OnlyError();
+  EXPECT_EQ(error.code, ErrorCode::kSqlLex);
+  ASSERT_TRUE(error.span.has_value());
+  EXPECT_EQ(error.span->file, "models/stg.sql");
+  EXPECT_EQ(error.span->line, 2);
+  EXPECT_EQ(error.span->column, 7);
+  EXPECT_NE(error.message.find("byte 0xE9 at byte offset 20"), std::string::npos) << error.message;
+}
+
+TEST_F(ProjectTest, WellFormedUtf8IsAccepted) {
+  Model("stg", "", "SELECT 'caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80' AS x\n");
+  LoadOutcome outcome = LoadProject(root_);
+  ASSERT_TRUE(outcome.project.has_value()) << outcome.errors[0].ToString();
+}
+
+TEST_F(ProjectTest, IllFormedUtf8FormsAreRefused) {
+  // Overlong '/', a surrogate, past U+10FFFF, a lone continuation byte, a truncated sequence.
+  for (const std::string bad :
+       {"\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\x80", "\xe2\x82"}) {
+    Model("stg", "", "SELECT 1 AS x -- " + bad);
+    Error error = OnlyError();
+    EXPECT_EQ(error.code, ErrorCode::kSqlLex);
+    EXPECT_EQ(error.span->column, 18);
+  }
+}
+
+TEST_F(ProjectTest, SqlWithoutTomlIsAWarning) {
+  Model("stg", "");
+  Write("models/orphan.sql", "SELECT 1 AS x");
+  LoadOutcome outcome = LoadProject(root_);
+  ASSERT_TRUE(outcome.project.has_value());
+  ASSERT_EQ(outcome.warnings.size(), 1u);
+  EXPECT_EQ(outcome.warnings[0].reported_code(), "W031");
+  EXPECT_EQ(outcome.warnings[0].span->file, "models/orphan.sql");
+}
+
+TEST_F(ProjectTest, TargetAndSourceNamesFollowTheWarehouseRules) {
+  Model("fct", "[target]\nschema = \"marts\"\ntable = 'evil\"; DROP TABLE x; --'\n");
+  Error error = OnlyError();
+  EXPECT_EQ(error.code, ErrorCode::kConfig);
+  EXPECT_EQ(error.span->line, 3);
+  EXPECT_NE(error.message.find("holds '\"' at byte 5"), std::string::npos) << error.message;
+
+  Model("fct", "[[sources]]\nschema = \"raw data\"\ntable = \"orders\"\n");
+  error = OnlyError();
+  EXPECT_EQ(error.span->line, 2);
+  EXPECT_NE(error.message.find("[[sources]] schema"), std::string::npos) << error.message;
+
+  const std::string long_name(64, 'x');
+  Model("fct", "[target]\ntable = \"" + long_name + "\"\n");
+  EXPECT_TRUE(LoadProject(root_).project.has_value());  // duckdb: up to 128 bytes
+  Write("strata.toml", "[warehouse]\ntype = \"duckdb\"\n[warehouses.pg]\ntype = \"postgres\"\n");
+  error = OnlyError();
+  EXPECT_NE(error.message.find("\"pg\" (postgres)"), std::string::npos) << error.message;
+  EXPECT_NE(error.message.find("63"), std::string::npos) << error.message;
+}
+
+TEST_F(ProjectTest, LookbackIsBounded) {
+  Model("fct", "[strategy]\ntype = \"time_interval\"\ntime_column = \"x\"\ngranularity = \"day\"\n"
+               "lookback = 4294967295\n");
+  Error error = OnlyError();
+  EXPECT_EQ(error.span->line, 5);
+  EXPECT_NE(error.message.find("lookback"), std::string::npos);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -154,33 +155,68 @@ const toml::array* TomlReader::ArrayOfTables(std::string_view key) {
   return node->as_array();
 }
 
-std::optional<std::string> ReadFileText(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
+namespace {
+
+// The OS's words for an errno value. std::generic_category().message is thread-safe (files load
+// on every core); strerror is not.
+std::string OsReason(int error_number) {
+  return std::generic_category().message(error_number);
+}
+
+Error CannotRead(const std::string& display_path, int error_number, int* os_error) {
+  if (os_error != nullptr) *os_error = error_number;
+  return MakeError(ErrorCode::kIo,
+                   fmt::format("cannot read {}: {}", display_path, OsReason(error_number)),
+                   error_number == EACCES ? "make the file readable by the user running strata"
+                                          : "");
+}
+
+}  // namespace
+
+Result<std::string> ReadFileText(const std::string& path, const std::string& display_path,
+                                 int* os_error) {
+  if (os_error != nullptr) *os_error = 0;
+  // O_NONBLOCK: a FIFO named like a model must not hang the load; regular files ignore it.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return CannotRead(display_path, errno, os_error);
   struct stat info {};
-  std::string text;
-  bool ok = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
-  if (ok) text.resize(static_cast<std::size_t>(info.st_size));
+  if (::fstat(fd, &info) != 0) {
+    const int error_number = errno;
+    ::close(fd);
+    return CannotRead(display_path, error_number, os_error);
+  }
+  if (!S_ISREG(info.st_mode)) {
+    ::close(fd);
+    if (S_ISDIR(info.st_mode)) return CannotRead(display_path, EISDIR, os_error);
+    if (os_error != nullptr) *os_error = EINVAL;
+    return MakeError(ErrorCode::kIo,
+                     fmt::format("cannot read {}: not a regular file", display_path));
+  }
+  std::string text(static_cast<std::size_t>(info.st_size), '\0');
   std::size_t done = 0;
-  while (ok && done < text.size()) {
+  while (done < text.size()) {
     const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
+    if (n < 0) {
+      const int error_number = errno;
+      ::close(fd);
+      return CannotRead(display_path, error_number, os_error);
+    }
+    if (n == 0) {
       text.resize(done);  // the file shrank meanwhile: keep what is there
       break;
     }
     done += static_cast<std::size_t>(n);
   }
-  ok = ok && ::close(fd) == 0;
-  if (!ok) return std::nullopt;
+  if (::close(fd) != 0) return CannotRead(display_path, errno, os_error);
   return text;
 }
 
 std::optional<toml::table> ParseTomlFile(const std::string& path, const std::string& display_path,
                                          std::vector<Error>* errors) {
-  std::optional<std::string> text = ReadFileText(path);
-  if (!text) {
-    errors->push_back(MakeError(ErrorCode::kIo, "cannot read " + display_path));
+  Result<std::string> text = ReadFileText(path, display_path);
+  if (!text.ok()) {
+    errors->push_back(std::move(text).error());
     return std::nullopt;
   }
   return ParseTomlText(*text, path, display_path, errors);

@@ -49,10 +49,12 @@ class TomlReader {
   std::vector<Error>* errors_;
 };
 
-// Parses a TOML file; a syntax error is recorded and nullopt returned.
-// The whole file's bytes; nullopt when it cannot be opened or read. One open, one fstat, reads of
-// the file's size (an ifstream copy through a stringstream cost more than the TOML parse).
-std::optional<std::string> ReadFileText(const std::string& path);
+// The whole file's bytes. One open, one fstat, reads of the file's size (an ifstream copy through
+// a stringstream cost more than the TOML parse). When the file cannot be opened or read (missing,
+// a folder, not readable, not a regular file): kIo "cannot read <display_path>: <the OS's
+// reason>", and *os_error (when given) holds the errno (ENOENT for a missing file; 0 on success).
+Result<std::string> ReadFileText(const std::string& path, const std::string& display_path,
+                                 int* os_error = nullptr);
 
 // Parses TOML text read from `path` (named in messages as `display_path`); a syntax error is
 // recorded and nullopt returned.
