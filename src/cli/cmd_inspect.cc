@@ -144,17 +144,22 @@ int RunSchema(const std::string& name) {
 
 namespace {
 
-// Configuration errors as diagnostics; those in models/<name>.toml name their model.
-std::vector<compiler::Diagnostic> LoadDiagnostics(const std::vector<Error>& errors) {
+// Configuration errors (or warnings) as diagnostics; errors in models/<name>.toml or .sql name
+// their model (a W031 .sql file is not a model).
+std::vector<compiler::Diagnostic> LoadDiagnostics(
+    const std::vector<Error>& errors, compiler::Severity severity = compiler::Severity::kError) {
   std::vector<compiler::Diagnostic> out;
   for (const Error& error : errors) {
     compiler::Diagnostic diagnostic;
+    diagnostic.severity = severity;
     diagnostic.code = std::string(error.reported_code());
     diagnostic.message = error.message;
     diagnostic.hint = error.hint;
     if (error.span) diagnostic.span = *error.span;
     const std::filesystem::path file(diagnostic.span.file);
-    if (file.extension() == ".toml" && file.filename() != "strata.toml") {
+    const bool model_file = (file.extension() == ".toml" && file.filename() != "strata.toml") ||
+                            file.extension() == ".sql";
+    if (model_file && severity == compiler::Severity::kError) {
       diagnostic.model = file.stem().string();
     }
     out.push_back(std::move(diagnostic));
@@ -188,7 +193,11 @@ void PrintDiagnostic(const compiler::Diagnostic& d) {
 
 int RunCompile(const CommonOptions& common) {
   project::LoadOutcome outcome = project::LoadProject(common.project_dir);
-  std::vector<compiler::Diagnostic> diagnostics = LoadDiagnostics(outcome.errors);
+  std::vector<compiler::Diagnostic> diagnostics =
+      LoadDiagnostics(outcome.warnings, compiler::Severity::kWarning);
+  for (compiler::Diagnostic& d : LoadDiagnostics(outcome.errors)) {
+    diagnostics.push_back(std::move(d));
+  }
   std::size_t models = 0;
   materialize::OpenedCatalog catalog;
   std::vector<std::string> notes;

@@ -44,7 +44,7 @@ std::optional<materialize::Plan> MakeAndSavePlan(Session& session, const CommonO
                                                  const RunCommandOptions& options) {
   Result<materialize::Plan> plan = MakePlan(session, common, options);
   Status saved = plan.ok() ? session.store->SavePlan(plan->plan_id, plan->created_at,
-                                                     materialize::PlanToJson(*plan).dump())
+                                                     DumpJson(materialize::PlanToJson(*plan)))
                            : Status(plan.error());
   if (!saved.ok()) {
     PrintError(saved.error(), common.output);

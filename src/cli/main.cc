@@ -1,18 +1,152 @@
 // The strata command line: parses arguments and dispatches to the commands. Exceptions that
 // escape a command are bugs; they are caught here, reported, and exit with status 1.
+//
+// Argument errors (an unknown flag, a bad --output, a numeric flag that is not a decimal integer
+// in its range) are Usage errors, exit 1, printed like every other error: as JSON on stdout when
+// JSON output is asked for, else on stderr.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <iostream>
+#include <limits>
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/render.h"
+#include "project/did_you_mean.h"
+#include "project/project.h"
 #include "state/state_store.h"
 
 namespace {
 
+using strata::ErrorCode;
+using strata::MakeError;
+using strata::Result;
 using strata::cli::CommonOptions;
 using strata::cli::OutputFormat;
 using strata::cli::RunCommandOptions;
+
+// More workers than this would only wait on the warehouse (each holds a connection); a typo such
+// as --parallel 1000000 would start a million threads.
+constexpr std::int64_t kMaxParallel = 256;
+
+// The value of the last "--output X" or "--output=X" in argv (before any "--"), read from argv
+// itself so an argument error CLI11 reports gets the output format that was asked for.
+std::optional<std::string> RequestedOutput(int argc, char** argv) {
+  std::optional<std::string> found;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (arg == "--output" && i + 1 < argc) {
+      found = argv[++i];
+    } else if (arg.rfind("--output=", 0) == 0) {
+      found = std::string(arg.substr(9));
+    }
+  }
+  return found;
+}
+
+// JSON only when --output json was asked for: the default format (JSON on a pipe) applies once the
+// command line parsed, and a command line that does not parse is reported as text on stderr.
+OutputFormat OutputForArgumentErrors(int argc, char** argv) {
+  return RequestedOutput(argc, argv) == "json" ? OutputFormat::kJson : OutputFormat::kHuman;
+}
+
+// `text` as a decimal integer in [min, max] (leading zeros are decimal, not octal); anything else
+// (a sign where none is allowed, hex, an exponent, overflow) is a Usage error naming `flag`.
+Result<std::int64_t> ParseBoundedInteger(std::string_view flag, const std::string& text,
+                                         std::int64_t min, std::int64_t max,
+                                         std::string_view hint) {
+  auto refuse = [&] {
+    return MakeError(ErrorCode::kUsage,
+                     fmt::format("{} must be an integer from {} to {}, got \"{}\"", flag, min, max,
+                                 text),
+                     std::string(hint));
+  };
+  std::string_view digits = text;
+  const bool negative = !digits.empty() && digits.front() == '-';
+  if (negative) digits.remove_prefix(1);
+  if (digits.empty() || digits.size() > 30) return refuse();
+  std::int64_t magnitude = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return refuse();
+    // Saturate instead of overflowing: any value past `max` is refused the same way.
+    magnitude = magnitude > (std::numeric_limits<std::int64_t>::max() - 9) / 10
+                    ? std::numeric_limits<std::int64_t>::max()
+                    : magnitude * 10 + (c - '0');
+  }
+  const std::int64_t value = negative ? -magnitude : magnitude;
+  if (value < min || value > max) return refuse();
+  return value;
+}
+
+// The numeric flags, as CLI11 reads them (text; checked by ParseNumericFlags).
+struct NumericFlags {
+  std::optional<std::string> lookback;
+  std::optional<std::string> parallel;        // plan / run
+  std::optional<std::string> apply_parallel;  // apply
+  std::optional<std::string> limit;           // show
+};
+
+struct NumericValues {
+  std::optional<std::uint32_t> lookback;
+  std::optional<int> parallel;
+  std::optional<int> apply_parallel;
+  int limit = 10;
+};
+
+Result<NumericValues> ParseNumericFlags(const NumericFlags& flags) {
+  NumericValues values;
+  const std::string parallel_hint = fmt::format(
+      "tasks run at once: 1 (serial) to {}; the default is 4", kMaxParallel);
+  if (flags.lookback) {
+    auto lookback = ParseBoundedInteger(
+        "--lookback", *flags.lookback, 0, strata::project::kMaxLookback,
+        "the number of partitions before each selected one to recompute, e.g. --lookback 3");
+    if (!lookback.ok()) return lookback.error();
+    values.lookback = static_cast<std::uint32_t>(*lookback);
+  }
+  if (flags.parallel) {
+    auto parallel =
+        ParseBoundedInteger("--parallel", *flags.parallel, 1, kMaxParallel, parallel_hint);
+    if (!parallel.ok()) return parallel.error();
+    values.parallel = static_cast<int>(*parallel);
+  }
+  if (flags.apply_parallel) {
+    auto parallel =
+        ParseBoundedInteger("--parallel", *flags.apply_parallel, 1, kMaxParallel, parallel_hint);
+    if (!parallel.ok()) return parallel.error();
+    values.apply_parallel = static_cast<int>(*parallel);
+  }
+  if (flags.limit) {
+    auto limit = ParseBoundedInteger("--limit", *flags.limit, 0, std::numeric_limits<int>::max(),
+                                     "the number of rows to print, e.g. --limit 20");
+    if (!limit.ok()) return limit.error();
+    values.limit = static_cast<int>(*limit);
+  }
+  return values;
+}
+
+// A CLI11 parse error as a Usage error, with the command's --help as the hint. An unknown command
+// (CLI11 says only "A subcommand is required") is named, with a "did you mean".
+strata::Error ArgumentError(const CLI::App& app, const CLI::ParseError& error, int argc,
+                            char** argv) {
+  std::vector<std::string> commands;
+  for (const CLI::App* subcommand : app.get_subcommands([](const CLI::App*) { return true; })) {
+    commands.push_back(subcommand->get_name());
+  }
+  if (argc > 1 && argv[1][0] != '-' &&
+      std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
+    return MakeError(ErrorCode::kUsage, fmt::format("unknown command \"{}\"", argv[1]),
+                     strata::project::SuggestionHint(argv[1], commands));
+  }
+  std::string command = "strata";
+  for (const CLI::App* subcommand : app.get_subcommands()) command += " " + subcommand->get_name();
+  return MakeError(ErrorCode::kUsage, error.what(),
+                   fmt::format("run `{} --help` for the arguments and options", command));
+}
 
 void AddCommon(CLI::App* command, CommonOptions& common, std::string& output) {
   command->add_option("--project", common.project_dir, "project folder (holds strata.toml)");
@@ -24,15 +158,15 @@ void AddCommon(CLI::App* command, CommonOptions& common, std::string& output) {
   command->add_flag("--quiet", common.quiet, "only errors and the summary");
 }
 
-void AddSelection(CLI::App* command, RunCommandOptions& options, std::optional<std::string>& lookback) {
+void AddSelection(CLI::App* command, RunCommandOptions& options, NumericFlags& numeric) {
   auto& selection = options.selection;
   command->add_option("--partition", selection.partition, "run exactly one partition KEY");
   command->add_option("--from", selection.from, "first partition of an inclusive range");
   command->add_option("--to", selection.to, "last partition of an inclusive range");
   command->add_flag("--latest", selection.latest, "the partition containing now (default)");
   command->add_flag("--missing", selection.missing, "every partition since first_partition not Computed");
-  command->add_option("--lookback", lookback, "also recompute the previous N partitions");
-  command->add_option("--parallel", options.parallel, "tasks in flight (default 4; 1 = serial)");
+  command->add_option("--lookback", numeric.lookback, "also recompute the previous N partitions");
+  command->add_option("--parallel", numeric.parallel, "tasks in flight (default 4; 1 = serial)");
   command->add_flag("--full-refresh", options.full_refresh,
                     "rebuild incremental models from scratch instead of loading new rows");
 }
@@ -50,12 +184,10 @@ int Main(int argc, char** argv) {
   common.command_line = CommandLine(argc, argv);
   std::string output = ::isatty(STDOUT_FILENO) ? "human" : "json";
   RunCommandOptions run_options;
-  std::optional<std::string> lookback;
+  NumericFlags numeric;
   std::string init_dir, plan_id, schema_name, show_model;
   bool example = false;
-  std::optional<int> apply_parallel;
   std::optional<std::string> partitions_model, status;
-  int limit = 10;
 
   CLI::App* init = app.add_subcommand("init", "scaffold a project");
   init->add_option("DIR", init_dir, "folder to create")->required();
@@ -65,21 +197,22 @@ int Main(int argc, char** argv) {
   AddCommon(compile, common, output);
   CLI::App* plan = app.add_subcommand("plan", "resolve and save a plan; prints its id");
   AddCommon(plan, common, output);
-  AddSelection(plan, run_options, lookback);
+  AddSelection(plan, run_options, numeric);
   CLI::App* apply = app.add_subcommand("apply", "execute exactly a saved plan");
   apply->add_option("PLAN_ID", plan_id, "the id printed by strata plan")->required();
-  apply->add_option("--parallel", apply_parallel, "partitions in flight (default: the plan's)");
+  apply->add_option("--parallel", numeric.apply_parallel,
+                    "partitions in flight (default: the plan's)");
   AddCommon(apply, common, output);
   CLI::App* run = app.add_subcommand("run", "plan and apply in one step");
   AddCommon(run, common, output);
-  AddSelection(run, run_options, lookback);
+  AddSelection(run, run_options, numeric);
   CLI::App* partitions = app.add_subcommand("partitions", "show per-partition state");
   partitions->add_option("MODEL", partitions_model, "only this model");
   partitions->add_option("--status", status, "Computed | Failed | InProgress | Interrupted");
   AddCommon(partitions, common, output);
   CLI::App* show = app.add_subcommand("show", "print the first rows of a model's table");
   show->add_option("MODEL", show_model, "the model")->required();
-  show->add_option("--limit", limit, "rows to print (default 10)");
+  show->add_option("--limit", numeric.limit, "rows to print (default 10)");
   AddCommon(show, common, output);
   strata::cli::QueryCommandOptions query_options;
   std::string query_output = output == "json" ? "json" : "table";
@@ -100,29 +233,32 @@ int Main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& help) {
+    return app.exit(help);
+  } catch (const CLI::CallForAllHelp& help) {
+    return app.exit(help);
   } catch (const CLI::ParseError& error) {
-    const int code = app.exit(error);
-    return code == 0 ? 0 : 1;
+    if (error.get_exit_code() == 0) return app.exit(error);  // --version and the like
+    strata::cli::PrintError(ArgumentError(app, error, argc, argv),
+                            OutputForArgumentErrors(argc, argv));
+    return 1;
   }
   common.output = output == "json" ? OutputFormat::kJson : OutputFormat::kHuman;
-  if (lookback) {
-    try {
-      const long value = std::stol(*lookback);
-      if (value < 0 || std::to_string(value) != *lookback) throw std::invalid_argument("negative");
-      run_options.selection.lookback = static_cast<std::uint32_t>(value);
-    } catch (const std::exception&) {
-      std::cerr << "error[Usage]: --lookback must be a non-negative integer, got \"" << *lookback << "\"\n";
-      return 1;
-    }
+  Result<NumericValues> values = ParseNumericFlags(numeric);
+  if (!values.ok()) {
+    strata::cli::PrintError(values.error(), common.output);
+    return 1;
   }
+  run_options.selection.lookback = values->lookback;
+  if (values->parallel) run_options.parallel = *values->parallel;
   strata::cli::InstallSignalHandlers();
   if (*init) return strata::cli::RunInit(init_dir, example, common);
   if (*compile) return strata::cli::RunCompile(common);
   if (*plan) return strata::cli::RunPlan(common, run_options);
-  if (*apply) return strata::cli::RunApply(common, plan_id, apply_parallel);
+  if (*apply) return strata::cli::RunApply(common, plan_id, values->apply_parallel);
   if (*run) return strata::cli::RunRun(common, run_options);
   if (*partitions) return strata::cli::RunPartitions(common, partitions_model, status);
-  if (*show) return strata::cli::RunShow(common, show_model, limit);
+  if (*show) return strata::cli::RunShow(common, show_model, values->limit);
   if (*schema) return strata::cli::RunSchema(schema_name);
   if (*query) {
     query_options.output = query_output == "json"  ? strata::cli::QueryOutput::kJson

@@ -20,16 +20,35 @@ json ErrorJson(const Error& error) {
   if (!error.hint.empty()) entry["hint"] = error.hint;
   if (error.span) {
     entry["file"] = error.span->file;
-    entry["line"] = error.span->line;
-    entry["column"] = error.span->column;
+    entry["line"] = error.span->line > 0 ? json(error.span->line) : json(nullptr);
+    entry["column"] = error.span->column > 0 ? json(error.span->column) : json(nullptr);
   }
   if (!error.notes.empty()) entry["notes"] = error.notes;
   return entry;
 }
 
+// "error[Code]: file:line:col: message" on stderr, then the hint and the notes.
+void PrintHuman(std::string_view severity, const Error& error) {
+  std::string location;
+  if (error.span && !error.span->file.empty()) {
+    location = error.span->file;
+    if (error.span->line > 0) location += fmt::format(":{}", error.span->line);
+    if (error.span->column > 0) location += fmt::format(":{}", error.span->column);
+    location += ": ";
+  }
+  std::cerr << fmt::format("{}[{}]: {}{}\n", severity, error.reported_code(), location,
+                           error.message);
+  if (!error.hint.empty()) std::cerr << "  hint: " << error.hint << "\n";
+  for (const std::string& note : error.notes) std::cerr << "  note: " << note << "\n";
+}
+
 }  // namespace
 
-void PrintJson(const json& value) { std::cout << value.dump(2) << std::endl; }
+std::string DumpJson(const json& value, int indent) {
+  return value.dump(indent, ' ', /*ensure_ascii=*/false, json::error_handler_t::replace);
+}
+
+void PrintJson(const json& value) { std::cout << DumpJson(value, 2) << std::endl; }
 
 void PrintError(const Error& error, OutputFormat output) { PrintErrors({error}, output); }
 
@@ -40,18 +59,12 @@ void PrintErrors(const std::vector<Error>& errors, OutputFormat output) {
     PrintJson(json{{"errors", list}});
     return;
   }
-  for (const Error& error : errors) {
-    std::string location;
-    if (error.span && !error.span->file.empty()) {
-      location = error.span->file;
-      if (error.span->line > 0) location += fmt::format(":{}", error.span->line);
-      if (error.span->column > 0) location += fmt::format(":{}", error.span->column);
-      location += ": ";
-    }
-    std::cerr << fmt::format("error[{}]: {}{}\n", error.reported_code(), location, error.message);
-    if (!error.hint.empty()) std::cerr << "  hint: " << error.hint << "\n";
-    for (const std::string& note : error.notes) std::cerr << "  note: " << note << "\n";
-  }
+  for (const Error& error : errors) PrintHuman("error", error);
+}
+
+void PrintWarnings(const std::vector<Error>& warnings, bool quiet) {
+  if (quiet) return;
+  for (const Error& warning : warnings) PrintHuman("warning", warning);
 }
 
 std::string RenderTable(const std::vector<std::string>& header,

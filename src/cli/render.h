@@ -18,11 +18,20 @@ namespace strata::cli {
 void PrintErrors(const std::vector<Error>& errors, OutputFormat output);
 void PrintError(const Error& error, OutputFormat output);
 
+// Prints warnings ("warning[W031]: file: message" + hint) to stderr whatever the output format,
+// so a JSON document on stdout stays exactly the command's document; nothing when `quiet`.
+void PrintWarnings(const std::vector<Error>& warnings, bool quiet);
+
 // A fixed-width text table.
 std::string RenderTable(const std::vector<std::string>& header,
                         const std::vector<std::vector<std::string>>& rows);
 
 void PrintRunReport(const materialize::RunReport& report, OutputFormat output, bool quiet);
+// JSON text that never throws: bytes that are not UTF-8 (names, messages or values strata did not
+// validate: file names, warehouse errors, command-line arguments) become U+FFFD. Every JSON
+// document strata prints or stores goes through this.
+std::string DumpJson(const nlohmann::json& json, int indent = -1);
+// DumpJson(json, 2) and a newline on stdout.
 void PrintJson(const nlohmann::json& json);
 
 // A progress bar on stderr when it is a terminal (done/total, rate, ETA); silent otherwise.

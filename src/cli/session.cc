@@ -6,6 +6,7 @@ namespace strata::cli {
 
 std::optional<LoadedProject> LoadProjectAndWarehouse(const CommonOptions& common) {
   project::LoadOutcome outcome = project::LoadProject(common.project_dir);
+  PrintWarnings(outcome.warnings, common.quiet);
   if (!outcome.project) {
     PrintErrors(outcome.errors, common.output);
     return std::nullopt;

@@ -23,7 +23,8 @@ struct LoadedProject {
   project::WarehouseConfig warehouse;
 };
 
-// Loads the project and selects the warehouse; prints every error and returns nullopt on failure.
+// Loads the project and selects the warehouse; prints the load's warnings (stderr, unless --quiet)
+// and every error, and returns nullopt on failure.
 std::optional<LoadedProject> LoadProjectAndWarehouse(const CommonOptions& common);
 
 // LoadProjectAndWarehouse, then opens the state store; prints every error and returns nullopt
