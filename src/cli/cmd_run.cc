@@ -35,6 +35,8 @@ Result<materialize::Plan> MakePlan(Session& session, const CommonOptions& common
   // before the run opens the warehouse: a DuckDB file takes one opener at a time.
   materialize::OpenedCatalog catalog = materialize::OpenCatalog(session.project.config, session.warehouse);
   request.catalog = catalog.catalog.get();
+  request.connection = catalog.connection.get();
+  request.warehouse_absent = catalog.absent;
   return materialize::BuildPlan(session.project, request, warehouse::Emitter(dialect), *session.store);
 }
 
@@ -80,6 +82,11 @@ void PrintPlan(const materialize::Plan& plan, const CommonOptions& common) {
     PrintJson(materialize::PlanToJson(plan));
     return;
   }
+  std::vector<materialize::RunWarning> warnings;
+  for (const materialize::PlanWarning& w : plan.warnings) {
+    warnings.push_back({w.code, w.model, w.partition, w.message});
+  }
+  PrintWarnings(warnings);
   std::vector<std::vector<std::string>> rows;
   for (const materialize::PlannedModel& planned : plan.models) {
     std::string first = "-", last = "-";

@@ -94,6 +94,18 @@ std::string RenderTable(const std::vector<std::string>& header,
   return out;
 }
 
+void PrintWarnings(const std::vector<materialize::RunWarning>& warnings) {
+  // A lost table can make every partition of a long backfill disagree: the first few say enough.
+  constexpr std::size_t kShown = 10;
+  for (std::size_t i = 0; i < warnings.size() && i < kShown; ++i) {
+    std::cerr << fmt::format("warning[{}]: {}\n", warnings[i].code, warnings[i].message);
+  }
+  if (warnings.size() > kShown) {
+    std::cerr << fmt::format("warning: ... and {} more (--output json lists them all)\n",
+                             warnings.size() - kShown);
+  }
+}
+
 void PrintRunReport(const materialize::RunReport& report, OutputFormat output, bool quiet) {
   if (output == OutputFormat::kJson) {
     PrintJson(materialize::RunReportToJson(report));
@@ -126,6 +138,7 @@ void PrintRunReport(const materialize::RunReport& report, OutputFormat output, b
     }
     std::cout << RenderTable({"model", "planned", "succeeded", "failed", "skipped"}, summary);
   }
+  PrintWarnings(report.warnings);
   for (const materialize::RunErrorEntry& e : report.errors) {
     std::cerr << fmt::format("error[{}]: {}{}: {}\n", e.code, e.model,
                              e.partition ? " " + *e.partition : "", e.message);

@@ -26,6 +26,8 @@ void PrintWarnings(const std::vector<Error>& warnings, bool quiet);
 std::string RenderTable(const std::vector<std::string>& header,
                         const std::vector<std::vector<std::string>>& rows);
 
+// Run and plan warnings on stderr, as "warning[W040]: message" (the first ten, then a count).
+void PrintWarnings(const std::vector<materialize::RunWarning>& warnings);
 void PrintRunReport(const materialize::RunReport& report, OutputFormat output, bool quiet);
 // JSON text that never throws: bytes that are not UTF-8 (names, messages or values strata did not
 // validate: file names, warehouse errors, command-line arguments) become U+FFFD. Every JSON

@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 #include "base/hash.h"
 #include "materialize/model_sql.h"
+#include "materialize/state_check.h"
 
 namespace strata::materialize {
 namespace {
@@ -205,6 +208,56 @@ std::string ContentId(const Plan& plan) {
   return HexHash64(Hash64(material));
 }
 
+// The keys of `model`'s Computed partitions that the warehouse backs (sorted); each one it does
+// not back becomes a W040 warning. When the check itself cannot run, a W040 warning says so and
+// the state store's keys are used as they are.
+Result<std::vector<std::string>> CheckedComputedKeys(const project::Model& model,
+                                                     const PlanRequest& request,
+                                                     const warehouse::Emitter& emitter,
+                                                     state::StateStore& store,
+                                                     std::vector<PlanWarning>& warnings) {
+  STRATA_ASSIGN_OR_RETURN(std::vector<state::PartitionRecord> records,
+                          store.ListPartitions(model.name, state::PartitionStatus::kComputed));
+  std::vector<std::string> keys;
+  for (const state::PartitionRecord& record : records) keys.push_back(record.partition_key);
+  Result<std::vector<StateDisagreement>> checked = std::vector<StateDisagreement>{};
+  if (request.warehouse_absent) {
+    for (const state::PartitionRecord& record : records) {
+      checked->push_back({record.partition_key, record.row_count, 0, true});
+    }
+  } else {
+    checked = CheckComputedPartitions(*request.connection, emitter, model, records);
+  }
+  if (!checked.ok()) {
+    warnings.push_back({"W040", model.name, std::nullopt,
+                        "could not check the state store's Computed partitions of " + model.name +
+                            " against the warehouse: " + checked.error().message});
+    return keys;
+  }
+  std::set<std::string> lost;
+  for (const StateDisagreement& entry : *checked) {
+    lost.insert(entry.partition_key);
+    warnings.push_back({"W040", model.name, entry.partition_key, DescribeDisagreement(model, entry)});
+  }
+  std::erase_if(keys, [&](const std::string& key) { return lost.contains(key); });
+  return keys;
+}
+
+// W041: --missing discovers first_partition through now; a first_partition in the future finds
+// nothing, which deserves a word rather than a silent empty plan.
+void WarnIfFirstPartitionInFuture(const project::Model& model, const PlanRequest& request,
+                                  std::vector<PlanWarning>& warnings) {
+  const std::optional<PartitionKey>& first = model.time_interval->first_partition;
+  if (!request.selection.missing || !first) return;
+  const PartitionKey current = PartitionKey::Containing(first->grain(), request.now);
+  if (!(current < *first)) return;
+  warnings.push_back(
+      {"W041", model.name, std::nullopt,
+       fmt::format("first_partition {} of {} is in the future (the current partition is {}): "
+                   "--missing finds nothing to run until then",
+                   first->ToString(), model.name, current.ToString())});
+}
+
 }  // namespace
 
 Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& request,
@@ -222,10 +275,14 @@ Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& reque
     std::vector<PartitionKey> keys;
     if (partitioned) {
       std::vector<std::string> computed;
-      if (request.selection.missing) {
+      if (request.connection != nullptr || request.warehouse_absent) {
+        STRATA_ASSIGN_OR_RETURN(computed, CheckedComputedKeys(*model, request, emitter, store,
+                                                              plan.warnings));
+      } else if (request.selection.missing) {
         STRATA_ASSIGN_OR_RETURN(computed, store.ComputedKeys(model->name));
       }
       STRATA_ASSIGN_OR_RETURN(keys, SelectPartitions(*model, request.selection, request.now, computed));
+      WarnIfFirstPartitionInFuture(*model, request, plan.warnings);
     }
     Status status = CheckModelSql(project, *model, emitter, request.catalog);
     if (status.ok()) {
@@ -255,7 +312,18 @@ json PlanToJson(const Plan& plan) {
   for (const PlannedModel& planned : plan.models) models.push_back(ModelJson(planned));
   return json{{"plan_id", plan.plan_id},     {"created_at", FormatIso8601(plan.created_at)},
               {"warehouse", plan.warehouse}, {"parallel", plan.parallel},
-              {"models", models}};
+              {"models", models},            {"warnings", PlanWarningsJson(plan.warnings)}};
+}
+
+json PlanWarningsJson(const std::vector<PlanWarning>& warnings) {
+  json out = json::array();
+  for (const PlanWarning& w : warnings) {
+    out.push_back({{"code", w.code},
+                   {"model", w.model},
+                   {"partition", w.partition ? json(*w.partition) : json(nullptr)},
+                   {"message", w.message}});
+  }
+  return out;
 }
 
 Result<Plan> PlanFromJson(const json& body, const project::Project& project) {

@@ -36,12 +36,22 @@ struct PlannedModel {
   std::optional<Error> error;             // the model cannot run (e.g. a compile error)
 };
 
+// Something the user should know about a plan that does not stop it (docs/error-codes.md, run
+// warnings): W040 state the warehouse does not back, W041 first_partition in the future.
+struct PlanWarning {
+  std::string code;
+  std::string model;
+  std::optional<std::string> partition;
+  std::string message;
+};
+
 struct Plan {
   std::string plan_id;    // content hash of the plan's JSON (without plan_id and created_at)
   UnixSeconds created_at = 0;
   std::string warehouse;  // the warehouse name it was planned for
   int parallel = 4;
   std::vector<PlannedModel> models;  // in dependency order
+  std::vector<PlanWarning> warnings;  // not part of plan_id; PlanFromJson does not read them
 };
 
 struct PlanRequest {
@@ -54,15 +64,24 @@ struct PlanRequest {
   // Column types for the compiler's E021/E022/E025 checks (the same verdicts as `strata
   // compile`); null skips those checks. Used only while BuildPlan runs.
   compiler::Catalog* catalog = nullptr;
+  // The state check (state_check.h) reads the warehouse through it; null skips the check.
+  warehouse::Connection* connection = nullptr;
+  // The warehouse does not exist (a DuckDB file not created yet, or deleted): no Computed
+  // partition is backed. Each is a W040 warning and --missing selects it again.
+  bool warehouse_absent = false;
 };
 
 // Resolves partitions (reading Computed keys from `store` for --missing) and compiles every
-// statement. Selection errors (a key in the wrong format, --missing without first_partition)
+// statement. With a connection, each time_interval model's Computed partitions are first checked
+// against the warehouse (state_check.h): each disagreement is a W040 warning, and --missing
+// selects those partitions again. Selection errors (a key in the wrong format, --missing without first_partition)
 // fail the whole plan; a model whose SQL cannot compile gets PlannedModel::error and the rest plan.
 Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& request,
                        const warehouse::Emitter& emitter, state::StateStore& store);
 
 nlohmann::json PlanToJson(const Plan& plan);
+// [{"code", "model", "partition" (string or null), "message"}], as in the run output.
+nlohmann::json PlanWarningsJson(const std::vector<PlanWarning>& warnings);
 // Rebuilds a saved plan against the current project. kPlanStale (naming the model) when a model
 // is gone or its SQL or TOML changed since the plan was made.
 Result<Plan> PlanFromJson(const nlohmann::json& json, const project::Project& project);

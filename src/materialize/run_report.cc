@@ -82,13 +82,21 @@ json RunReportToJson(const RunReport& report) {
                       {"code", e.code},
                       {"message", e.message}});
   }
+  json warnings = json::array();
+  for (const RunWarning& w : report.warnings) {
+    warnings.push_back({{"code", w.code},
+                        {"model", w.model},
+                        {"partition", w.partition ? json(*w.partition) : json(nullptr)},
+                        {"message", w.message}});
+  }
   return json{{"run_id", report.run_id},
               {"plan_id", report.plan_id},
               {"status", RunStatusName(report.status)},
               {"duration_ms", report.duration_ms},
               {"materializations", materializations},
               {"partition_summaries", summaries},
-              {"errors", errors}};
+              {"errors", errors},
+              {"warnings", warnings}};
 }
 
 const json& RunOutputSchema() {
@@ -98,7 +106,7 @@ const json& RunOutputSchema() {
   "title": "RunOutput",
   "description": "The document printed by `strata run --output json` and `strata apply --output json`.",
   "type": "object",
-  "required": ["run_id", "plan_id", "status", "duration_ms", "materializations", "partition_summaries", "errors"],
+  "required": ["run_id", "plan_id", "status", "duration_ms", "materializations", "partition_summaries", "errors", "warnings"],
   "additionalProperties": false,
   "properties": {
     "run_id": {"type": "string"},
@@ -107,7 +115,9 @@ const json& RunOutputSchema() {
     "duration_ms": {"type": "integer", "minimum": 0},
     "materializations": {"type": "array", "items": {"$ref": "#/$defs/Materialization"}},
     "partition_summaries": {"type": "array", "items": {"$ref": "#/$defs/PartitionSummary"}},
-    "errors": {"type": "array", "items": {"$ref": "#/$defs/RunError"}}
+    "errors": {"type": "array", "items": {"$ref": "#/$defs/RunError"}},
+    "warnings": {"type": "array", "items": {"$ref": "#/$defs/RunWarning"},
+                 "description": "Found while planning; the run went on (W040: a Computed partition the warehouse does not back, rebuilt by --missing; W041: first_partition is in the future)."}
   },
   "$defs": {
     "Materialization": {
@@ -173,6 +183,17 @@ const json& RunOutputSchema() {
         "partitions_succeeded": {"type": "integer", "minimum": 0},
         "partitions_failed": {"type": "integer", "minimum": 0},
         "partitions_skipped": {"type": "integer", "minimum": 0}
+      }
+    },
+    "RunWarning": {
+      "type": "object",
+      "required": ["code", "model", "partition", "message"],
+      "additionalProperties": false,
+      "properties": {
+        "code": {"type": "string"},
+        "model": {"type": "string"},
+        "partition": {"type": ["string", "null"]},
+        "message": {"type": "string"}
       }
     },
     "RunError": {

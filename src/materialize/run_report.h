@@ -60,6 +60,14 @@ struct RunErrorEntry {
   std::string message;
 };
 
+// A warning found while planning (PlanWarning): the run went on.
+struct RunWarning {
+  std::string code;  // "W040", ...
+  std::string model;
+  std::optional<std::string> partition;
+  std::string message;
+};
+
 enum class RunStatus { kSuccess, kPartialFailure, kFailure, kInterrupted };
 std::string_view RunStatusName(RunStatus status);  // "success" | "partial_failure" | ...
 
@@ -71,6 +79,7 @@ struct RunReport {
   std::vector<Materialization> materializations;
   std::vector<PartitionSummary> partition_summaries;
   std::vector<RunErrorEntry> errors;
+  std::vector<RunWarning> warnings;
 };
 
 // The process exit code for a finished run: 0, 2 (partial failure / failure) or 130.

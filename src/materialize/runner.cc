@@ -217,6 +217,9 @@ Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
 
   run.report.run_id = run.run_id;
   run.report.plan_id = plan.plan_id;
+  for (const PlanWarning& w : plan.warnings) {
+    run.report.warnings.push_back({w.code, w.model, w.partition, w.message});
+  }
   for (const PlannedModel& planned : plan.models) {
     ModelRun model_run;
     model_run.planned = &planned;

@@ -88,7 +88,10 @@ Result<std::vector<PartitionKey>> SelectPartitions(const project::Model& model,
       PartitionKey previous = key;
       for (std::uint32_t i = 0; i < lookback; ++i) {
         previous = previous.Prev();
-        if (config.first_partition && previous < *config.first_partition) break;
+        // One rule: first_partition bounds what --missing discovers (the seed: "lower bound for
+        // --missing discovery"), lookback included. Keys the user names (--partition, --from/--to,
+        // --latest) and their lookback are never bounded by it.
+        if (options.missing && config.first_partition && previous < *config.first_partition) break;
         with_lookback.push_back(previous);
       }
     }

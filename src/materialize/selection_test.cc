@@ -93,12 +93,25 @@ TEST(SelectionTest, LookbackAddsPreviousPartitionsAndCliWins) {
   zero.lookback = 0;
   EXPECT_EQ(Keys(SelectPartitions(DailyModel("2026-01-01", 2), zero, kNow, {})),
             (std::vector<std::string>{"2026-04-07"}));
-  // Never before first_partition.
+}
+
+// first_partition bounds --missing discovery only (its lookback included): an explicitly selected
+// key runs before it, and so does the lookback of an explicit selection.
+TEST(SelectionTest, FirstPartitionBoundsOnlyMissingDiscovery) {
   SelectionOptions early;
   early.partition = "2026-04-02";
-  early.lookback = 5;
+  early.lookback = 3;
   EXPECT_EQ(Keys(SelectPartitions(DailyModel("2026-04-01"), early, kNow, {})),
-            (std::vector<std::string>{"2026-04-01", "2026-04-02"}));
+            (std::vector<std::string>{"2026-03-30", "2026-03-31", "2026-04-01", "2026-04-02"}));
+  SelectionOptions before;
+  before.partition = "2026-03-15";
+  EXPECT_EQ(Keys(SelectPartitions(DailyModel("2026-04-01"), before, kNow, {})),
+            (std::vector<std::string>{"2026-03-15"}));
+  SelectionOptions missing;
+  missing.missing = true;
+  missing.lookback = 3;
+  EXPECT_EQ(Keys(SelectPartitions(DailyModel("2026-04-05"), missing, kNow, {})),
+            (std::vector<std::string>{"2026-04-05", "2026-04-06", "2026-04-07"}));
 }
 
 }  // namespace

@@ -56,6 +56,7 @@ OpenedCatalog OpenCatalog(const project::ProjectConfig& project,
     std::error_code ignored;
     if (!std::filesystem::exists(project.root / config.path, ignored)) {
       opened.note = fmt::format("the warehouse file {} does not exist yet", config.path);
+      opened.absent = true;
       return opened;
     }
   }

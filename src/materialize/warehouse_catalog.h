@@ -38,6 +38,7 @@ struct OpenedCatalog {
   std::unique_ptr<WarehouseCatalog> catalog;  // null when the warehouse could not be opened
   std::string description;                    // warehouse->Describe() when opened
   std::string note;                           // when catalog is null: why, for the user
+  bool absent = false;  // the warehouse is a DuckDB file that does not exist: it holds no table
 };
 
 // Opens the configured warehouse only to describe tables, never creating one: a DuckDB file that

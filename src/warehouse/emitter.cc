@@ -316,4 +316,27 @@ Result<std::string> Emitter::WindowStats(const TableName& target, std::string_vi
       QualifiedName(target), WindowPredicate(time_column, window));
 }
 
+Result<std::string> Emitter::PartitionRowCounts(const TableName& target,
+                                                std::string_view time_column, Grain grain,
+                                                const Window& range) const {
+  STRATA_TRY(RequireSupported("partition row count"));
+  const std::string column = QuoteIdentifier(time_column);
+  std::string key;
+  if (dialect_ == sql::Dialect::kPostgres) {
+    std::string_view format;
+    switch (grain) {
+      case Grain::kHour: format = "YYYY-MM-DD\"T\"HH24"; break;
+      case Grain::kDay: format = "YYYY-MM-DD"; break;
+      case Grain::kMonth: format = "YYYY-MM"; break;
+      case Grain::kYear: format = "YYYY"; break;
+    }
+    key = fmt::format("to_char({}, {})", column, sql::QuoteString(format, dialect_));
+  } else {
+    key = fmt::format("strftime({}, {})", column, sql::QuoteString(GrainFormat(grain), dialect_));
+  }
+  return fmt::format(
+      "SELECT {} AS partition_key, count(*) AS row_count\nFROM {}\nWHERE {}\nGROUP BY 1",
+      key, QualifiedName(target), WindowPredicate(time_column, range));
+}
+
 }  // namespace strata::warehouse

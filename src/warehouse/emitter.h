@@ -153,6 +153,12 @@ class Emitter {
   // One row, one text column: the target's max(watermark), NULL when it has none.
   Result<std::string> WatermarkQuery(const TableName& target, std::string_view watermark) const;
 
+  // (partition_key TEXT, row_count BIGINT), one row per partition of `grain` that has rows in
+  // `range`; partition_key is spelled as PartitionKey::ToString() spells it ("2026-04-07",
+  // "2026-04-07T13", "2026-04", "2026"), computed in UTC. The state check reads it (one scan of
+  // the time column). kWarehouseUnsupported for the cloud dialects, as WindowStats.
+  Result<std::string> PartitionRowCounts(const TableName& target, std::string_view time_column,
+                                         Grain grain, const Window& range) const;
   // One row: (row_count BIGINT, checksum). The checksum is an order-independent hash of the
   // window's rows: the wrapping sum (mod 2^64) of a 64-bit hash of each whole row, so duplicates
   // count. DuckDB returns it as UBIGINT; PostgreSQL (no unsigned type) as a NUMERIC in
