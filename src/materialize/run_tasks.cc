@@ -139,7 +139,10 @@ Status EnsureTarget(warehouse::Connection& connection, const PlannedModel& plann
   Result<bool> exists = connection.TableExists(target);
   if (!exists.ok()) {
     Error error = std::move(exists).error();
-    if (!error.retryable()) error.code = ErrorCode::kTargetExistence;
+    // A storage failure keeps its code: it stops the run (StopsRun).
+    if (!error.retryable() && error.code != ErrorCode::kWarehouseStorage) {
+      error.code = ErrorCode::kTargetExistence;
+    }
     error.Note("while checking whether " + target.ToString() + " exists; nothing was written");
     return error;
   }

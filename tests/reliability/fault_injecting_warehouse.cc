@@ -4,7 +4,7 @@ namespace strata::testing {
 
 bool FaultPlan::Hit() {
   const std::int64_t call = ++calls;
-  if (call != fail_at) return false;
+  if (fail_at == 0 || call < fail_at || (call > fail_at && !sticky)) return false;
   fired = true;
   return true;
 }

@@ -64,7 +64,7 @@ struct EndState {
 };
 
 class FaultLoopTest : public ::testing::TestWithParam<int> {
- protected:
+ public:  // FaultLoop() below drives these
   std::filesystem::path MakeProject(const std::string& name) {
     const std::filesystem::path root =
         std::filesystem::temp_directory_path() /
@@ -149,6 +149,46 @@ class FaultLoopTest : public ::testing::TestWithParam<int> {
   std::vector<std::filesystem::path> roots_;
 };
 
+// What one fault loop covers and found.
+struct LoopTotals {
+  int runs_with_failures = 0;
+  int retried = 0;
+  std::int64_t last_call = 0;
+};
+
+// For N = 1, 2, ...: fail call N with kind(N); `check` sees each faulted run's report; the
+// resumed run must reach the clean end state. Ends once four runs in a row never reach call N.
+template <typename Kind, typename Check>
+LoopTotals FaultLoop(FaultLoopTest& test, const EndState& clean, Kind kind, Check check) {
+  LoopTotals totals;
+  int completed_without_fault = 0;
+  for (std::int64_t n = 1; completed_without_fault < 4; ++n) {
+    EXPECT_LT(n, 2000) << "the loop does not terminate";
+    if (n >= 2000) break;
+    FaultPlan faults;
+    faults.fail_at = n;
+    kind(n, faults);
+    const std::filesystem::path root = test.MakeProject("n");
+    const materialize::RunReport faulted = test.Run(root, &faults);
+    if (!faults.fired) {
+      ++completed_without_fault;  // one per fault kind past the last call
+      EXPECT_EQ(faulted.status, materialize::RunStatus::kSuccess);
+      continue;
+    }
+    totals.last_call = n;
+    if (faulted.status != materialize::RunStatus::kSuccess) ++totals.runs_with_failures;
+    for (const auto& m : faulted.materializations) totals.retried += static_cast<int>(m.retries.size());
+    check(n, faulted);
+    const materialize::RunReport resumed = test.Run(root, nullptr);
+    EXPECT_EQ(resumed.status, materialize::RunStatus::kSuccess) << "fault at call " << n;
+    const EndState state = test.Read(root);
+    EXPECT_EQ(state.partitions, clean.partitions) << "fault at call " << n;
+    EXPECT_EQ(state.tables, clean.tables) << "fault at call " << n;
+    if (::testing::Test::HasFailure()) break;
+  }
+  return totals;
+}
+
 TEST_P(FaultLoopTest, EveryFailedCallIsRepairedByTheNextRun) {
   const std::filesystem::path clean_root = MakeProject("clean");
   ASSERT_EQ(Run(clean_root, nullptr).status, materialize::RunStatus::kSuccess);
@@ -158,36 +198,56 @@ TEST_P(FaultLoopTest, EveryFailedCallIsRepairedByTheNextRun) {
 
   const ErrorCode codes[] = {ErrorCode::kWarehouse, ErrorCode::kWarehouseConnection};
   const FaultTiming timings[] = {FaultTiming::kBeforeCall, FaultTiming::kAfterCall};
-  int completed_without_fault = 0, runs_with_failures = 0, retried = 0;
-  std::int64_t last_call = 0;
-  for (std::int64_t n = 1; completed_without_fault < 4; ++n) {
-    ASSERT_LT(n, 2000) << "the loop does not terminate";
-    FaultPlan faults;
-    faults.fail_at = n;
-    faults.code = codes[n % 2];
-    faults.timing = timings[(n / 2) % 2];
-    const std::filesystem::path root = MakeProject("n");
-    const materialize::RunReport faulted = Run(root, &faults);
-    if (!faults.fired) {
-      ++completed_without_fault;  // one per fault kind past the last call
-      EXPECT_EQ(faulted.status, materialize::RunStatus::kSuccess);
-      continue;
-    }
-    last_call = n;
-    if (faulted.status != materialize::RunStatus::kSuccess) ++runs_with_failures;
-    for (const auto& m : faulted.materializations) retried += static_cast<int>(m.retries.size());
-    const materialize::RunReport resumed = Run(root, nullptr);
-    ASSERT_EQ(resumed.status, materialize::RunStatus::kSuccess) << "fault at call " << n;
-    const EndState state = Read(root);
-    ASSERT_EQ(state.partitions, clean.partitions) << "fault at call " << n;
-    ASSERT_EQ(state.tables, clean.tables) << "fault at call " << n;
-  }
-  std::cout << "fault loop (parallel " << GetParam() << "): " << last_call
-            << " calls failed one at a time; " << runs_with_failures << " runs broke, " << retried
-            << " attempts retried; every resumed run matched the clean run\n";
+  const LoopTotals totals = FaultLoop(
+      *this, clean,
+      [&](std::int64_t n, FaultPlan& faults) {
+        faults.code = codes[n % 2];
+        faults.timing = timings[(n / 2) % 2];
+      },
+      [](std::int64_t, const materialize::RunReport&) {});
+  std::cout << "fault loop (parallel " << GetParam() << "): " << totals.last_call
+            << " calls failed one at a time; " << totals.runs_with_failures << " runs broke, "
+            << totals.retried << " attempts retried; every resumed run matched the clean run\n";
   // The loop reached both outcomes: runs a fault broke and runs that retried past one.
-  EXPECT_GT(runs_with_failures, 0);
-  EXPECT_GT(retried, 0);
+  EXPECT_GT(totals.runs_with_failures, 0);
+  EXPECT_GT(totals.retried, 0);
+}
+
+// ENOSPC at every write point the wrapper reaches: from call N on, every call fails with
+// kWarehouseStorage (before the real call, or after it: a COMMIT that landed). The run must stop
+// with its report (never an error, never a retry), account for every planned partition, and the
+// resumed run must equal a clean run.
+TEST_P(FaultLoopTest, AFullDiskStopsTheRunAndTheNextRunRepairsIt) {
+  const std::filesystem::path clean_root = MakeProject("clean");
+  ASSERT_EQ(Run(clean_root, nullptr).status, materialize::RunStatus::kSuccess);
+  const EndState clean = Read(clean_root);
+  const FaultTiming timings[] = {FaultTiming::kBeforeCall, FaultTiming::kAfterCall};
+  const LoopTotals totals = FaultLoop(
+      *this, clean,
+      [&](std::int64_t n, FaultPlan& faults) {
+        faults.code = ErrorCode::kWarehouseStorage;
+        faults.timing = timings[n % 2];
+        faults.sticky = true;
+      },
+      [](std::int64_t n, const materialize::RunReport& report) {
+        EXPECT_NE(report.status, materialize::RunStatus::kSuccess) << "fault at call " << n;
+        bool named = false;
+        for (const auto& error : report.errors) named |= error.code == "WarehouseStorage";
+        EXPECT_TRUE(named) << "fault at call " << n;
+        for (const auto& m : report.materializations) {
+          EXPECT_TRUE(m.retries.empty()) << "a storage error was retried at call " << n;
+        }
+        for (const auto& s : report.partition_summaries) {
+          EXPECT_EQ(s.partitions_succeeded + s.partitions_failed + s.partitions_skipped,
+                    s.partitions_planned)
+              << s.model << ", fault at call " << n;
+        }
+      });
+  std::cout << "full-disk fault loop (parallel " << GetParam() << "): from each of "
+            << totals.last_call << " calls on, every call failed; " << totals.runs_with_failures
+            << " runs stopped; every resumed run matched the clean run\n";
+  EXPECT_GT(totals.runs_with_failures, 0);
+  EXPECT_EQ(totals.retried, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Serial, FaultLoopTest, ::testing::Values(1));
