@@ -74,7 +74,7 @@ int Execute(Session& session, const CommonOptions& common, const materialize::Pl
     return CancelFlag().load() ? 130 : 1;
   }
   PrintRunReport(*report, common.output, common.quiet);
-  return materialize::ExitCodeFor(report->status);
+  return materialize::ExitCodeFor(*report);
 }
 
 void PrintPlan(const materialize::Plan& plan, const CommonOptions& common) {

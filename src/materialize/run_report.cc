@@ -1,5 +1,7 @@
 #include "materialize/run_report.h"
 
+#include <algorithm>
+
 #include "base/hash.h"
 
 namespace strata::materialize {
@@ -24,6 +26,15 @@ int ExitCodeFor(RunStatus status) {
     case RunStatus::kInterrupted: return 130;
   }
   return 2;
+}
+
+int ExitCodeFor(const RunReport& report) {
+  if (report.status == RunStatus::kFailure &&
+      std::all_of(report.materializations.begin(), report.materializations.end(),
+                  [](const Materialization& m) { return m.attempts == 0; })) {
+    return 1;
+  }
+  return ExitCodeFor(report.status);
 }
 
 namespace {

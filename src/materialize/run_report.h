@@ -84,6 +84,10 @@ struct RunReport {
 
 // The process exit code for a finished run: 0, 2 (partial failure / failure) or 130.
 int ExitCodeFor(RunStatus status);
+// As ExitCodeFor(report.status), except 1 ("nothing ran") for a failed run in which nothing was
+// sent to the warehouse: every selected model failed to compile (each materialization has 0
+// attempts), so the state store and the warehouse are as they were.
+int ExitCodeFor(const RunReport& report);
 
 nlohmann::json RunReportToJson(const RunReport& report);
 // The JSON Schema (draft 2020-12) of RunReportToJson's output.

@@ -68,8 +68,10 @@ Error StopRun(RunContext& run, const std::string& model, std::optional<std::stri
 
 // Records a finished batch: materializations and summary in the report, then the state store's
 // rows and run history. An error only when the state store failed (the run stops).
+// With `write_state` false only the report is filled: a model that never reached the warehouse
+// (it cannot compile) leaves the state store as it was.
 Status RecordBatch(RunContext& run, ModelRun& model_run, const PlannedBatch& batch,
-                   const BatchOutcome& outcome) {
+                   const BatchOutcome& outcome, bool write_state = true) {
   const project::Model& model = *model_run.planned->model;
   const PartitionStatus status = outcome.status == BatchStatus::kCommitted ? PartitionStatus::kComputed
                                  : outcome.status == BatchStatus::kInterrupted ? PartitionStatus::kInterrupted
@@ -111,6 +113,7 @@ Status RecordBatch(RunContext& run, ModelRun& model_run, const PlannedBatch& bat
     else if (status == PartitionStatus::kFailed) summary.partitions_failed += count;
     else summary.partitions_skipped += count;
   }
+  if (!write_state) return OkStatus();
   Status recorded = run.store.RecordPartitionResults(records, history);
   if (!recorded.ok()) {
     Error error = std::move(recorded).error();
@@ -463,8 +466,10 @@ Result<TaskOutcome> RunWholeModel(RunContext& run, std::size_t worker, const Tas
   return FinishWholeModel(run, model_run, std::move(m), error);
 }
 
-// A model that could not be compiled: each selected partition is recorded Failed with the error,
-// so `strata partitions --status Failed` and --missing see it.
+// A model that could not be compiled: each selected partition is reported Failed with the error
+// in the run's document. Nothing reached the warehouse, so the state store is left as it was: a
+// Computed partition stays Computed (its rows are still there), and --missing still finds every
+// partition that is not.
 Result<TaskOutcome> RunUnrunnable(RunContext& run, const Task& task) {
   ModelRun& model_run = run.models[task.model];
   const PlannedModel& planned = *model_run.planned;
@@ -474,7 +479,7 @@ Result<TaskOutcome> RunUnrunnable(RunContext& run, const Task& task) {
   outcome.error = planned.error;
   outcome.attempts = 0;  // never sent to the warehouse
   for (const PlannedBatch& batch : planned.batches) {
-    STRATA_TRY(RecordBatch(run, model_run, batch, outcome));
+    STRATA_TRY(RecordBatch(run, model_run, batch, outcome, /*write_state=*/false));
   }
   std::lock_guard<std::mutex> lock(run.mutex);
   model_run.setup_failed = true;

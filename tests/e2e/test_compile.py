@@ -164,7 +164,7 @@ def test_full_refresh_models_are_parsed_too(project):
     project.add_model("stg_two", "SELECT 1 AS a;\nSELECT 2 AS a\n", sources=(("raw", "events"),))
     result, out = compile_json(project)
     assert result.returncode == 1 and sorted(codes(out)) == ["E030", "W030"], out
-    report = project.run("--model", "stg_two", expect=2).json
+    report = project.run("--model", "stg_two", expect=1).json  # refused: nothing ran
     assert [(e["model"], e["code"]) for e in report["errors"]] == [("stg_two", "E030")], report
 
 
@@ -186,10 +186,27 @@ def test_e020_time_column_missing_needs_no_warehouse(project):
     assert result.returncode == 1 and codes(out) == ["E020"], out
     assert "event_ts, id" in out["diagnostics"][0]["message"]
     assert (out["diagnostics"][0]["line"], out["diagnostics"][0]["column"]) == (1, 1)
-    # run refuses the model (the compile error gates planning) and exits 2
-    report = project.run("--partition", "2026-04-06", expect=2).json
+    # run refuses the model (the compile error gates planning): nothing ran, so exit 1
+    report = project.run("--partition", "2026-04-06", expect=1).json
     assert [e["model"] for e in report["errors"]] == ["fct_events"]
     assert report["errors"][0]["code"] == "E020", report["errors"]
+
+
+def test_a_compile_error_found_at_run_time_leaves_state_as_it_was(project):
+    """Nothing reaches the warehouse, so a Computed partition stays Computed (its rows are still
+    there) and the run exits 1, as `strata compile` does."""
+    add_events_model(project, "SELECT event_at AS event_date, id\nFROM events\n" + WINDOW)
+    project.execute("CREATE SCHEMA IF NOT EXISTS raw",
+                    "CREATE OR REPLACE TABLE raw.events (event_at TIMESTAMP, id INTEGER)",
+                    "INSERT INTO raw.events VALUES ('2026-04-06 10:00:00', 1)")
+    project.run("--partition", "2026-04-06")
+    before = project.partition_map("fct_events")["2026-04-06"]
+    assert before["status"] == "Computed" and before["checksum"], before
+    project.set_sql("fct_events", "SELECT event_at AS event_ts, id\nFROM events\n" + WINDOW)
+    report = project.run("--model", "fct_events", "--partition", "2026-04-06", expect=1).json
+    assert report["errors"][0]["code"] == "E020", report["errors"]
+    assert project.partition_map("fct_events")["2026-04-06"] == before
+    assert project.query("SELECT count(*) FROM marts.fct_events")[0][0] == 1
 
 
 @pytest.mark.parametrize("time_column, extra, code, needle, key", [
