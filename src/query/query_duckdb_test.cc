@@ -1,5 +1,6 @@
 // AnswerQuery against a real in-memory DuckDB holding the example tables: multi-entity
 // correctness (no fan-out), data roles, grains, approximate distinct counts.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "query/query_engine.h"
@@ -172,6 +173,47 @@ TEST_F(QueryDuckDbTest, RoleWithoutAccessToAnEntityIsRefused) {
   EXPECT_EQ(Code(R"({"measures": ["Order.order_count"]})", std::string()),
             ErrorCode::kAccessDenied);
   EXPECT_EQ(Rows(R"({"measures": ["Ticket.ticket_count"]})", "admin"), json::parse("[[4]]"));
+}
+
+// A number filter value must fit a double: DuckDB reads 1e999 as infinity and PostgreSQL fails
+// to cast it, so the query is refused before it reaches the warehouse, naming member and value.
+TEST_F(QueryDuckDbTest, NumberFilterValueBeyondADoubleIsQueryInvalid) {
+  for (const char* value : {R"("1e999")", R"("-1e999")", R"("1e-999")"}) {
+    SCOPED_TRACE(value);
+    auto response = AnswerQuery(
+        model_, *connection_, sql::Dialect::kDuckDb,
+        fmt::format(R"({{"measures": ["Order.order_count"],
+                        "filters": [{{"member": "Order.amount", "op": "gt", "values": [{}]}}]}})",
+                    value),
+        {});
+    ASSERT_FALSE(response.ok());
+    EXPECT_EQ(response.error().code, ErrorCode::kQueryInvalid);
+    const std::string text = response.error().ToString();
+    EXPECT_NE(text.find("Order.amount"), std::string::npos) << text;
+    EXPECT_NE(text.find(json::parse(value).get<std::string>()), std::string::npos) << text;
+  }
+  // The largest doubles still pass.
+  EXPECT_EQ(Rows(R"({"measures": ["Order.order_count"],
+                     "filters": [{"member": "Order.amount", "op": "lt", "values": ["1.7e308"]}]})"),
+            json::parse("[[6]]"));
+}
+
+// A number member whose column holds text (a VARCHAR, a PostgreSQL NUMERIC) beyond a double or
+// an int64: integers up to uint64 stay exact, anything beyond a double is returned as its text.
+TEST_F(QueryDuckDbTest, NumberCellsBeyondADoubleAreReturnedAsText) {
+  ASSERT_TRUE(connection_
+                  ->Execute("CREATE OR REPLACE TABLE raw.orders AS SELECT row_number() OVER () "
+                            "AS order_id, 1 AS customer_id, 'paid' AS status, v AS amount, "
+                            "TIMESTAMP '2026-01-01 00:00:00' AS order_at, "
+                            "TIMESTAMP '2026-01-01 00:00:00' AS loaded_at FROM (VALUES "
+                            "('1e999'), ('-1e999'), ('1e-999'), ('12345678901234567890'), "
+                            "('-9223372036854775808'), ('2.5')) t(v)")
+                  .ok());
+  const json rows = Rows(R"({"dimensions": ["Order.order_id", "Order.amount"],
+                             "order": [{"member": "Order.order_id"}]})");
+  EXPECT_EQ(rows, json::parse(R"([[1, "1e999"], [2, "-1e999"], [3, "1e-999"],
+                                  [4, 12345678901234567890], [5, -9223372036854775808],
+                                  [6, 2.5]])"));
 }
 
 TEST_F(QueryDuckDbTest, FanOutAndUnknownMembersAreErrors) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -27,16 +28,29 @@ json TimeCell(const Value& value) {
   return text;
 }
 
+// Whether all of `text` reads as a T (std::from_chars: no exception, no overflow).
+template <typename T>
+bool ParseWhole(std::string_view text, T& out) {
+  const char* end = text.data() + text.size();
+  const std::from_chars_result parsed = std::from_chars(text.data(), end, out);
+  return parsed.ec == std::errc() && parsed.ptr == end;
+}
+
 json NumberCell(const Value& value) {
   if (const auto* i = std::get_if<std::int64_t>(&value)) return *i;
   if (const auto* u = std::get_if<std::uint64_t>(&value)) return *u;
   if (const auto* d = std::get_if<double>(&value))
     return std::isfinite(*d) ? json(*d) : json(nullptr);
   if (const auto* b = std::get_if<bool>(&value)) return *b ? 1 : 0;
+  // Text from the warehouse (a VARCHAR member declared a number, a PostgreSQL NUMERIC): an exact
+  // integer when it fits 64 bits, else a double; beyond a double (1e999) JSON has no number for
+  // it, and the text is returned unchanged rather than turned into a null.
   const std::string text = warehouse::ValueToString(value);
   if (!semantic::IsNumberText(text)) return text;
-  if (text.find_first_of(".eE") == std::string::npos && text.size() < 19) return std::stoll(text);
-  return std::stod(text);
+  if (std::int64_t integer = 0; ParseWhole(text, integer)) return integer;
+  if (std::uint64_t integer = 0; ParseWhole(text, integer)) return integer;
+  if (double number = 0; ParseWhole(text, number) && std::isfinite(number)) return number;
+  return text;
 }
 
 json Cell(const Value& value, DimensionType type) {

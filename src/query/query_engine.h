@@ -28,7 +28,9 @@ struct RollupMiss {
 struct QueryResponse {
   std::vector<semantic::OutputColumn> columns;
   // One JSON value per column: null, a number, a string, a boolean; times as ISO 8601 UTC
-  // ("2026-01-01T00:00:00Z"), decimals as numbers.
+  // ("2026-01-01T00:00:00Z"), decimals as numbers. A number member's value beyond a double (the
+  // text "1e999" of a VARCHAR or NUMERIC column) comes back as that text; an infinite or NaN
+  // double as null.
   std::vector<std::vector<nlohmann::ordered_json>> rows;
   std::vector<RollupMiss> missed;
   std::string sql;

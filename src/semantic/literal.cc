@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <charconv>
+#include <cmath>
 
 namespace strata::semantic {
 namespace {
@@ -23,6 +25,16 @@ bool Fixed(std::string_view text, std::size_t i, std::size_t width, int* out) {
   }
   *out = value;
   return true;
+}
+
+// Whether number text (IsNumberText) reads as a finite double without overflow or underflow
+// to zero. std::from_chars, unlike std::stod, reports both as an error code, never throws.
+bool FitsADouble(std::string_view text) {
+  double number = 0;
+  const std::from_chars_result parsed =
+      std::from_chars(text.data(), text.data() + text.size(), number);
+  return parsed.ec == std::errc() && parsed.ptr == text.data() + text.size() &&
+         std::isfinite(number);
 }
 
 }  // namespace
@@ -81,8 +93,18 @@ Result<std::string> RenderLiteral(const FilterValue& value, DimensionType type,
       }
       return sql::QuoteString(value.text, dialect);
     case DimensionType::kNumber:
-      if (value.kind != FilterValue::Kind::kBoolean && IsNumberText(value.text)) return value.text;
-      return MakeError(code, fmt::format("\"{}\" is not a number", value.text));
+      if (value.kind == FilterValue::Kind::kBoolean || !IsNumberText(value.text)) {
+        return MakeError(code, fmt::format("\"{}\" is not a number", value.text));
+      }
+      if (!FitsADouble(value.text)) {
+        return MakeError(code,
+                         fmt::format("\"{}\" is out of range: a number value must fit a double "
+                                     "(at most about 1.8e308, and not so small that it reads as 0)",
+                                     value.text),
+                         "DuckDB would read it as infinity or zero and PostgreSQL would fail to "
+                         "compare it; write a value inside that range");
+      }
+      return value.text;
     case DimensionType::kBoolean:
       if (value.text == "true") return std::string("TRUE");
       if (value.text == "false") return std::string("FALSE");

@@ -23,7 +23,9 @@ std::optional<UnixSeconds> ParseTimeText(std::string_view text);
 // The literal for `value` compared with a member of `type`:
 //   string:  the dialect's string literal (sql::QuoteString) of the text, whatever its kind
 //            (`code` when the text contains a NUL byte);
-//   number:  the text when IsNumberText, else `code` ("not a number");
+//   number:  the text when IsNumberText and it reads as a finite double, else `code` ("not a
+//            number"; "out of range" for 1e999 or 1e-999, which DuckDB reads as infinity or
+//            zero and PostgreSQL cannot compare with a double);
 //   boolean: TRUE / FALSE for true/false, else `code`;
 //   time:    TIMESTAMP 'YYYY-MM-DD HH:MM:SS' from ParseTimeText, else `code`.
 Result<std::string> RenderLiteral(const FilterValue& value, DimensionType type,

@@ -15,6 +15,15 @@ Error Invalid(std::string message, std::string hint = {}) {
   return MakeError(ErrorCode::kQueryInvalid, std::move(message), std::move(hint));
 }
 
+// RenderPredicate for a query filter; an error (a value that is not a number, out of range, ...)
+// names the filtered member.
+Result<std::string> FilterPredicate(const FilterRequest& filter, const std::string& column,
+                                    DimensionType type, sql::Dialect dialect) {
+  Result<std::string> predicate = RenderPredicate(column, type, filter.op, filter.values, dialect);
+  if (!predicate.ok()) predicate.error().Note(fmt::format("in the filter on {}", filter.member));
+  return predicate;
+}
+
 struct RangeRequest {
   MemberRef ref;
   const Dimension* dimension = nullptr;
@@ -212,9 +221,9 @@ class Planner {
       } else {
         STRATA_TRY(NeedMetric(*out.metric->parsed, "a filter"));
       }
-      STRATA_ASSIGN_OR_RETURN(std::string predicate,
-                              RenderPredicate(ValueSql(out), DimensionType::kNumber, filter.op,
-                                              filter.values, options_.dialect));
+      STRATA_ASSIGN_OR_RETURN(
+          std::string predicate,
+          FilterPredicate(filter, ValueSql(out), DimensionType::kNumber, options_.dialect));
       post_filters_.push_back(std::move(predicate));
     }
     return OkStatus();
@@ -305,10 +314,10 @@ class Planner {
     }
     for (const DimensionFilter& filter : dimension_filters_) {
       STRATA_ASSIGN_OR_RETURN(const int node, partial.Resolve(filter.ref));
-      STRATA_ASSIGN_OR_RETURN(
-          std::string predicate,
-          RenderPredicate(partial.Column(node, filter.dimension->sql), filter.dimension->type,
-                          filter.filter->op, filter.filter->values, options_.dialect));
+      STRATA_ASSIGN_OR_RETURN(std::string predicate,
+                              FilterPredicate(*filter.filter,
+                                              partial.Column(node, filter.dimension->sql),
+                                              filter.dimension->type, options_.dialect));
       partial.AddWhere(std::move(predicate));
     }
     for (std::size_t index = 0; index < needed_.size(); ++index) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 
 #include "project/did_you_mean.h"
 
@@ -93,14 +94,17 @@ std::optional<bool> YamlMap::Bool(const std::string& key) {
 std::optional<std::uint32_t> YamlMap::Unsigned(const std::string& key) {
   const std::optional<std::string> text = String(key);
   if (!text) return std::nullopt;
+  // At most 9 digits: every such number fits (std::from_chars, which never throws, agrees).
   const bool digits =
       !text->empty() && text->size() <= 9 &&
       std::all_of(text->begin(), text->end(), [](char c) { return c >= '0' && c <= '9'; });
-  if (!digits) {
+  std::uint32_t value = 0;
+  if (!digits || std::from_chars(text->data(), text->data() + text->size(), value).ec !=
+                     std::errc()) {
     Fail(key, fmt::format("\"{}\" must be a non-negative integer, got \"{}\"", key, *text));
     return std::nullopt;
   }
-  return static_cast<std::uint32_t>(std::stoul(*text));
+  return value;
 }
 
 std::optional<YAML::Node> YamlMap::Sequence(const std::string& key) {
