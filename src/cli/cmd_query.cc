@@ -197,7 +197,10 @@ int RunQuery(const CommonOptions& common, const QueryCommandOptions& options) {
     PrintError(plan.error(), errors_as.output);
     return 1;
   }
-  auto warehouse = materialize::OpenWarehouse(loaded->project.config, loaded->warehouse);
+  // Read-only: queries only read, and a DuckDB file opened read-only is shared by any number of
+  // concurrent queries (a writer's lock is reported naming its process).
+  auto warehouse = materialize::OpenWarehouse(loaded->project.config, loaded->warehouse,
+                                              warehouse::AccessMode::kReadOnly);
   if (!warehouse.ok()) {
     PrintError(warehouse.error(), errors_as.output);
     return 1;

@@ -46,6 +46,27 @@ Result<warehouse::PostgresSettings> PostgresSettingsOf(const project::WarehouseC
   return settings;
 }
 
+// A PostgreSQL warehouse whose sessions start read-only: a safety net under the query path,
+// which only reads. Pooled sessions keep the setting; they belong to this warehouse alone.
+class ReadOnlyPostgres final : public warehouse::Warehouse {
+ public:
+  explicit ReadOnlyPostgres(std::unique_ptr<warehouse::Warehouse> inner)
+      : inner_(std::move(inner)) {}
+
+  sql::Dialect dialect() const override { return inner_->dialect(); }
+
+  Result<std::unique_ptr<warehouse::Connection>> Connect() override {
+    STRATA_ASSIGN_OR_RETURN(std::unique_ptr<warehouse::Connection> connection, inner_->Connect());
+    STRATA_TRY(connection->Execute("SET default_transaction_read_only = on"));
+    return connection;
+  }
+
+  std::string Describe() const override { return inner_->Describe(); }
+
+ private:
+  std::unique_ptr<warehouse::Warehouse> inner_;
+};
+
 }  // namespace
 
 Result<sql::Dialect> DialectOf(const project::WarehouseConfig& config) {
@@ -57,17 +78,26 @@ Result<sql::Dialect> DialectOf(const project::WarehouseConfig& config) {
 }
 
 Result<std::unique_ptr<warehouse::Warehouse>> OpenWarehouse(const project::ProjectConfig& project,
-                                                            const project::WarehouseConfig& config) {
+                                                            const project::WarehouseConfig& config,
+                                                            warehouse::AccessMode access) {
   STRATA_ASSIGN_OR_RETURN(sql::Dialect dialect, DialectOf(config));
   switch (dialect) {
     case sql::Dialect::kDuckDb: {
       const std::string path =
           config.path == ":memory:" ? config.path : (project.root / config.path).string();
-      return warehouse::OpenDuckDb(path);
+      return warehouse::OpenDuckDb(path, access);
     }
     case sql::Dialect::kPostgres: {
       STRATA_ASSIGN_OR_RETURN(warehouse::PostgresSettings settings, PostgresSettingsOf(config));
-      return warehouse::OpenPostgres(settings);
+      STRATA_ASSIGN_OR_RETURN(std::unique_ptr<warehouse::Warehouse> opened,
+                              warehouse::OpenPostgres(settings));
+      switch (access) {
+        case warehouse::AccessMode::kReadWrite:
+          return opened;
+        case warehouse::AccessMode::kReadOnly:
+          return std::unique_ptr<warehouse::Warehouse>(new ReadOnlyPostgres(std::move(opened)));
+      }
+      return opened;
     }
     case sql::Dialect::kSnowflake:
     case sql::Dialect::kDatabricks:

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -256,12 +257,23 @@ Error OpenError(const std::string& path, const std::string& message) {
 
 }  // namespace
 
-Result<std::unique_ptr<Warehouse>> OpenDuckDb(const std::string& path) {
+Result<std::unique_ptr<Warehouse>> OpenDuckDb(const std::string& path, AccessMode mode) {
+  const bool in_memory = path == ":memory:";
+  const bool read_only = mode == AccessMode::kReadOnly && !in_memory;
+  // DuckDB's own message for a missing file in read-only mode does not say what to do.
+  std::error_code exists_error;
+  if (read_only && !std::filesystem::exists(path, exists_error) && !exists_error) {
+    return MakeError(ErrorCode::kWarehouseConnection,
+                     fmt::format("DuckDB database {} does not exist", path),
+                     "build it first with `strata run`, or check the [warehouse] path in "
+                     "strata.toml");
+  }
   duckdb_database database = nullptr;
   char* open_error = nullptr;
   duckdb_config config = nullptr;
   duckdb_create_config(&config);
-  const char* target = path == ":memory:" ? nullptr : path.c_str();
+  if (read_only) duckdb_set_config(config, "access_mode", "READ_ONLY");
+  const char* target = in_memory ? nullptr : path.c_str();
   const duckdb_state state = duckdb_open_ext(target, &database, config, &open_error);
   duckdb_destroy_config(&config);
   if (state == DuckDBError) {

@@ -1,7 +1,10 @@
 #include "warehouse/duckdb/duckdb_warehouse.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <thread>
@@ -115,19 +118,33 @@ TEST(DuckDbWarehouseTest, TableExistenceAndSchema) {
   EXPECT_EQ(missing.error().code, ErrorCode::kWarehouseCatalog);
 }
 
+// An interrupt sent before the query starts is lost, so the interrupter keeps sending until the
+// query returns. The query ends by itself (in about a minute on a busy machine) when no interrupt
+// ever lands: a failure, not a hang. The deadline bounds how long interrupting may take.
 TEST(DuckDbWarehouseTest, InterruptCancelsARunningQuery) {
   auto warehouse = OpenDuckDb(":memory:");
   ASSERT_TRUE(warehouse.ok());
   auto connection = Connect(**warehouse);
+  std::atomic<bool> returned{false};
+  std::atomic<int> interrupts{0};
+  const auto started = std::chrono::steady_clock::now();
+  const auto deadline = started + std::chrono::seconds(30);
   std::thread interrupter([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    connection->Interrupt();
+    while (!returned.load() && std::chrono::steady_clock::now() < deadline) {
+      connection->Interrupt();
+      ++interrupts;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
   });
   auto result = connection->Execute(
-      "SELECT count(*) FROM range(100000000000) a(i), range(10) b(j) WHERE i * j % 7 = 3");
+      "SELECT count(*) FROM range(100000000) a(i), range(10) b(j) WHERE i * j % 7 = 3");
+  returned = true;
+  const auto took = std::chrono::steady_clock::now() - started;
   interrupter.join();
-  ASSERT_FALSE(result.ok());
+  EXPECT_GT(interrupts.load(), 0);
+  ASSERT_FALSE(result.ok()) << "the query ran to the end: no interrupt landed";
   EXPECT_EQ(result.error().code, ErrorCode::kWarehouseInterrupted);
+  EXPECT_LT(took, std::chrono::seconds(30));
 }
 
 TEST(DuckDbWarehouseTest, ConnectionsUseUtcWhateverTheMachineZone) {
@@ -158,6 +175,39 @@ TEST(DuckDbWarehouseTest, PersistsToAFile) {
   QueryResult result = Exec(*connection, "SELECT seven FROM kept");
   EXPECT_EQ(std::get<std::int64_t>(result.columns[0].values[0]), 7);
   std::filesystem::remove(path);
+}
+
+TEST(DuckDbWarehouseTest, ReadOnlyOpenReadsAndRefusesWrites) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("strata_duckdb_read_only_" + std::to_string(::getpid()) + ".duckdb");
+  std::filesystem::remove(path);
+  {
+    auto warehouse = OpenDuckDb(path.string());
+    ASSERT_TRUE(warehouse.ok());
+    Exec(*Connect(**warehouse), "CREATE TABLE kept AS SELECT 7 AS seven");
+  }
+  {
+    auto warehouse = OpenDuckDb(path.string(), AccessMode::kReadOnly);
+    ASSERT_TRUE(warehouse.ok()) << warehouse.error().ToString();
+    auto connection = Connect(**warehouse);
+    QueryResult result = Exec(*connection, "SELECT seven FROM kept");
+    EXPECT_EQ(std::get<std::int64_t>(result.columns[0].values[0]), 7);
+    EXPECT_FALSE(connection->Execute("INSERT INTO kept VALUES (8)").ok());
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(DuckDbWarehouseTest, ReadOnlyOpenOfAMissingFileFailsAndCreatesNothing) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("strata_duckdb_missing_" + std::to_string(::getpid()) + ".duckdb");
+  std::filesystem::remove(path);
+  auto warehouse = OpenDuckDb(path.string(), AccessMode::kReadOnly);
+  ASSERT_FALSE(warehouse.ok());
+  EXPECT_EQ(warehouse.error().code, ErrorCode::kWarehouseConnection);
+  EXPECT_NE(warehouse.error().message.find(path.string()), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(path));
+  // In memory there is nothing to share: read-only is ignored there.
+  EXPECT_TRUE(OpenDuckDb(":memory:", AccessMode::kReadOnly).ok());
 }
 
 }  // namespace
