@@ -4,8 +4,11 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 #include "state/internal/test_support.h"
@@ -375,22 +378,64 @@ TEST_F(StateStoreTest, EightyThousandPartitionsInOneUpsert) {
 namespace strata::state {
 namespace {
 
+// Counts the sleeps of SQLite's busy handler while alive: the default VFS is replaced by a copy
+// whose xSleep counts, then calls the real one. A connection waiting for a lock sleeps.
+class BusySleepCounter {
+ public:
+  BusySleepCounter() : real_(sqlite3_vfs_find(nullptr)), spy_(*real_) {
+    real_vfs_ = real_;
+    sleeps_ = 0;
+    spy_.zName = "strata-busy-sleep-counter";
+    spy_.xSleep = &BusySleepCounter::Sleep;
+    EXPECT_EQ(sqlite3_vfs_register(&spy_, /*makeDflt=*/1), SQLITE_OK);
+  }
+  ~BusySleepCounter() {
+    sqlite3_vfs_unregister(&spy_);
+    sqlite3_vfs_register(real_, /*makeDflt=*/1);
+  }
+  int sleeps() const { return sleeps_.load(); }
+
+ private:
+  static int Sleep(sqlite3_vfs* /*spy*/, int microseconds) {
+    ++sleeps_;
+    return real_vfs_->xSleep(real_vfs_, microseconds);
+  }
+  static inline std::atomic<int> sleeps_{0};
+  static inline sqlite3_vfs* real_vfs_ = nullptr;
+  sqlite3_vfs* real_;
+  sqlite3_vfs spy_;
+};
+
 // Two processes opening a brand-new state store at once (a run creating it while `strata
 // partitions` polls): the second must wait for the first, not fail with "database is locked".
+// The holder releases only once the opener has been seen waiting for its lock.
 TEST_F(StateStoreTest, OpeningWhileAnotherConnectionCreatesTheFileWaits) {
+  BusySleepCounter counter;
   const std::string path = PathTo("state.db");
   sqlite3* holder = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &holder), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(holder, "BEGIN EXCLUSIVE; CREATE TABLE t(x);", nullptr, nullptr, nullptr),
             SQLITE_OK);
-  std::thread release([holder] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
+  std::optional<Result<std::unique_ptr<StateStore>>> store;
+  std::atomic<bool> returned{false};
+  std::thread opener([&] {
+    store = StateStore::Open(path);
+    returned = true;
   });
-  Result<std::unique_ptr<StateStore>> store = StateStore::Open(path);
-  release.join();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (counter.sleeps() == 0 && !returned.load() &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  const bool waited = counter.sleeps() > 0;
+  const bool returned_while_held = returned.load();
+  sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr);
+  opener.join();
   sqlite3_close(holder);
-  ASSERT_TRUE(store.ok()) << store.error().ToString();
+  EXPECT_TRUE(waited) << "StateStore::Open never waited for the holder's lock";
+  EXPECT_FALSE(returned_while_held) << "StateStore::Open returned while the lock was held";
+  ASSERT_TRUE(store.has_value());
+  ASSERT_TRUE(store->ok()) << store->error().ToString();
 }
 
 }  // namespace

@@ -44,14 +44,25 @@ int ReplayDirectory(const fs::path& directory) {
   return replayed;
 }
 
+// Replaying nothing proves nothing: both folders must be there and hold their inputs. Lower a
+// minimum only in the change that deliberately drops kept inputs.
+constexpr int kMinimumCorpusInputs = 1000;  // 2,385 today
+constexpr int kMinimumRegressionInputs = 3;
+
 TEST(FuzzRegressionTest, CorpusKeepsItsProperties) {
-  const int replayed = ReplayDirectory(fs::path(STRATA_FUZZ_DIR) / "corpus");
-  EXPECT_GT(replayed, 100) << "tests/fuzz/corpus is missing or nearly empty";
+  const fs::path directory = fs::path(STRATA_FUZZ_DIR) / "corpus";
+  ASSERT_TRUE(fs::is_directory(directory)) << directory << " is missing";
+  const int replayed = ReplayDirectory(directory);
+  EXPECT_GE(replayed, kMinimumCorpusInputs) << directory << " is nearly empty";
   std::printf("fuzz corpus inputs replayed: %d\n", replayed);
 }
 
 TEST(FuzzRegressionTest, CrashInputsStayFixed) {
-  const int replayed = ReplayDirectory(fs::path(STRATA_FUZZ_DIR) / "regressions");
+  const fs::path directory = fs::path(STRATA_FUZZ_DIR) / "regressions";
+  ASSERT_TRUE(fs::is_directory(directory)) << directory << " is missing";
+  const int replayed = ReplayDirectory(directory);
+  EXPECT_GE(replayed, kMinimumRegressionInputs)
+      << directory << " holds fewer kept crash inputs than before";
   std::printf("fuzz regression inputs replayed: %d\n", replayed);
 }
 
