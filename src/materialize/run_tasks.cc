@@ -222,21 +222,23 @@ std::optional<Error> WithRetries(RunContext& run, std::size_t worker, Attempt at
   }
 }
 
-// Runs `statements` in order; after a failure inside a transaction the session is rolled back
-// (PostgreSQL refuses everything else until then; elsewhere a stray ROLLBACK is harmless).
+// Runs `statements` (an Emitter script) in order. After a failure the session's transaction, if
+// the script opened one, is ended with the emitter's Rollback() (PostgreSQL refuses everything
+// else until then); no statement text is inspected to know whether one is open, since a
+// ROLLBACK with no transaction is harmless.
 std::optional<Error> ExecuteAll(RunContext& run, warehouse::Connection& connection,
                                 const std::vector<std::string>& statements) {
-  bool in_transaction = false;
+  const auto fail = [&](Error error) -> std::optional<Error> {
+    if (const std::string rollback = run.emitter.Rollback(); !rollback.empty()) {
+      (void)connection.Execute(rollback);
+    }
+    return error;
+  };
   for (const std::string& statement : statements) {
     if (statement.empty()) continue;
-    if (run.watcher.cancelled()) return MakeError(ErrorCode::kInterrupted, "interrupted");
+    if (run.watcher.cancelled()) return fail(MakeError(ErrorCode::kInterrupted, "interrupted"));
     Result<warehouse::QueryResult> result = connection.Execute(statement);
-    if (!result.ok()) {
-      if (in_transaction) (void)connection.Execute("ROLLBACK");
-      return std::move(result).error();
-    }
-    if (statement == "BEGIN") in_transaction = true;
-    if (statement == "COMMIT") in_transaction = false;
+    if (!result.ok()) return fail(std::move(result).error());
   }
   return std::nullopt;
 }

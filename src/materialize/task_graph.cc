@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <exception>
 #include <mutex>
 #include <optional>
 #include <queue>
@@ -41,6 +42,8 @@ struct Schedule {
   std::priority_queue<Ready, std::vector<Ready>, std::greater<Ready>> ready;
   std::size_t unfinished = 0;
   std::optional<Error> error;
+  std::exception_ptr exception;  // the first exception a callback threw (a broken invariant)
+  bool stopped() const { return error.has_value() || exception != nullptr; }
 };
 
 }  // namespace
@@ -58,24 +61,32 @@ Status TaskGraph::Run(int workers, const RunFunction& run, const SkipFunction& s
     std::unique_lock<std::mutex> lock(schedule.mutex);
     while (true) {
       schedule.changed.wait(lock, [&] {
-        return schedule.error || schedule.unfinished == 0 || !schedule.ready.empty();
+        return schedule.stopped() || schedule.unfinished == 0 || !schedule.ready.empty();
       });
-      if (schedule.error || schedule.unfinished == 0) return;
+      if (schedule.stopped() || schedule.unfinished == 0) return;
       const TaskId id = schedule.ready.top().id;
       schedule.ready.pop();
       const std::optional<TaskId> root_cause = schedule.doomed[id];
       lock.unlock();
       bool succeeded = false;
       std::optional<Error> error;
-      if (root_cause) {
-        Status skipped = skip(worker, id, *root_cause);
-        if (!skipped.ok()) error = std::move(skipped).error();
-      } else {
-        Result<TaskOutcome> outcome = run(worker, id);
-        if (!outcome.ok()) error = std::move(outcome).error();
-        else succeeded = *outcome == TaskOutcome::kSucceeded;
+      std::exception_ptr exception;
+      try {
+        if (root_cause) {
+          Status skipped = skip(worker, id, *root_cause);
+          if (!skipped.ok()) error = std::move(skipped).error();
+        } else {
+          Result<TaskOutcome> outcome = run(worker, id);
+          if (!outcome.ok()) error = std::move(outcome).error();
+          else succeeded = *outcome == TaskOutcome::kSucceeded;
+        }
+      } catch (...) {
+        // An exception must not end a worker thread (std::terminate): it stops the run and is
+        // rethrown on the calling thread once every worker has returned.
+        exception = std::current_exception();
       }
       lock.lock();
+      if (exception && !schedule.exception) schedule.exception = exception;
       if (error && !schedule.error) schedule.error = std::move(error);
       for (TaskId dependent : nodes_[id].dependents) {
         if (!succeeded && !schedule.doomed[dependent]) {
@@ -89,11 +100,14 @@ Status TaskGraph::Run(int workers, const RunFunction& run, const SkipFunction& s
       schedule.changed.notify_all();
     }
   };
-  const std::size_t count = std::max<std::size_t>(1, static_cast<std::size_t>(std::max(1, workers)));
+  // No more threads than tasks: a thread with nothing to do only waits.
+  const std::size_t count = std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1, workers)),
+                                                    1, std::max<std::size_t>(1, nodes_.size()));
   std::vector<std::thread> threads;
   for (std::size_t worker = 1; worker < count; ++worker) threads.emplace_back(work, worker);
   work(0);
   for (std::thread& thread : threads) thread.join();
+  if (schedule.exception) std::rethrow_exception(schedule.exception);
   if (schedule.error) return std::move(*schedule.error);
   return OkStatus();
 }

@@ -339,4 +339,19 @@ Result<std::string> Emitter::PartitionRowCounts(const TableName& target,
       key, QualifiedName(target), WindowPredicate(time_column, range));
 }
 
+std::string Emitter::Rollback() const {
+  switch (dialect_) {
+    case sql::Dialect::kDuckDb:
+    case sql::Dialect::kPostgres:
+    case sql::Dialect::kRedshift:
+    case sql::Dialect::kSnowflake:
+      return "ROLLBACK";
+    case sql::Dialect::kDatabricks:
+    case sql::Dialect::kBigQuery:
+    case sql::Dialect::kTrino:
+      break;
+  }
+  return "";
+}
+
 }  // namespace strata::warehouse

@@ -116,6 +116,11 @@ class Emitter {
   Result<std::vector<std::string>> FullRefresh(const TableName& target,
                                                std::string_view select_sql) const;
   Result<std::vector<std::string>> View(const TableName& target, std::string_view select_sql) const;
+  // The statement that ends a failed session transaction: "ROLLBACK" where statements run in
+  // session transactions (DuckDB, PostgreSQL, Redshift, Snowflake), "" where there are none to
+  // end (Databricks, BigQuery, Trino). Sent after any failed statement of a FullRefresh/View
+  // script: outside a transaction it is a harmless no-op (an ignored error or warning).
+  std::string Rollback() const;
   // ---- incremental models (DuckDB and PostgreSQL; kWarehouseUnsupported elsewhere) ----
   //
   // What @incremental_filter expands to in an incremental load:

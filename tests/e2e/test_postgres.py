@@ -248,3 +248,25 @@ def test_plan_shows_postgres_sql_without_connecting(pg, monkeypatch):
     assert statements["delete"].startswith('DELETE FROM "marts"."fct_daily_orders"')
     assert statements["insert"].startswith('INSERT INTO "marts"."fct_daily_orders"\nSELECT * FROM (')
     assert "DROP TABLE IF EXISTS \"staging\".\"stg_orders\"" in models["stg_orders"]["statements"]
+
+
+def test_a_failed_full_refresh_rolls_back_and_the_session_goes_on(pg):
+    """A full_refresh is BEGIN; DROP; CREATE AS; COMMIT on PostgreSQL. When CREATE fails, the
+    runner ends the transaction with the emitter's ROLLBACK (whatever the statements' text), so
+    the old table survives and the next model on the same connection (--parallel 1) runs."""
+    project, database = pg
+    load_orders(database, order_rows(DAYS[:1]))
+    project.add_model("a_totals", "SELECT customer_id, SUM(amount) AS total FROM orders GROUP BY 1\n",
+                      sources=(("raw", "orders"),), target=("marts", "a_totals"), catalog=None)
+    project.add_model("b_count", "SELECT COUNT(*) AS n FROM orders\n",
+                      sources=(("raw", "orders"),), target=("marts", "b_count"), catalog=None)
+    project.run("--parallel", "1")
+    before = sorted(database.query("SELECT customer_id, total FROM marts.a_totals"))
+    assert before
+    project.set_sql("a_totals", "SELECT customer_id, SUM(amount) / 0 AS total FROM orders GROUP BY 1\n")
+    database.execute("INSERT INTO raw.orders VALUES (99, 1, 1.00, TIMESTAMP '2026-04-03 01:00:00')")
+    report = project.run("--parallel", "1", expect=2).json
+    status = {m["model"]: m["status"] for m in report["materializations"]}
+    assert status == {"a_totals": "Failed", "b_count": "Computed"}, report
+    assert sorted(database.query("SELECT customer_id, total FROM marts.a_totals")) == before
+    assert database.query("SELECT n FROM marts.b_count")[0][0] in (5, "5")

@@ -46,7 +46,9 @@ class TaskGraph {
   //  - `skip(worker, task, root_cause)` for the others; a skipped task counts as not succeeded.
   // `worker` is in [0, workers): a callback may keep per-worker resources (a connection) in a
   // vector indexed by it. An error from a callback stops the run: no task starts after it, tasks
-  // in flight finish, and the first error is returned.
+  // in flight finish, and the first error is returned. An exception from a callback (a broken
+  // invariant) stops the run the same way and is rethrown here, on the calling thread, after every
+  // worker returned. At most min(workers, size()) threads run.
   using RunFunction = std::function<Result<TaskOutcome>(std::size_t worker, TaskId task)>;
   using SkipFunction = std::function<Status(std::size_t worker, TaskId task, TaskId root_cause)>;
   Status Run(int workers, const RunFunction& run, const SkipFunction& skip) const;
