@@ -1,6 +1,8 @@
 #include "base/time.h"
 
+#include <algorithm>
 #include <chrono>
+#include <thread>
 #include <cstdio>
 
 namespace strata {
@@ -78,6 +80,17 @@ std::optional<UnixSeconds> ParseIso8601(std::string_view text) {
   const UnixSeconds seconds = ToUnixSeconds(c);
   if (FormatIso8601(seconds) != text) return std::nullopt;
   return seconds;
+}
+
+bool Clock::Wait(std::int64_t millis, const std::atomic<bool>& cancel) const {
+  const auto deadline = chr::steady_clock::now() + chr::milliseconds(std::max<std::int64_t>(0, millis));
+  while (!cancel.load()) {
+    const auto now = chr::steady_clock::now();
+    if (now >= deadline) return true;
+    std::this_thread::sleep_for(std::min<chr::steady_clock::duration>(deadline - now,
+                                                                      chr::milliseconds(10)));
+  }
+  return false;
 }
 
 const Clock& SystemClock() {

@@ -2,6 +2,7 @@
 // Everything is UTC (v1); there are no time zones anywhere in Strata.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -40,6 +41,10 @@ class Clock {
  public:
   virtual ~Clock() = default;
   virtual UnixSeconds Now() const = 0;
+  // Waits `millis` milliseconds, or less when `cancel` becomes true (checked at least every
+  // 10 ms); returns false when cancelled. The default sleeps for real; a test clock may only
+  // record the wait. Thread-safe.
+  virtual bool Wait(std::int64_t millis, const std::atomic<bool>& cancel) const;
 };
 // The system clock (UTC). Thread-safe; never null.
 const Clock& SystemClock();

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 namespace strata {
 namespace {
 
@@ -47,6 +50,23 @@ TEST(TimeTest, ParsesItsOwnIsoForm) {
   EXPECT_FALSE(ParseIso8601("2024-02-29T00:00:00").has_value());
   EXPECT_FALSE(ParseIso8601("2024-2-29T00:00:00Z").has_value());
   EXPECT_FALSE(ParseIso8601("2024-02-29T00:00:00Zx").has_value());
+}
+
+// A run's retry backoff waits through Clock::Wait: SIGINT (the cancel flag) must cut even an
+// hour-long wait short. Without that, this test hangs until ctest's timeout fails it.
+TEST(ClockTest, WaitEndsWhenCancelled) {
+  std::atomic<bool> cancel{false};
+  std::atomic<bool> waiting{false};
+  std::thread canceller([&] {
+    while (!waiting.load()) std::this_thread::yield();
+    cancel = true;
+  });
+  waiting = true;
+  EXPECT_FALSE(SystemClock().Wait(3'600'000, cancel));
+  canceller.join();
+  std::atomic<bool> never{false};
+  EXPECT_TRUE(SystemClock().Wait(0, never));
+  EXPECT_TRUE(SystemClock().Wait(5, never));
 }
 
 }  // namespace

@@ -2,8 +2,8 @@
 // and a skipped task. See internal/run_context.h.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <random>
-#include <thread>
 
 #include "materialize/internal/batch_writer.h"
 #include "materialize/internal/run_context.h"
@@ -183,14 +183,18 @@ Result<PlannedModel> BindInsertColumns(warehouse::Connection& connection,
   return bound;
 }
 
-// The wait before attempt `attempt + 1`: a random time in [d/2, d], d = base * 2^(attempt-1).
+}  // namespace
+
 std::int64_t BackoffMillis(const project::RunConfig& config, int attempt) {
   thread_local std::mt19937_64 random{std::random_device{}()};
-  const std::int64_t ceiling = static_cast<std::int64_t>(config.retry_base_ms)
-                               << std::min(attempt - 1, 16);
+  const std::int64_t ceiling = std::min<std::int64_t>(
+      static_cast<std::int64_t>(config.retry_base_ms) << std::clamp(attempt - 1, 0, 16),
+      kMaxBackoffMillis);
   if (ceiling <= 1) return ceiling;
   return std::uniform_int_distribution<std::int64_t>(ceiling / 2, ceiling)(random);
 }
+
+namespace {
 
 // Runs `attempt_once` (which returns the error of a failed attempt, or nullopt) until it
 // succeeds, fails with a non-retryable error, runs out of retries or the run is cancelled.
@@ -218,7 +222,8 @@ std::optional<Error> WithRetries(RunContext& run, std::size_t worker, Attempt at
     if (!retry) return error;
     const std::int64_t backoff = BackoffMillis(config, attempt);
     retries.push_back({attempt, std::string(error->reported_code()), error->ToString(), backoff});
-    std::this_thread::sleep_for(std::chrono::milliseconds(backoff));
+    // Through the run's clock, so SIGINT cuts the wait short and tests need not sleep.
+    if (!run.options.clock->Wait(backoff, run.watcher.flag())) return error;
   }
 }
 

@@ -63,6 +63,17 @@ struct EndState {
   bool operator==(const EndState&) const = default;
 };
 
+// Records each retry wait instead of sleeping: the runner's backoff goes through the clock.
+class RecordingClock final : public Clock {
+ public:
+  UnixSeconds Now() const override { return SystemClock().Now(); }
+  bool Wait(std::int64_t millis, const std::atomic<bool>& cancel) const override {
+    waited += millis;
+    return !cancel.load();
+  }
+  mutable std::atomic<std::int64_t> waited{0};
+};
+
 class FaultLoopTest : public ::testing::TestWithParam<int> {
  public:  // FaultLoop() below drives these
   std::filesystem::path MakeProject(const std::string& name) {
@@ -106,6 +117,7 @@ class FaultLoopTest : public ::testing::TestWithParam<int> {
     EXPECT_TRUE(plan.ok());
     materialize::RunOptions options;
     options.parallel = GetParam();
+    options.clock = &clock_;
     auto report = materialize::ExecutePlan(
         project, *plan,
         [&]() -> Result<std::unique_ptr<warehouse::Warehouse>> {
@@ -147,12 +159,14 @@ class FaultLoopTest : public ::testing::TestWithParam<int> {
   }
 
   std::vector<std::filesystem::path> roots_;
+  RecordingClock clock_;
 };
 
 // What one fault loop covers and found.
 struct LoopTotals {
   int runs_with_failures = 0;
   int retried = 0;
+  std::int64_t backoff_ms = 0;  // reported in the faulted runs' retries
   std::int64_t last_call = 0;
 };
 
@@ -177,7 +191,10 @@ LoopTotals FaultLoop(FaultLoopTest& test, const EndState& clean, Kind kind, Chec
     }
     totals.last_call = n;
     if (faulted.status != materialize::RunStatus::kSuccess) ++totals.runs_with_failures;
-    for (const auto& m : faulted.materializations) totals.retried += static_cast<int>(m.retries.size());
+    for (const auto& m : faulted.materializations) {
+      totals.retried += static_cast<int>(m.retries.size());
+      for (const auto& retry : m.retries) totals.backoff_ms += retry.backoff_ms;
+    }
     check(n, faulted);
     const materialize::RunReport resumed = test.Run(root, nullptr);
     EXPECT_EQ(resumed.status, materialize::RunStatus::kSuccess) << "fault at call " << n;
@@ -211,6 +228,11 @@ TEST_P(FaultLoopTest, EveryFailedCallIsRepairedByTheNextRun) {
   // The loop reached both outcomes: runs a fault broke and runs that retried past one.
   EXPECT_GT(totals.runs_with_failures, 0);
   EXPECT_GT(totals.retried, 0);
+  // The backoffs were waited through the run's clock (none slept for real). Not compared with
+  // the reported sum: a batch's retries are reported once per key of the batch, and a model
+  // setup's retries are in no materialization.
+  EXPECT_GT(totals.backoff_ms, 0);
+  EXPECT_GT(clock_.waited.load(), 0);
 }
 
 // ENOSPC at every write point the wrapper reaches: from call N on, every call fails with

@@ -72,6 +72,13 @@ struct RunContext {
 
 int PlannedPartitions(const PlannedModel& planned);
 
+// Retry backoff: the wait before attempt `attempt + 1` is random in [d/2, d], with
+// d = min(retry_base_ms * 2^(attempt-1), kMaxBackoffMillis). The cap keeps the largest settings
+// (retry_base_ms 60000, max_retries 20) from waiting days; the wait goes through
+// RunOptions::clock and ends early when the run is cancelled.
+inline constexpr std::int64_t kMaxBackoffMillis = 30'000;
+std::int64_t BackoffMillis(const project::RunConfig& config, int attempt);
+
 // Whether `error` ends the whole run rather than one task: the warehouse cannot write its files
 // (kWarehouseStorage), or the state store cannot record what happened (kIo, kStateStore). Every
 // further task would fail the same way, or its outcome could not be recorded.
