@@ -389,9 +389,12 @@ std::vector<Model> LoadModels(const ProjectConfig& config, std::vector<Error>* e
     if (entry.path().extension() == ".toml") files.push_back(entry.path());
     if (entry.path().extension() == ".sql") sql_files.push_back(entry.path());
   }
+  // No models folder is an empty project (a semantic-only project has none).
+  if (ec == std::errc::no_such_file_or_directory) return {};
   if (ec) {
-    errors->push_back(MakeError(ErrorCode::kConfig, "cannot read models folder " + dir.string(),
-                                "create it or set models_dir in [project]"));
+    errors->push_back(MakeError(ErrorCode::kConfig,
+                                "cannot read models folder " + dir.string() + ": " + ec.message(),
+                                "make it a folder, or set models_dir in [project]"));
     return {};
   }
   std::sort(files.begin(), files.end());

@@ -99,6 +99,20 @@ TEST_F(ProjectTest, MicrobatchDefaultsToHour) {
   EXPECT_EQ(outcome.project->models[0].time_interval->granularity, Grain::kHour);
 }
 
+// A semantic-only project has no models/ folder: that is an empty project, not an error (every
+// `strata query` used to fail with "cannot read models folder").
+TEST_F(ProjectTest, AMissingModelsFolderIsAnEmptyProject) {
+  std::filesystem::remove_all(root_ / "models");
+  LoadOutcome outcome = LoadProject(root_);
+  ASSERT_TRUE(outcome.project.has_value()) << (outcome.errors.empty() ? "" : outcome.errors[0].message);
+  EXPECT_TRUE(outcome.project->models.empty());
+  // A models path that exists but is not a folder is still an error, with the OS reason.
+  Write("models", "not a folder");
+  const Error error = OnlyError();
+  EXPECT_EQ(error.code, ErrorCode::kConfig);
+  EXPECT_NE(error.message.find("Not a directory"), std::string::npos) << error.message;
+}
+
 TEST_F(ProjectTest, UnknownKeyHasLineAndSuggestion) {
   Model("fct", "name = \"fct\"\n[strategy]\ntype = \"time_interval\"\ntime_column = \"d\"\n"
                "granularity = \"day\"\nlookbak = 3\n");

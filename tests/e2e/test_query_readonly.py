@@ -177,3 +177,15 @@ def test_postgres_query_sessions_are_read_only(pg_server, project, monkeypatch):
     error = writes.json["errors"][0]
     assert "read-only transaction" in error["message"], error
     assert database.scalar("SELECT is_called FROM raw.ticket_ids") == "f"  # never advanced
+
+
+def test_a_semantic_only_project_without_models_answers(shop):
+    """A missing models/ folder is an empty project: queries, meta and compile work."""
+    import shutil
+    shutil.rmtree(shop.models_dir)
+    answered = query(shop, QUERY)
+    assert answered.returncode == 0, repr(answered)
+    assert json.loads(answered.stdout)["rows"] == EXPECTED_ROWS
+    compiled = shop.strata("compile")
+    assert compiled.returncode == 0, repr(compiled)
+    assert compiled.json["models"] == 0
