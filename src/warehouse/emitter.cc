@@ -321,7 +321,15 @@ Result<std::string> Emitter::PartitionRowCounts(const TableName& target,
                                                 const Window& range) const {
   STRATA_TRY(RequireSupported("partition row count"));
   const std::string column = QuoteIdentifier(time_column);
+  // Truncate and count first, format only the groups: formatting every row is 10x slower.
   std::string key;
+  std::string_view unit;
+  switch (grain) {
+    case Grain::kHour: unit = "hour"; break;
+    case Grain::kDay: unit = "day"; break;
+    case Grain::kMonth: unit = "month"; break;
+    case Grain::kYear: unit = "year"; break;
+  }
   if (dialect_ == sql::Dialect::kPostgres) {
     std::string_view format;
     switch (grain) {
@@ -330,13 +338,15 @@ Result<std::string> Emitter::PartitionRowCounts(const TableName& target,
       case Grain::kMonth: format = "YYYY-MM"; break;
       case Grain::kYear: format = "YYYY"; break;
     }
-    key = fmt::format("to_char({}, {})", column, sql::QuoteString(format, dialect_));
+    key = fmt::format("to_char(strata_bucket, {})", sql::QuoteString(format, dialect_));
   } else {
-    key = fmt::format("strftime({}, {})", column, sql::QuoteString(GrainFormat(grain), dialect_));
+    key = fmt::format("strftime(strata_bucket, {})", sql::QuoteString(GrainFormat(grain), dialect_));
   }
   return fmt::format(
-      "SELECT {} AS partition_key, count(*) AS row_count\nFROM {}\nWHERE {}\nGROUP BY 1",
-      key, QualifiedName(target), WindowPredicate(time_column, range));
+      "SELECT {} AS partition_key, row_count\nFROM (\n  SELECT date_trunc({}, {}) AS strata_bucket, "
+      "count(*) AS row_count\n  FROM {}\n  WHERE {}\n  GROUP BY 1\n) AS strata_counts",
+      key, sql::QuoteString(unit, dialect_), column, QualifiedName(target),
+      WindowPredicate(time_column, range));
 }
 
 std::string Emitter::Rollback() const {

@@ -266,7 +266,24 @@ def test_a_failed_full_refresh_rolls_back_and_the_session_goes_on(pg):
     project.set_sql("a_totals", "SELECT customer_id, SUM(amount) / 0 AS total FROM orders GROUP BY 1\n")
     database.execute("INSERT INTO raw.orders VALUES (99, 1, 1.00, TIMESTAMP '2026-04-03 01:00:00')")
     report = project.run("--parallel", "1", expect=2).json
+    assert report["warnings"] == []
     status = {m["model"]: m["status"] for m in report["materializations"]}
     assert status == {"a_totals": "Failed", "b_count": "Computed"}, report
     assert sorted(database.query("SELECT customer_id, total FROM marts.a_totals")) == before
     assert database.query("SELECT n FROM marts.b_count")[0][0] in (5, "5")
+
+
+def test_the_state_check_reads_postgres_too(pg):
+    """Rows deleted behind the state store are W040 and --missing rebuilds them (the grouped
+    count runs on PostgreSQL: to_char(date_trunc(...)))."""
+    project, database = pg
+    load_orders(database, order_rows(DAYS))
+    add_models(project)
+    project.run("--missing")
+    clean = project.run("--missing").json
+    assert clean["warnings"] == [], clean["warnings"]
+    database.execute("DELETE FROM marts.fct_daily_orders WHERE order_date = DATE '2026-04-05'")
+    report = project.run("--missing").json
+    assert [(w["code"], w["partition"]) for w in report["warnings"]] == [("W040", "2026-04-05")]
+    assert sorted(mats_by_key(report, "fct_daily_orders")) == ["2026-04-05"]
+    assert daily_table(database) == expected_daily(order_rows(DAYS))
