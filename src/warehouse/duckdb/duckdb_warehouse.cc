@@ -236,7 +236,7 @@ Error OpenError(const std::string& path, const std::string& message) {
   if (message.find("Could not set lock on file") != std::string::npos) {
     return MakeError(
         ErrorCode::kWarehouseConnection,
-        fmt::format("DuckDB database {} is in use: {} holds its write lock ({})", path,
+        fmt::format("DuckDB database {} is in use: {} holds a conflicting lock on it ({})", path,
                     LockHolder(message), message),
         "a DuckDB file has one writer at a time, and nobody reads it while a writer holds it: "
         "wait for that process to finish (a `strata run` ends by itself; stop it with Ctrl-C "
