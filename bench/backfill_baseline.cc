@@ -1,20 +1,19 @@
 // The baseline of bench/backfill.sh: the least a backfill can do. It talks to DuckDB through the
 // C API only — no project, no planning, no state store — and executes SQL it is given.
 //
-//   backfill_baseline generate DB ROWS         create raw.events: ROWS rows over the 365 days of 2025
-//   backfill_baseline replay DB PLAN_JSON [--stats]
+//   backfill_baseline generate DB ROWS         create raw.events: ROWS rows over the 365 days of
+//   2025 backfill_baseline replay DB PLAN_JSON [--stats]
 //       run the plan's bootstrap statements, then for every batch BEGIN; DELETE; INSERT; COMMIT,
 //       back to back on one connection. --stats also runs, per key, the statistics query strata
 //       runs inside each transaction (same text as Emitter::WindowStats), to attribute its cost.
 //       Prints one JSON line: elapsed_ms and the time spent in each kind of statement.
-//   backfill_baseline exec DB SQL_FILE         run the file's statements (e.g. one CTAS); prints elapsed_ms
-//   backfill_baseline stats DB TABLE           print rows, sums and an order-independent checksum
+//   backfill_baseline exec DB SQL_FILE         run the file's statements (e.g. one CTAS); prints
+//   elapsed_ms backfill_baseline stats DB TABLE           print rows, sums and an order-independent
+//   checksum
 //
 // Times printed here are inside the process; bench/backfill.sh times whole processes (as it does
 // strata), so both include process start, opening the database and the checkpoint on close.
 #include <duckdb.h>
-
-#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -22,6 +21,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
@@ -103,14 +103,16 @@ int Generate(const std::string& path, long long rows) {
   // customers, so a day has ~27,400 events and ~5,000 (day, customer) groups.
   const long long year_micros = 365LL * 86400 * 1000000;
   db.Execute("CREATE SCHEMA IF NOT EXISTS raw");
-  db.Execute("CREATE TABLE raw.events AS\n"
-             "SELECT i AS event_id,\n"
-             "       CAST(hash(i) % 5000 AS INTEGER) AS customer_id,\n"
-             "       TIMESTAMP '2025-01-01 00:00:00' + to_microseconds(CAST(i * (" +
-             std::to_string(year_micros) + " // " + std::to_string(rows) +
-             ") AS BIGINT)) AS ts,\n"
-             "       CAST((hash(i * 31) % 100000) / 100.0 AS DECIMAL(10, 2)) AS amount\n"
-             "FROM range(" + std::to_string(rows) + ") AS t(i)");
+  db.Execute(
+      "CREATE TABLE raw.events AS\n"
+      "SELECT i AS event_id,\n"
+      "       CAST(hash(i) % 5000 AS INTEGER) AS customer_id,\n"
+      "       TIMESTAMP '2025-01-01 00:00:00' + to_microseconds(CAST(i * (" +
+      std::to_string(year_micros) + " // " + std::to_string(rows) +
+      ") AS BIGINT)) AS ts,\n"
+      "       CAST((hash(i * 31) % 100000) / 100.0 AS DECIMAL(10, 2)) AS amount\n"
+      "FROM range(" +
+      std::to_string(rows) + ") AS t(i)");
   std::cout << nlohmann::json{{"rows", rows}, {"elapsed_ms", MillisSince(start)}}.dump() << "\n";
   return 0;
 }
@@ -126,7 +128,8 @@ std::string StatsFromDelete(const std::string& delete_sql) {
   const std::string table = delete_sql.substr(prefix.size(), where - prefix.size());
   return "SELECT count(*) AS row_count, "
          "CAST(COALESCE(SUM(hash(strata_row)), 0) % 18446744073709551616 AS UBIGINT) AS checksum\n"
-         "FROM " + table + " AS strata_row\nWHERE " + delete_sql.substr(where + 7);
+         "FROM " +
+         table + " AS strata_row\nWHERE " + delete_sql.substr(where + 7);
 }
 
 int Replay(const std::string& path, const std::string& plan_path, bool with_stats) {
@@ -144,7 +147,8 @@ int Replay(const std::string& path, const std::string& plan_path, bool with_stat
       return changed;
     };
     for (const auto& model : plan.at("models")) {
-      for (const auto& statement : model.at("bootstrap")) timed("bootstrap", statement.get<std::string>());
+      for (const auto& statement : model.at("bootstrap"))
+        timed("bootstrap", statement.get<std::string>());
       for (const auto& batch : model.at("batches")) {
         const auto& s = batch.at("statements");
         timed("begin", s.at("begin").get<std::string>());
@@ -160,8 +164,10 @@ int Replay(const std::string& path, const std::string& plan_path, bool with_stat
     }
     phase_ms["statements_total"] = MillisSince(start);
   }  // closing the database checkpoints it, as strata's run does
-  nlohmann::json out = {{"elapsed_ms", MillisSince(start)}, {"batches", batches},
-                        {"statements", statements}, {"rows_inserted", inserted},
+  nlohmann::json out = {{"elapsed_ms", MillisSince(start)},
+                        {"batches", batches},
+                        {"statements", statements},
+                        {"rows_inserted", inserted},
                         {"phase_ms", phase_ms}};
   std::cout << out.dump() << "\n";
   return 0;
@@ -183,10 +189,12 @@ int Stats(const std::string& path, const std::string& table) {
   const std::string sql =
       "SELECT count(*), sum(event_count), sum(revenue), "
       "CAST(COALESCE(SUM(hash(t)), 0) % 18446744073709551616 AS UBIGINT), "
-      "count(DISTINCT event_day), min(event_day), max(event_day) FROM " + table + " AS t";
+      "count(DISTINCT event_day), min(event_day), max(event_day) FROM " +
+      table + " AS t";
   duckdb_result result;
   db.Execute(sql, &result);
-  const char* names[] = {"rows", "event_count", "revenue", "checksum", "days", "first_day", "last_day"};
+  const char* names[] = {"rows", "event_count", "revenue", "checksum",
+                         "days", "first_day",   "last_day"};
   std::string line;
   for (idx_t i = 0; i < 7; ++i) {
     char* text = duckdb_value_varchar(&result, i, 0);
@@ -207,7 +215,8 @@ int main(int argc, char** argv) {
   if (argc < 4) Die(usage);
   const std::string mode = argv[1];
   if (mode == "generate") return Generate(argv[2], std::atoll(argv[3]));
-  if (mode == "replay") return Replay(argv[2], argv[3], argc > 4 && std::string(argv[4]) == "--stats");
+  if (mode == "replay")
+    return Replay(argv[2], argv[3], argc > 4 && std::string(argv[4]) == "--stats");
   if (mode == "exec") return Exec(argv[2], argv[3]);
   if (mode == "stats") return Stats(argv[2], argv[3]);
   Die(usage);

@@ -155,7 +155,8 @@ Phases OneRun(const fs::path& project_dir, const fs::path& base) {
       Check(materialize::BuildPlan(project, request, warehouse::Emitter(dialect), *store), "plan");
   phases["plan.build"] = Ms(t);
   t = Clock::now();
-  Check(store->SavePlan(plan.plan_id, plan.created_at, materialize::PlanToJson(plan).dump()), "save");
+  Check(store->SavePlan(plan.plan_id, plan.created_at, materialize::PlanToJson(plan).dump()),
+        "save");
   phases["plan.save"] = Ms(t);
 
   materialize::RunOptions options;
@@ -211,8 +212,14 @@ double StateWritesAlone(const fs::path& dir) {
     record.run_id = "run_x";
     record.start = key.window().start;
     record.end = key.window().end;
-    state::RunPartitionRecord history{"run_x", record.model_name, record.partition_key,
-                                      state::PartitionStatus::kInProgress, 0, 0, "", 1};
+    state::RunPartitionRecord history{"run_x",
+                                      record.model_name,
+                                      record.partition_key,
+                                      state::PartitionStatus::kInProgress,
+                                      0,
+                                      0,
+                                      "",
+                                      1};
     Check(store->UpsertPartitions({record}), "upsert");
     Check(store->RecordRunPartitions({history}), "record");
     record.status = history.status = state::PartitionStatus::kComputed;
@@ -239,13 +246,17 @@ int main(int argc, char** argv) {
     for (const auto& [name, ms] : OneRun(project_dir, base)) samples[name].push_back(ms);
     samples["state.writes_alone (365 x 4 transactions)"].push_back(StateWritesAlone(project_dir));
   }
-  std::cout << fmt::format("in-process strata run --parallel 1, phases in ms (median of {}; "
-                           "sql.* are sums over all statements of that kind):\n", reps);
+  std::cout << fmt::format(
+      "in-process strata run --parallel 1, phases in ms (median of {}; "
+      "sql.* are sums over all statements of that kind):\n",
+      reps);
   for (auto& [name, values] : samples) {
     std::sort(values.begin(), values.end());
-    const double median = values.size() % 2 ? values[values.size() / 2]
-                                             : (values[values.size() / 2 - 1] + values[values.size() / 2]) / 2;
-    std::cout << fmt::format("   {:<66} {:9.1f}   ({:.2f} per partition)\n", name, median, median / 365);
+    const double median = values.size() % 2
+                              ? values[values.size() / 2]
+                              : (values[values.size() / 2 - 1] + values[values.size() / 2]) / 2;
+    std::cout << fmt::format("   {:<66} {:9.1f}   ({:.2f} per partition)\n", name, median,
+                             median / 365);
   }
   return 0;
 }

@@ -67,30 +67,34 @@ std::string ModelSql(int i) {
   }
   std::string sql = "SELECT day, bucket, sum(events) AS events, sum(amount) AS amount\nFROM (\n";
   for (std::size_t k = 0; k < up.size(); ++k) {
-    sql += fmt::format("  {}SELECT day, bucket, events, amount FROM m{:02d}\n"
-                       "  WHERE day >= @start_date AND day < @end_date\n",
-                       k == 0 ? "" : "UNION ALL\n  ", up[k]);
+    sql += fmt::format(
+        "  {}SELECT day, bucket, events, amount FROM m{:02d}\n"
+        "  WHERE day >= @start_date AND day < @end_date\n",
+        k == 0 ? "" : "UNION ALL\n  ", up[k]);
   }
   return sql + ") AS u\nGROUP BY 1, 2\n";
 }
 
 void WriteProject(const fs::path& dir) {
   fs::create_directories(dir / "models");
-  std::ofstream(dir / "strata.toml")
-      << "[project]\nname = \"dag_bench\"\n[warehouse]\ntype = \"duckdb\"\npath = \"warehouse.duckdb\"\n";
+  std::ofstream(dir / "strata.toml") << "[project]\nname = \"dag_bench\"\n[warehouse]\ntype = "
+                                        "\"duckdb\"\npath = \"warehouse.duckdb\"\n";
   for (int i = 0; i < kModels; ++i) {
     const std::string name = fmt::format("m{:02d}", i);
     std::string toml = fmt::format("name = \"{}\"\n", name);
     const std::vector<int> up = Upstream(i);
     if (!up.empty()) {
       toml += "depends_on = [";
-      for (std::size_t k = 0; k < up.size(); ++k) toml += fmt::format("{}\"m{:02d}\"", k ? ", " : "", up[k]);
+      for (std::size_t k = 0; k < up.size(); ++k)
+        toml += fmt::format("{}\"m{:02d}\"", k ? ", " : "", up[k]);
       toml += "]\n";
     } else {
       toml += "[[sources]]\nschema = \"raw\"\ntable = \"events\"\n";
     }
-    toml += "[strategy]\ntype = \"time_interval\"\ntime_column = \"day\"\ngranularity = \"day\"\n"
-            "[target]\nschema = \"marts\"\ntable = \"" + name + "\"\n";
+    toml +=
+        "[strategy]\ntype = \"time_interval\"\ntime_column = \"day\"\ngranularity = \"day\"\n"
+        "[target]\nschema = \"marts\"\ntable = \"" +
+        name + "\"\n";
     std::ofstream(dir / "models" / (name + ".toml")) << toml;
     std::ofstream(dir / "models" / (name + ".sql")) << ModelSql(i);
   }
@@ -101,12 +105,14 @@ void MakeSource(const fs::path& path, long rows) {
   auto connection = Check(duck->Connect(), "connect");
   Check(connection->Execute("CREATE SCHEMA raw"), "schema");
   // sqrt spacing: the density of events grows linearly over the year.
-  Check(connection->Execute(fmt::format(
-            "CREATE TABLE raw.events AS SELECT i AS event_id, CAST(hash(i) % 100000 AS BIGINT) AS customer_id, "
-            "CAST((hash(i, 'a') % 10000) / 100 AS DECIMAL(12, 2)) AS amount, "
-            "TIMESTAMP '2025-01-01' + to_microseconds(CAST(sqrt(i / {0}.0) * 31535999999999 AS BIGINT)) "
-            "AS event_at FROM range({0}) t(i)",
-            rows)),
+  Check(connection->Execute(
+            fmt::format("CREATE TABLE raw.events AS SELECT i AS event_id, CAST(hash(i) % 100000 AS "
+                        "BIGINT) AS customer_id, "
+                        "CAST((hash(i, 'a') % 10000) / 100 AS DECIMAL(12, 2)) AS amount, "
+                        "TIMESTAMP '2025-01-01' + to_microseconds(CAST(sqrt(i / {0}.0) * "
+                        "31535999999999 AS BIGINT)) "
+                        "AS event_at FROM range({0}) t(i)",
+                        rows)),
         "source rows");
 }
 
@@ -134,17 +140,18 @@ Outcome RunOnce(const fs::path& dir, const fs::path& source, materialize::Schedu
   request.selection.to = "2025-12-31";
   request.parallel = parallel;
   request.now = SystemClock().Now();
-  auto plan = Check(materialize::BuildPlan(project, request,
-                                           warehouse::Emitter(sql::Dialect::kDuckDb), *store),
-                    "plan");
+  auto plan = Check(
+      materialize::BuildPlan(project, request, warehouse::Emitter(sql::Dialect::kDuckDb), *store),
+      "plan");
   materialize::RunOptions options;
   options.parallel = parallel;
   options.schedule = schedule;
-  auto report = Check(materialize::ExecutePlan(
-                          project, plan,
-                          [&] { return materialize::OpenWarehouse(project.config, project.config.warehouse); },
-                          *store, options),
-                      "run");
+  auto report = Check(
+      materialize::ExecutePlan(
+          project, plan,
+          [&] { return materialize::OpenWarehouse(project.config, project.config.warehouse); },
+          *store, options),
+      "run");
   Outcome outcome;
   outcome.seconds = std::chrono::duration<double>(SteadyClock::now() - started).count();
   if (report.status != materialize::RunStatus::kSuccess) Die("the run did not succeed");
@@ -168,11 +175,16 @@ int main(int argc, char** argv) {
   fs::path work;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--rows") rows = std::atol(argv[i + 1]);
-    else if (flag == "--rounds") rounds = std::atoi(argv[i + 1]);
-    else if (flag == "--parallel") parallel = std::atoi(argv[i + 1]);
-    else if (flag == "--work") work = argv[i + 1];
-    else Die("unknown flag " + flag);
+    if (flag == "--rows")
+      rows = std::atol(argv[i + 1]);
+    else if (flag == "--rounds")
+      rounds = std::atoi(argv[i + 1]);
+    else if (flag == "--parallel")
+      parallel = std::atoi(argv[i + 1]);
+    else if (flag == "--work")
+      work = argv[i + 1];
+    else
+      Die("unknown flag " + flag);
   }
   const bool temporary = work.empty();
   if (temporary) work = fs::temp_directory_path() / fmt::format("strata-dag-bench-{}", ::getpid());
@@ -187,10 +199,10 @@ int main(int argc, char** argv) {
   for (int round = 0; round < rounds; ++round) {
     for (int k = 0; k < 2; ++k) {
       const bool barrier = (round + k) % 2 == 1;
-      Outcome outcome = RunOnce(dir, work / "source.duckdb",
-                                barrier ? materialize::Schedule::kModelBarrier
-                                        : materialize::Schedule::kPartition,
-                                parallel);
+      Outcome outcome = RunOnce(
+          dir, work / "source.duckdb",
+          barrier ? materialize::Schedule::kModelBarrier : materialize::Schedule::kPartition,
+          parallel);
       if (reference.empty()) reference = outcome.checksums;
       if (outcome.checksums != reference) {
         int shown = 0;

@@ -7,10 +7,9 @@
 // The plan's PostgreSQL insert is the unbound `INSERT INTO t SELECT * FROM (...)`, which
 // PostgreSQL runs as is when the table's columns are in the SELECT's order (they are: the table
 // was created from the same SELECT); strata names the columns at run time, at no measurable cost.
-#include <nlohmann/json.hpp>
-
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "base/partition.h"
 #include "warehouse/emitter.h"

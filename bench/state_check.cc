@@ -9,6 +9,8 @@
 //   check      ListPartitions(Computed) + CheckComputedPartitions (what planning adds)
 //   rebuild    one partition rewritten: BEGIN; DELETE the day; INSERT its R rows; COMMIT
 // and prints check / rebuild: the check's cost in partitions' worth of backfill work.
+#include "materialize/state_check.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,7 +22,6 @@
 #include <string>
 #include <vector>
 
-#include "materialize/state_check.h"
 #include "state/state_store.h"
 #include "warehouse/duckdb/duckdb_warehouse.h"
 #include "warehouse/emitter.h"
@@ -47,7 +48,8 @@ double MedianMs(int reps, const std::function<void()>& body) {
     const auto start = std::chrono::steady_clock::now();
     body();
     times.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
@@ -69,11 +71,16 @@ int main(int argc, char** argv) {
   int days = 100, rows_per_day = 20000, reps = 7;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--dir") dir = argv[i + 1];
-    else if (flag == "--days") days = std::atoi(argv[i + 1]);
-    else if (flag == "--rows-per-day") rows_per_day = std::atoi(argv[i + 1]);
-    else if (flag == "--reps") reps = std::atoi(argv[i + 1]);
-    else Die("unknown flag " + flag);
+    if (flag == "--dir")
+      dir = argv[i + 1];
+    else if (flag == "--days")
+      days = std::atoi(argv[i + 1]);
+    else if (flag == "--rows-per-day")
+      rows_per_day = std::atoi(argv[i + 1]);
+    else if (flag == "--reps")
+      reps = std::atoi(argv[i + 1]);
+    else
+      Die("unknown flag " + flag);
   }
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -111,13 +118,14 @@ int main(int argc, char** argv) {
 
   std::size_t disagreements = 0;
   const double check_ms = MedianMs(reps, [&] {
-    auto computed = Check(store->ListPartitions(model.name, state::PartitionStatus::kComputed),
-                          "list");
+    auto computed =
+        Check(store->ListPartitions(model.name, state::PartitionStatus::kComputed), "list");
     disagreements =
         Check(materialize::CheckComputedPartitions(*connection, emitter, model, computed), "check")
             .size();
   });
-  if (disagreements != 0) Die(fmt::format("{} partitions disagree on a clean table", disagreements));
+  if (disagreements != 0)
+    Die(fmt::format("{} partitions disagree on a clean table", disagreements));
   int day = 0;
   const double rebuild_ms = MedianMs(reps, [&] {
     const std::string start = fmt::format("TIMESTAMP '2026-01-01' + INTERVAL {} DAY", day);

@@ -74,7 +74,8 @@ Files ListFiles(const fs::path& root) {
 
 // Reads every file; calls `per_model` on each model's SQL. Returns a checksum so nothing is
 // optimised away.
-std::size_t ReadAll(const Files& files, const std::function<std::size_t(const std::string&)>& per_model) {
+std::size_t ReadAll(const Files& files,
+                    const std::function<std::size_t(const std::string&)>& per_model) {
   std::size_t checksum = 0;
   for (const fs::path& path : files.toml) checksum += ReadFile(path).size();
   for (const fs::path& path : files.sql) {
@@ -110,8 +111,8 @@ ChildRun RunStrataCompile(const std::string& strata, const fs::path& root, const
   if (pid == 0) {
     const int fd = open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) _exit(127);
-    execl(strata.c_str(), strata.c_str(), "compile", "--output", "json", "--project",
-          root.c_str(), static_cast<char*>(nullptr));
+    execl(strata.c_str(), strata.c_str(), "compile", "--output", "json", "--project", root.c_str(),
+          static_cast<char*>(nullptr));
     _exit(127);
   }
   int status = 0;
@@ -127,11 +128,16 @@ Options ParseOptions(int argc, char** argv) {
   Options options;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--models") options.models = std::atoi(argv[i + 1]);
-    else if (flag == "--rounds") options.rounds = std::max(1, std::atoi(argv[i + 1]));
-    else if (flag == "--strata") options.strata = argv[i + 1];
-    else if (flag == "--keep") options.keep = argv[i + 1];
-    else std::fprintf(stderr, "unknown flag %s\n", flag.c_str()), std::exit(2);
+    if (flag == "--models")
+      options.models = std::atoi(argv[i + 1]);
+    else if (flag == "--rounds")
+      options.rounds = std::max(1, std::atoi(argv[i + 1]));
+    else if (flag == "--strata")
+      options.strata = argv[i + 1];
+    else if (flag == "--keep")
+      options.keep = argv[i + 1];
+    else
+      std::fprintf(stderr, "unknown flag %s\n", flag.c_str()), std::exit(2);
   }
   return options;
 }
@@ -149,12 +155,13 @@ int main(int argc, char** argv) {
   const double rss_start = PeakRssMb(RUSAGE_SELF);
   const GeneratedProject generated = strata::bench::GenerateProject(root, options.models);
   const Files files = ListFiles(root);
-  std::printf("project: %s\n  %d models (%d time_interval), %llu files, %.1f MB, %llu SQL lines "
-              "(%.1f per model)\n",
-              root.c_str(), options.models, generated.time_interval_models,
-              static_cast<unsigned long long>(generated.files), generated.bytes / 1e6,
-              static_cast<unsigned long long>(generated.sql_lines),
-              static_cast<double>(generated.sql_lines) / options.models);
+  std::printf(
+      "project: %s\n  %d models (%d time_interval), %llu files, %.1f MB, %llu SQL lines "
+      "(%.1f per model)\n",
+      root.c_str(), options.models, generated.time_interval_models,
+      static_cast<unsigned long long>(generated.files), generated.bytes / 1e6,
+      static_cast<unsigned long long>(generated.sql_lines),
+      static_cast<double>(generated.sql_lines) / options.models);
   std::printf("peak RSS after generating: %.1f MB (at start: %.1f MB)\n\n", PeakRssMb(RUSAGE_SELF),
               rss_start);
 
@@ -181,7 +188,10 @@ int main(int argc, char** argv) {
     double peak_rss_mb = 0;
   };
   std::vector<Phase> phases = {
-      {"(a) read .sql + .toml (baseline)", [](const std::string&) { return std::size_t{0}; }, {}, 0},
+      {"(a) read .sql + .toml (baseline)",
+       [](const std::string&) { return std::size_t{0}; },
+       {},
+       0},
       {"(l) read + Lex", lex, {}, 0},
       {"(b) read + ParseScript", parse, {}, 0},
       {"(c) read + AnalyzeModelSql (parse + E024)", analyze, {}, 0},
@@ -194,15 +204,17 @@ int main(int argc, char** argv) {
     }
   }
   const double baseline = Median(phases[0].seconds);
-  std::printf("%-46s %10s %8s %14s\n", "phase (median of rounds)", "wall s", "ratio", "peak RSS MB");
+  std::printf("%-46s %10s %8s %14s\n", "phase (median of rounds)", "wall s", "ratio",
+              "peak RSS MB");
   for (const Phase& phase : phases) {
     std::printf("%-46s %10.3f %7.1fx %14.1f\n", phase.name, Median(phase.seconds),
                 Median(phase.seconds) / baseline, phase.peak_rss_mb);
   }
-  std::printf("  per round: %zu parse failures; %zu models not proven bounded (the project has %d "
-              "models without bounds: its full_refresh and view models)\n",
-              parse_failures / options.rounds, unbounded / options.rounds,
-              options.models - generated.time_interval_models);
+  std::printf(
+      "  per round: %zu parse failures; %zu models not proven bounded (the project has %d "
+      "models without bounds: its full_refresh and view models)\n",
+      parse_failures / options.rounds, unbounded / options.rounds,
+      options.models - generated.time_interval_models);
   if (!options.strata.empty()) {
     std::vector<double> seconds;
     ChildRun run;

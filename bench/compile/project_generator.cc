@@ -53,8 +53,8 @@ class ModelWriter {
                  " / 100.0, 2) AS share_" + std::to_string(i) + ",\n";
           break;
         case 3:
-          sql += "    date_trunc('month', " + prefix + "event_at) AS month_" +
-                 std::to_string(i) + ",\n";
+          sql += "    date_trunc('month', " + prefix + "event_at) AS month_" + std::to_string(i) +
+                 ",\n";
           break;
         default:
           sql += "    CAST(" + prefix + "customer_id AS VARCHAR) AS customer_key_" +
@@ -83,12 +83,17 @@ class ModelWriter {
   }
 
   std::string CteJoin(const std::vector<std::string>& up) {
-    std::string sql = "WITH base AS (\n    SELECT id, customer_id, event_at, amount, category, status\n"
-                      "    FROM " + up[0] + "\n    " + Bounds("event_at") + "),\n";
-    sql += "customers AS (\n    SELECT customer_id, max(event_at) AS last_seen, count(*) AS events\n"
-           "    FROM " + up.back() + "\n    GROUP BY customer_id\n),\n";
-    sql += "enriched AS (\n    SELECT b.*, c.last_seen, c.events\n    FROM base AS b\n"
-           "    LEFT JOIN customers AS c ON c.customer_id = b.customer_id\n)\nSELECT\n";
+    std::string sql =
+        "WITH base AS (\n    SELECT id, customer_id, event_at, amount, category, status\n"
+        "    FROM " +
+        up[0] + "\n    " + Bounds("event_at") + "),\n";
+    sql +=
+        "customers AS (\n    SELECT customer_id, max(event_at) AS last_seen, count(*) AS events\n"
+        "    FROM " +
+        up.back() + "\n    GROUP BY customer_id\n),\n";
+    sql +=
+        "enriched AS (\n    SELECT b.*, c.last_seen, c.events\n    FROM base AS b\n"
+        "    LEFT JOIN customers AS c ON c.customer_id = b.customer_id\n)\nSELECT\n";
     ExtraColumns(sql, "e.", Pick(8, 45));
     sql += "    e.last_seen,\n    e.events,\n" + BaseColumns("e.") + "\nFROM enriched AS e\n" +
            "WHERE e.status IN ('active', 'paid', 'shipped')\n";
@@ -108,11 +113,14 @@ class ModelWriter {
   std::string Windowed(const std::vector<std::string>& up) {
     std::string sql = "SELECT\n" + BaseColumns("o.") + ",\n";
     ExtraColumns(sql, "o.", Pick(8, 55));
-    sql += "    row_number() OVER (PARTITION BY o.customer_id ORDER BY o.event_at) AS nth_event,\n"
-           "    sum(o.amount) OVER (PARTITION BY o.customer_id ORDER BY o.event_at\n"
-           "        ROWS BETWEEN 6 PRECEDING AND CURRENT ROW) AS amount_7,\n"
-           "    lag(o.amount) OVER (PARTITION BY o.customer_id ORDER BY o.event_at) AS previous_amount\n"
-           "FROM " + up[0] + " AS o\n";
+    sql +=
+        "    row_number() OVER (PARTITION BY o.customer_id ORDER BY o.event_at) AS nth_event,\n"
+        "    sum(o.amount) OVER (PARTITION BY o.customer_id ORDER BY o.event_at\n"
+        "        ROWS BETWEEN 6 PRECEDING AND CURRENT ROW) AS amount_7,\n"
+        "    lag(o.amount) OVER (PARTITION BY o.customer_id ORDER BY o.event_at) AS "
+        "previous_amount\n"
+        "FROM " +
+        up[0] + " AS o\n";
     if (up.size() > 1) sql += "INNER JOIN " + up[1] + " AS p ON p.id = o.id\n";
     sql += Bounds("o.event_at") +
            "QUALIFY row_number() OVER (PARTITION BY o.id ORDER BY o.event_at DESC) = 1\n";
@@ -123,8 +131,10 @@ class ModelWriter {
     std::string sql = "SELECT\n    CAST(event_at AS DATE) AS event_day,\n    category,\n";
     const int measures = Pick(12, 60);
     for (int i = 0; i < measures; ++i) {
-      sql += "    sum(CASE WHEN status = 's" + std::to_string(i) + "' THEN amount ELSE 0 END) AS "
-             "amount_s" + std::to_string(i) + ",\n";
+      sql += "    sum(CASE WHEN status = 's" + std::to_string(i) +
+             "' THEN amount ELSE 0 END) AS "
+             "amount_s" +
+             std::to_string(i) + ",\n";
     }
     sql += "    count(*) AS events,\n    count(DISTINCT customer_id) AS customers\nFROM " + up[0] +
            "\n" + Bounds("event_at") + "GROUP BY 1, 2\nHAVING count(*) > 0\n";
@@ -159,8 +169,9 @@ std::string Toml(const std::string& name, const std::vector<std::string>& upstre
     toml += "\n[[sources]]\nschema = \"raw\"\ntable = \"src_" + std::to_string(source) + "\"\n";
   }
   if (time_interval) {
-    toml += "\n[strategy]\ntype = \"time_interval\"\ntime_column = \"event_day\"\n"
-            "granularity = \"day\"\nlookback = 1\nfirst_partition = \"2025-01-01\"\n";
+    toml +=
+        "\n[strategy]\ntype = \"time_interval\"\ntime_column = \"event_day\"\n"
+        "granularity = \"day\"\nlookback = 1\nfirst_partition = \"2025-01-01\"\n";
   } else {
     toml += std::string("\n[strategy]\ntype = \"") + (view ? "view" : "full_refresh") + "\"\n";
   }
@@ -190,15 +201,19 @@ GeneratedProject GenerateProject(const std::filesystem::path& root, int models,
       time_interval = false;
     } else {
       switch (writer.Pick(0, 9)) {
-        case 0: case 1: case 2:
+        case 0:
+        case 1:
+        case 2:
           upstream = writer.Upstream(2);
           sql = writer.CteJoin(upstream);
           break;
-        case 3: case 4:
+        case 3:
+        case 4:
           upstream = writer.Upstream(writer.Pick(2, 4));
           sql = writer.UnionBranches(upstream);
           break;
-        case 5: case 6:
+        case 5:
+        case 6:
           upstream = writer.Upstream(writer.Pick(1, 2));
           sql = writer.Windowed(upstream);
           break;

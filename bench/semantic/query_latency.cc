@@ -12,7 +12,6 @@
 // sketches client-side, so there is no single equivalent SQL statement. Prints per-query medians
 // and the median of the per-query ratios.
 #include <duckdb.h>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -102,8 +102,7 @@ Child Run(const std::vector<std::string>& argv) {
   while ((n = read(pipe_fds[0], buffer, sizeof buffer)) > 0) child.out.append(buffer, n);
   close(pipe_fds[0]);
   waitpid(pid, &child.status, 0);
-  child.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  child.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return child;
 }
 
@@ -138,20 +137,26 @@ int main(int argc, char** argv) {
   int reps = 7;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--strata") strata = argv[i + 1];
-    else if (flag == "--project") project = argv[i + 1];
-    else if (flag == "--reps") reps = std::atoi(argv[i + 1]);
-    else Die("unknown flag " + flag);
+    if (flag == "--strata")
+      strata = argv[i + 1];
+    else if (flag == "--project")
+      project = argv[i + 1];
+    else if (flag == "--reps")
+      reps = std::atoi(argv[i + 1]);
+    else
+      Die("unknown flag " + flag);
   }
   if (strata.empty()) Die("usage: query_latency --strata PATH [--project DIR] [--reps N]");
   strata = fs::absolute(strata).string();
   const std::string self = fs::canonical("/proc/self/exe").string();
   bool temporary = false;
   if (project.empty()) {
-    project = (fs::temp_directory_path() / ("strata-query-latency-" + std::to_string(getpid()))).string();
+    project =
+        (fs::temp_directory_path() / ("strata-query-latency-" + std::to_string(getpid()))).string();
     temporary = true;
     std::cout << "creating the example project in " << project << " ...\n" << std::flush;
-    if (Run({strata, "init", project, "--example", "--quiet"}).status != 0) Die("strata init failed");
+    if (Run({strata, "init", project, "--example", "--quiet"}).status != 0)
+      Die("strata init failed");
   }
   const std::string db = (fs::path(project) / "warehouse.duckdb").string();
   const std::string sql_file = (fs::path(project) / "query_latency.sql").string();
@@ -160,10 +165,11 @@ int main(int argc, char** argv) {
   int index = 0;
   for (const char* query : kQueries) {
     ++index;
-    const std::vector<std::string> strata_argv = {strata, "query", "--project", project,
-                                                  "--output", "json", query};
+    const std::vector<std::string> strata_argv = {strata,     "query", "--project", project,
+                                                  "--output", "json",  query};
     Child first = Run(strata_argv);
-    if (first.status != 0) Die("strata query failed for query " + std::to_string(index) + ":\n" + first.out);
+    if (first.status != 0)
+      Die("strata query failed for query " + std::to_string(index) + ":\n" + first.out);
     const nlohmann::json answer = nlohmann::json::parse(first.out);
     std::ofstream(sql_file) << answer["meta"]["sql"].get<std::string>();
     const std::vector<std::string> baseline_argv = {self, "exec", db, sql_file};

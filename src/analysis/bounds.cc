@@ -117,8 +117,8 @@ Flow Analyzer::OfSelect(const sql::Select& select, const Frame* frame) {
     filters.start = filters.start || bounds.start;
     filters.end = filters.end || bounds.end;
   }
-  Flow flow = select.from ? OfTable(*select.from, frame)
-                          : Unbounded("a SELECT without FROM", select.span);
+  Flow flow =
+      select.from ? OfTable(*select.from, frame) : Unbounded("a SELECT without FROM", select.span);
   if (filters.start) flow.start.reset();
   if (filters.end) flow.end.reset();
   return flow;
@@ -182,8 +182,9 @@ Flow Analyzer::OfTable(const sql::TableRef& table, const Frame* frame) {
         call = &call->args.front()->As<sql::FunctionCall>();
       }
       Flow flow = Unbounded("table function " + DottedName(call->name), table.span);
-      const std::string hint = "; a table function is never bounded on its own (a date spine's "
-                               "end is inclusive in most warehouses): filter its column";
+      const std::string hint =
+          "; a table function is never bounded on its own (a date spine's "
+          "end is inclusive in most warehouses): filter its column";
       flow.start->hint = hint;
       flow.end->hint = hint;
       return flow;
@@ -240,10 +241,10 @@ Flow Analyzer::OfJoin(const sql::Join& join, const Frame* frame) {
   switch (join.join) {
     case sql::JoinKind::kLeft:
     case sql::JoinKind::kAnti:
-      return Via(std::move(left), "the left side of the " +
-                                      std::string(join.join == sql::JoinKind::kLeft ? "LEFT"
-                                                                                     : "ANTI") +
-                                      " JOIN" + at);
+      return Via(std::move(left),
+                 "the left side of the " +
+                     std::string(join.join == sql::JoinKind::kLeft ? "LEFT" : "ANTI") + " JOIN" +
+                     at);
     case sql::JoinKind::kRight:
       return Via(std::move(right), "the right side of the RIGHT JOIN" + at);
     case sql::JoinKind::kFull:
@@ -345,7 +346,8 @@ std::string CoarseMessage(const internal::FilterFindings& findings,
   message += looser ? "looser than the window, so rows outside it can be emitted (the run then "
                       "fails with OutputOutsideWindow and rolls the partition back)"
                     : "tighter than the window, so rows inside it can be dropped";
-  message += "; compare at " + grain_name + " granularity or finer, or compare the column "
+  message += "; compare at " + grain_name +
+             " granularity or finer, or compare the column "
              "itself: `<column> >= @start_date AND <column> < @end_date`";
   return message;
 }
@@ -388,9 +390,8 @@ BoundsReport AnalyzeBounds(const std::vector<sql::StatementPtr>& script,
   }
   const Span second = script[1]->span;
   diagnostic.message = "cannot prove the partition bounds: the model SQL has " +
-                       std::to_string(script.size()) +
-                       " statements (the second starts at " + At(second) +
-                       "); a model is exactly one query";
+                       std::to_string(script.size()) + " statements (the second starts at " +
+                       At(second) + "); a model is exactly one query";
   diagnostic.line = second.line;
   diagnostic.column = second.column;
   diagnostic.caret = sql::RenderCaret(*script[1]->source, second.line, second.column);
@@ -404,8 +405,8 @@ BoundsReport AnalyzeModelSql(std::string_view sql, sql::Dialect dialect,
   const Error& error = script.error();
   BoundsDiagnostic diagnostic;
   diagnostic.code = "E024";
-  diagnostic.message = "cannot prove the partition bounds: the SQL does not parse: " +
-                       error.message;
+  diagnostic.message =
+      "cannot prove the partition bounds: the SQL does not parse: " + error.message;
   if (error.span) {
     diagnostic.line = error.span->line;
     diagnostic.column = error.span->column;

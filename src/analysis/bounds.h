@@ -76,8 +76,8 @@ struct BoundsDiagnostic {
   std::string message;  // one line: what is missing and where the unbounded rows come from
   int line = 0;         // where it points (1-based; 0 when unknown)
   int column = 0;
-  std::string caret;    // the source line and a caret under `column` (sql::RenderCaret); may
-                        // be empty
+  std::string caret;  // the source line and a caret under `column` (sql::RenderCaret); may
+                      // be empty
 };
 
 struct BoundVerdict {

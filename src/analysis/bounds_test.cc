@@ -45,9 +45,9 @@ TEST(BoundsTest, InclusiveBetweenWarns) {
 }
 
 TEST(BoundsTest, ScriptsOfSeveralStatementsFailClosed) {
-  Result<std::vector<sql::StatementPtr>> script = sql::ParseScript(
-      "SELECT * FROM t WHERE ts >= @start_date AND ts < @end_date; SELECT 1",
-      sql::Dialect::kDuckDb);
+  Result<std::vector<sql::StatementPtr>> script =
+      sql::ParseScript("SELECT * FROM t WHERE ts >= @start_date AND ts < @end_date; SELECT 1",
+                       sql::Dialect::kDuckDb);
   ASSERT_TRUE(script.ok());
   const BoundsReport report = AnalyzeBounds(*script);
   EXPECT_FALSE(report.start.bounded);

@@ -12,9 +12,7 @@ namespace {
 using sql::Expr;
 using sql::ExprKind;
 
-FilterBounds Either(FilterBounds a, FilterBounds b) {
-  return {a.start || b.start, a.end || b.end};
-}
+FilterBounds Either(FilterBounds a, FilterBounds b) { return {a.start || b.start, a.end || b.end}; }
 
 // A relation of a FROM clause: the name its columns are qualified with, and what it reads.
 struct Relation {
@@ -90,8 +88,8 @@ std::optional<ColumnName> ColumnOf(const Expr& expr) {
 }
 
 FilterBounds OutputColumnBounds(const sql::Query& query, std::string_view name,
-                                const std::vector<sql::Identifier>& renamed,
-                                const CteScope* scope, const FilterContext& context);
+                                const std::vector<sql::Identifier>& renamed, const CteScope* scope,
+                                const FilterContext& context);
 
 // Through a `*` or `t.*` item: nullopt when the star excludes or replaces `name`.
 std::optional<ColumnName> ThroughStar(const sql::Star& star, std::string_view name) {
@@ -172,8 +170,8 @@ FilterBounds ColumnBoundsInSelect(const sql::Select& select, const ColumnName& c
 }
 
 FilterBounds OutputColumnBounds(const sql::Query& query, std::string_view name,
-                                const std::vector<sql::Identifier>& renamed,
-                                const CteScope* scope, const FilterContext& context) {
+                                const std::vector<sql::Identifier>& renamed, const CteScope* scope,
+                                const FilterContext& context) {
   const auto key = std::make_pair(&query, AsciiLowered(name));
   const auto cached = context.findings->output_columns.find(key);
   if (cached != context.findings->output_columns.end()) return cached->second;
@@ -184,8 +182,8 @@ FilterBounds OutputColumnBounds(const sql::Query& query, std::string_view name,
   inner.scope = &own;
   FilterBounds bounds;
   if (query.body->kind == sql::SetExprKind::kNested) {
-    bounds = OutputColumnBounds(*query.body->As<sql::NestedQuery>().query, name, renamed, &own,
-                                context);
+    bounds =
+        OutputColumnBounds(*query.body->As<sql::NestedQuery>().query, name, renamed, &own, context);
   } else if (query.body->kind == sql::SetExprKind::kSelect) {
     const auto& select = query.body->As<sql::Select>();
     const std::optional<ColumnName> source = OutputSource(select, name, renamed);
@@ -228,8 +226,7 @@ FilterBounds InSubqueryColumnBounds(const sql::Query& query, const FilterContext
   return ColumnBoundsInSelect(*select, *column, inner);
 }
 
-std::vector<Correlation> ExistsCorrelations(const sql::Query& query,
-                                            const FilterContext& context) {
+std::vector<Correlation> ExistsCorrelations(const sql::Query& query, const FilterContext& context) {
   std::vector<Correlation> out;
   CteScope own;
   const sql::Select* select = BodySelect(query, context.scope, &own);
@@ -247,12 +244,12 @@ std::vector<Correlation> ExistsCorrelations(const sql::Query& query,
     const std::optional<ColumnName> left = ColumnOf(*equality.left);
     const std::optional<ColumnName> right = ColumnOf(*equality.right);
     if (!left || !right) continue;
-    for (const auto& [inner_column, outer_column] : {std::pair{*left, *right},
-                                                     std::pair{*right, *left}}) {
+    for (const auto& [inner_column, outer_column] :
+         {std::pair{*left, *right}, std::pair{*right, *left}}) {
       const bool outer = !outer_column.qualifier.empty() &&
                          !NamesRelation(relations, outer_column.qualifier.back());
-      const bool inside = inner_column.qualifier.empty() ||
-                          NamesRelation(relations, inner_column.qualifier.back());
+      const bool inside =
+          inner_column.qualifier.empty() || NamesRelation(relations, inner_column.qualifier.back());
       if (!outer || !inside) continue;
       const FilterBounds bounds = ColumnBoundsInSelect(*select, inner_column, inner);
       if (bounds.start || bounds.end) out.push_back({outer_column, bounds});

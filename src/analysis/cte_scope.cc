@@ -9,8 +9,8 @@ std::optional<FoundCte> FindCte(const CteScope* scope, std::string_view name) {
     for (std::size_t i = scope->visible; i-- > 0;) {
       const sql::Cte& cte = (*scope->ctes)[i];
       if (!EqualsIgnoreAsciiCase(cte.name.name, name)) continue;
-      const CteScope body{scope->parent, scope->ctes,
-                          scope->recursive ? scope->ctes->size() : i, scope->recursive};
+      const CteScope body{scope->parent, scope->ctes, scope->recursive ? scope->ctes->size() : i,
+                          scope->recursive};
       return FoundCte{&cte, body};
     }
   }

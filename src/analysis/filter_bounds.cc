@@ -63,8 +63,7 @@ FilterBounds Evaluate(const Comparison& c, const FilterContext& context,
       bounds.end = true;
       looser = looser || coarse_a;
     }
-  } else if (c.op == BinaryOp::kLess ||
-             (c.op == BinaryOp::kLessEq && c.a == TimeUnit::kInstant)) {
+  } else if (c.op == BinaryOp::kLess || (c.op == BinaryOp::kLessEq && c.a == TimeUnit::kInstant)) {
     bounds.end = true;
     looser = coarse_a && c.b == TimeUnit::kInstant;
     tighter = coarse_b;
@@ -80,11 +79,9 @@ FilterBounds Evaluate(const Comparison& c, const FilterContext& context,
 // `column op placeholder` where `column` is classified as `side`; records a CoarseBound at
 // `span` when the comparison counts and truncates coarser than the grain.
 FilterBounds SideBounds(const ColumnSide& side, BinaryOp op, const PlaceholderSide& placeholder,
-                        sql::Span span, const FilterContext& context,
-                        const ColumnTarget* target) {
+                        sql::Span span, const FilterContext& context, const ColumnTarget* target) {
   if (side.shape == ColumnShape::kNone || side.shape == ColumnShape::kNonMonotone) return {};
-  if (target != nullptr &&
-      (side.shape != ColumnShape::kTime || !target->Matches(*side.column))) {
+  if (target != nullptr && (side.shape != ColumnShape::kTime || !target->Matches(*side.column))) {
     return {};
   }
   const TimeUnit a = side.shape == ColumnShape::kTime ? side.unit : TimeUnit::kInstant;
@@ -139,11 +136,13 @@ FilterBounds MatchedBounds(const ColumnSide& side, FilterBounds carried, sql::Sp
   FilterBounds bounds;
   if (carried.start) {
     bounds.start = SideBounds(side, BinaryOp::kGreaterEq, {WindowEdge::kStart, TimeUnit::kInstant},
-                              span, context, target).start;
+                              span, context, target)
+                       .start;
   }
   if (carried.end) {
     bounds.end = SideBounds(side, BinaryOp::kLess, {WindowEdge::kEnd, TimeUnit::kInstant}, span,
-                            context, target).end;
+                            context, target)
+                     .end;
   }
   return bounds;
 }

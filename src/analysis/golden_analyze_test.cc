@@ -28,9 +28,9 @@ TEST(GoldenAnalyzeTest, AllFiles) {
       fs::path(STRATA_GOLDEN_DIR) / "analyze",
       [](const std::string&, golden_testing::GoldenCase& golden) {
         const auto header = golden.headers.find("dialect");
-        const std::optional<sql::Dialect> dialect =
-            header == golden.headers.end() ? sql::Dialect::kDuckDb
-                                           : sql::ParseDialect(header->second);
+        const std::optional<sql::Dialect> dialect = header == golden.headers.end()
+                                                        ? sql::Dialect::kDuckDb
+                                                        : sql::ParseDialect(header->second);
         EXPECT_TRUE(dialect.has_value());
         const auto grain_header = golden.headers.find("grain");
         std::optional<Grain> grain;

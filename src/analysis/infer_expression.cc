@@ -32,18 +32,21 @@ bool OneOf(std::string_view name, std::initializer_list<std::string_view> names)
 std::optional<std::string> StringLiteral(const sql::Expr& expression) {
   if (expression.kind != ExprKind::kLiteral) return std::nullopt;
   const auto& literal = expression.As<sql::Literal>();
-  if (literal.literal_kind != sql::LiteralKind::kString || literal.text.size() < 2) return std::nullopt;
+  if (literal.literal_kind != sql::LiteralKind::kString || literal.text.size() < 2)
+    return std::nullopt;
   if (literal.text.front() != '\'' || literal.text.back() != '\'') return std::nullopt;
   return Lower(literal.text.substr(1, literal.text.size() - 2));
 }
 
 // DuckDB 1.4.4: parts of a day or coarser truncate to DATE.
 bool IsDatePart(std::string_view part) {
-  return OneOf(part, {"day", "days", "d", "dayofmonth", "week", "weeks", "w", "weekofyear",
-                      "yearweek", "month", "months", "mon", "quarter", "quarters", "year",
-                      "years", "y", "yr", "yrs", "decade", "decades", "century", "centuries",
-                      "millennium", "millennia", "isoyear", "dow", "dayofweek", "weekday",
-                      "isodow", "doy", "dayofyear", "julian", "jd"});
+  return OneOf(
+      part,
+      {"day",        "days",      "d",          "dayofmonth", "week",    "weeks",   "w",
+       "weekofyear", "yearweek",  "month",      "months",     "mon",     "quarter", "quarters",
+       "year",       "years",     "y",          "yr",         "yrs",     "decade",  "decades",
+       "century",    "centuries", "millennium", "millennia",  "isoyear", "dow",     "dayofweek",
+       "weekday",    "isodow",    "doy",        "dayofyear",  "julian",  "jd"});
 }
 
 Inferred DateTrunc(const sql::FunctionCall& call, const Scope& scope) {
@@ -84,7 +87,8 @@ Inferred Window(const sql::FunctionCall& call, const std::string& name, const Sc
   if (OneOf(name, {"count", "count_star", "row_number", "rank", "dense_rank", "ntile"})) {
     return {ValueType::kInteger, Nullability::kNotNull};
   }
-  if (!OneOf(name, {"min", "max", "sum", "first_value", "last_value", "lag", "lead", "any_value"})) {
+  if (!OneOf(name,
+             {"min", "max", "sum", "first_value", "last_value", "lag", "lead", "any_value"})) {
     return {};
   }
   Inferred argument = FirstArgument(call, scope);
@@ -101,7 +105,8 @@ Inferred Coalesce(const sql::FunctionCall& call, const Scope& scope) {
     const Inferred inferred = InferExpression(*argument, scope);
     if (out.type == ValueType::kUnknown) out.type = inferred.type;
     if (inferred.nullability == Nullability::kNotNull) out.nullability = Nullability::kNotNull;
-    if (inferred.nullability == Nullability::kUnknown && out.nullability == Nullability::kNullable) {
+    if (inferred.nullability == Nullability::kUnknown &&
+        out.nullability == Nullability::kNullable) {
       out.nullability = Nullability::kUnknown;
     }
   }
@@ -112,7 +117,8 @@ Inferred Function(const sql::FunctionCall& call, const Scope& scope) {
   const std::string name = FunctionName(call);
   if (call.over || call.over_name) return Window(call, name, scope);
   if (name == "count" || name == "count_star") return {ValueType::kInteger, Nullability::kNotNull};
-  if (OneOf(name, {"sum", "min", "max", "any_value", "first", "last", "arbitrary", "avg", "mean"})) {
+  if (OneOf(name,
+            {"sum", "min", "max", "any_value", "first", "last", "arbitrary", "avg", "mean"})) {
     Inferred argument = FirstArgument(call, scope);
     if (name == "avg" || name == "mean") argument.type = ValueType::kDouble;
     // A group has rows; a global aggregate or a FILTER may see none and return NULL.
@@ -137,7 +143,8 @@ Inferred Arithmetic(const sql::Binary& binary, const Scope& scope) {
   Inferred out{ValueType::kUnknown, Strict({left.nullability, right.nullability})};
   // DuckDB returns NULL for a division by zero.
   if ((binary.op == sql::BinaryOp::kDivide || binary.op == sql::BinaryOp::kIntegerDivide ||
-       binary.op == sql::BinaryOp::kModulo) && out.nullability == Nullability::kNotNull) {
+       binary.op == sql::BinaryOp::kModulo) &&
+      out.nullability == Nullability::kNotNull) {
     out.nullability = Nullability::kUnknown;
   }
   const bool shift = binary.op == sql::BinaryOp::kAdd || binary.op == sql::BinaryOp::kSubtract;
@@ -167,23 +174,41 @@ Inferred BinaryExpression(const sql::Binary& binary, const Scope& scope) {
       return {ValueType::kBoolean,
               both == Nullability::kNotNull ? Nullability::kNotNull : Nullability::kUnknown};
     }
-    case sql::BinaryOp::kEq: case sql::BinaryOp::kNotEq: case sql::BinaryOp::kLess:
-    case sql::BinaryOp::kLessEq: case sql::BinaryOp::kGreater: case sql::BinaryOp::kGreaterEq:
+    case sql::BinaryOp::kEq:
+    case sql::BinaryOp::kNotEq:
+    case sql::BinaryOp::kLess:
+    case sql::BinaryOp::kLessEq:
+    case sql::BinaryOp::kGreater:
+    case sql::BinaryOp::kGreaterEq:
       return {ValueType::kBoolean, Strict({InferExpression(*binary.left, scope).nullability,
                                            InferExpression(*binary.right, scope).nullability})};
     case sql::BinaryOp::kNullSafeEq:
       return {ValueType::kBoolean, Nullability::kNotNull};
-    case sql::BinaryOp::kAdd: case sql::BinaryOp::kSubtract: case sql::BinaryOp::kMultiply:
-    case sql::BinaryOp::kDivide: case sql::BinaryOp::kIntegerDivide: case sql::BinaryOp::kModulo:
-    case sql::BinaryOp::kPower: case sql::BinaryOp::kConcat:
+    case sql::BinaryOp::kAdd:
+    case sql::BinaryOp::kSubtract:
+    case sql::BinaryOp::kMultiply:
+    case sql::BinaryOp::kDivide:
+    case sql::BinaryOp::kIntegerDivide:
+    case sql::BinaryOp::kModulo:
+    case sql::BinaryOp::kPower:
+    case sql::BinaryOp::kConcat:
       return Arithmetic(binary, scope);
-    case sql::BinaryOp::kBitAnd: case sql::BinaryOp::kBitOr: case sql::BinaryOp::kBitXor:
-    case sql::BinaryOp::kShiftLeft: case sql::BinaryOp::kShiftRight: case sql::BinaryOp::kArrow:
-    case sql::BinaryOp::kLongArrow: case sql::BinaryOp::kHashArrow:
-    case sql::BinaryOp::kHashLongArrow: case sql::BinaryOp::kContains:
-    case sql::BinaryOp::kOverlaps: case sql::BinaryOp::kTextMatch:
-    case sql::BinaryOp::kRegexMatch: case sql::BinaryOp::kRegexNotMatch:
-    case sql::BinaryOp::kRegexIMatch: case sql::BinaryOp::kRegexNotIMatch:
+    case sql::BinaryOp::kBitAnd:
+    case sql::BinaryOp::kBitOr:
+    case sql::BinaryOp::kBitXor:
+    case sql::BinaryOp::kShiftLeft:
+    case sql::BinaryOp::kShiftRight:
+    case sql::BinaryOp::kArrow:
+    case sql::BinaryOp::kLongArrow:
+    case sql::BinaryOp::kHashArrow:
+    case sql::BinaryOp::kHashLongArrow:
+    case sql::BinaryOp::kContains:
+    case sql::BinaryOp::kOverlaps:
+    case sql::BinaryOp::kTextMatch:
+    case sql::BinaryOp::kRegexMatch:
+    case sql::BinaryOp::kRegexNotMatch:
+    case sql::BinaryOp::kRegexIMatch:
+    case sql::BinaryOp::kRegexNotIMatch:
       return {};
   }
   return {};
@@ -214,10 +239,13 @@ Inferred LiteralValue(const sql::Literal& literal) {
       const bool fraction = literal.text.find_first_of(".eE") != std::string_view::npos;
       return {fraction ? ValueType::kDecimal : ValueType::kInteger, Nullability::kNotNull};
     }
-    case sql::LiteralKind::kString: return {ValueType::kString, Nullability::kNotNull};
+    case sql::LiteralKind::kString:
+      return {ValueType::kString, Nullability::kNotNull};
     case sql::LiteralKind::kTrue:
-    case sql::LiteralKind::kFalse: return {ValueType::kBoolean, Nullability::kNotNull};
-    case sql::LiteralKind::kNull: return {ValueType::kUnknown, Nullability::kNullable};
+    case sql::LiteralKind::kFalse:
+      return {ValueType::kBoolean, Nullability::kNotNull};
+    case sql::LiteralKind::kNull:
+      return {ValueType::kUnknown, Nullability::kNullable};
   }
   return {};
 }
@@ -236,7 +264,8 @@ Inferred Column(const sql::ColumnRef& column, const Scope& scope) {
 
 Inferred CastExpression(const sql::Cast& cast, const Scope& scope) {
   const Inferred value = InferExpression(*cast.value, scope);
-  const bool can_fail = cast.style == sql::CastStyle::kTryCast || cast.style == sql::CastStyle::kSafeCast;
+  const bool can_fail =
+      cast.style == sql::CastStyle::kTryCast || cast.style == sql::CastStyle::kSafeCast;
   return {TypeOf(cast.type), can_fail ? Nullability::kNullable : value.nullability};
 }
 
@@ -249,7 +278,8 @@ Inferred AtTimeZoneExpression(const sql::AtTimeZone& expression, const Scope& sc
   } else {
     value.type = ValueType::kUnknown;
   }
-  value.nullability = Strict({value.nullability, InferExpression(*expression.zone, scope).nullability});
+  value.nullability =
+      Strict({value.nullability, InferExpression(*expression.zone, scope).nullability});
   return value;
 }
 
@@ -300,32 +330,44 @@ Resolved Resolve(const Scope& scope, const sql::ColumnRef& column) {
 
 Inferred InferExpression(const sql::Expr& expression, const Scope& scope) {
   switch (expression.kind) {
-    case ExprKind::kLiteral: return LiteralValue(expression.As<sql::Literal>());
+    case ExprKind::kLiteral:
+      return LiteralValue(expression.As<sql::Literal>());
     case ExprKind::kTypedLiteral:
       return {TypeOf(expression.As<sql::TypedLiteral>().type), Nullability::kNotNull};
-    case ExprKind::kInterval: return {ValueType::kOther, Nullability::kNotNull};
-    case ExprKind::kPlaceholder: return {ValueType::kUnknown, Nullability::kNotNull};
-    case ExprKind::kColumn: return Column(expression.As<sql::ColumnRef>(), scope);
+    case ExprKind::kInterval:
+      return {ValueType::kOther, Nullability::kNotNull};
+    case ExprKind::kPlaceholder:
+      return {ValueType::kUnknown, Nullability::kNotNull};
+    case ExprKind::kColumn:
+      return Column(expression.As<sql::ColumnRef>(), scope);
     case ExprKind::kUnary: {
       const auto& unary = expression.As<sql::Unary>();
       Inferred operand = InferExpression(*unary.operand, scope);
       if (unary.op == sql::UnaryOp::kNot) operand.type = ValueType::kBoolean;
       return operand;
     }
-    case ExprKind::kBinary: return BinaryExpression(expression.As<sql::Binary>(), scope);
+    case ExprKind::kBinary:
+      return BinaryExpression(expression.As<sql::Binary>(), scope);
     case ExprKind::kIs:
     case ExprKind::kIsDistinct:
-    case ExprKind::kExists: return {ValueType::kBoolean, Nullability::kNotNull};
+    case ExprKind::kExists:
+      return {ValueType::kBoolean, Nullability::kNotNull};
     case ExprKind::kLike:
     case ExprKind::kBetween:
     case ExprKind::kInList:
     case ExprKind::kInSubquery:
-    case ExprKind::kQuantified: return {ValueType::kBoolean, Nullability::kUnknown};
-    case ExprKind::kFunction: return Function(expression.As<sql::FunctionCall>(), scope);
-    case ExprKind::kCast: return CastExpression(expression.As<sql::Cast>(), scope);
-    case ExprKind::kCase: return CaseExpression(expression.As<sql::Case>(), scope);
-    case ExprKind::kNested: return InferExpression(*expression.As<sql::Nested>().inner, scope);
-    case ExprKind::kCollate: return InferExpression(*expression.As<sql::Collate>().value, scope);
+    case ExprKind::kQuantified:
+      return {ValueType::kBoolean, Nullability::kUnknown};
+    case ExprKind::kFunction:
+      return Function(expression.As<sql::FunctionCall>(), scope);
+    case ExprKind::kCast:
+      return CastExpression(expression.As<sql::Cast>(), scope);
+    case ExprKind::kCase:
+      return CaseExpression(expression.As<sql::Case>(), scope);
+    case ExprKind::kNested:
+      return InferExpression(*expression.As<sql::Nested>().inner, scope);
+    case ExprKind::kCollate:
+      return InferExpression(*expression.As<sql::Collate>().value, scope);
     case ExprKind::kAtTimeZone:
       return AtTimeZoneExpression(expression.As<sql::AtTimeZone>(), scope);
     case ExprKind::kParameter:
@@ -340,7 +382,8 @@ Inferred InferExpression(const sql::Expr& expression, const Scope& scope) {
     case ExprKind::kField:
     case ExprKind::kJsonPath:
     case ExprKind::kNamedArgument:
-    case ExprKind::kGrouping: return {};
+    case ExprKind::kGrouping:
+      return {};
   }
   return {};
 }

@@ -80,7 +80,8 @@ void RejectedBy(const sql::Expr& conjunct, Scope& scope) {
   } else if (conjunct.kind == ExprKind::kIs) {
     const auto& test = conjunct.As<sql::Is>();
     const bool not_null = test.negated && test.test == sql::IsTest::kNull;
-    const bool truth = !test.negated && (test.test == sql::IsTest::kTrue || test.test == sql::IsTest::kFalse);
+    const bool truth =
+        !test.negated && (test.test == sql::IsTest::kTrue || test.test == sql::IsTest::kFalse);
     if (not_null || truth) StrictColumns(*test.value, scope);
   }
 }

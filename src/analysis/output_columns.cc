@@ -38,7 +38,8 @@ void Rename(std::optional<std::vector<TypedColumn>>& columns,
 void MakeNullable(std::vector<Relation>& relations, std::size_t begin, std::size_t end) {
   for (std::size_t index = begin; index < end; ++index) {
     if (!relations[index].columns) continue;
-    for (TypedColumn& column : *relations[index].columns) column.nullability = Nullability::kNullable;
+    for (TypedColumn& column : *relations[index].columns)
+      column.nullability = Nullability::kNullable;
   }
 }
 
@@ -59,7 +60,8 @@ OutputColumn Combine(const OutputColumn& left, const OutputColumn& right, sql::S
   if (left.type != right.type) out.type = ValueType::kUnknown;
   switch (op) {
     case sql::SetOp::kUnion:
-      if (left.nullability == Nullability::kNullable || right.nullability == Nullability::kNullable) {
+      if (left.nullability == Nullability::kNullable ||
+          right.nullability == Nullability::kNullable) {
         out.nullability = Nullability::kNullable;
       } else if (left.nullability != right.nullability) {
         out.nullability = Nullability::kUnknown;
@@ -97,10 +99,14 @@ class Analyzer {
  private:
   OutputColumns Body(const sql::SetExpr& body) {
     switch (body.kind) {
-      case sql::SetExprKind::kSelect: return Select(body.As<sql::Select>());
-      case sql::SetExprKind::kSetOperation: return SetOperation(body.As<sql::SetOperation>());
-      case sql::SetExprKind::kValues: return ValuesList(body.As<sql::Values>());
-      case sql::SetExprKind::kNested: return Query(*body.As<sql::NestedQuery>().query);
+      case sql::SetExprKind::kSelect:
+        return Select(body.As<sql::Select>());
+      case sql::SetExprKind::kSetOperation:
+        return SetOperation(body.As<sql::SetOperation>());
+      case sql::SetExprKind::kValues:
+        return ValuesList(body.As<sql::Values>());
+      case sql::SetExprKind::kNested:
+        return Query(*body.As<sql::NestedQuery>().query);
     }
     return {};
   }
@@ -109,7 +115,8 @@ class Analyzer {
     OutputColumns left = Body(*operation.left);
     const OutputColumns right = Body(*operation.right);
     if (!left.complete || !right.complete) {
-      for (OutputColumn& column : left.columns) column = OutputColumn{column.name, {}, {}, column.span};
+      for (OutputColumn& column : left.columns)
+        column = OutputColumn{column.name, {}, {}, column.span};
       return left;
     }
     for (std::size_t index = 0; index < left.columns.size(); ++index) {
@@ -121,8 +128,9 @@ class Analyzer {
       } else if (index < right.columns.size()) {
         other = &right.columns[index];
       }
-      left.columns[index] = other ? Combine(left.columns[index], *other, operation.op)
-                                  : OutputColumn{left.columns[index].name, {}, {}, left.columns[index].span};
+      left.columns[index] =
+          other ? Combine(left.columns[index], *other, operation.op)
+                : OutputColumn{left.columns[index].name, {}, {}, left.columns[index].span};
     }
     return left;
   }
@@ -135,7 +143,8 @@ class Analyzer {
       for (std::size_t index = 0; index < values.rows[row].size(); ++index) {
         const sql::Expr& cell = *values.rows[row][index];
         const Inferred inferred = internal::InferExpression(cell, empty);
-        OutputColumn column{"col" + std::to_string(index), inferred.type, inferred.nullability, cell.span};
+        OutputColumn column{"col" + std::to_string(index), inferred.type, inferred.nullability,
+                            cell.span};
         if (row == 0) {
           out.columns.push_back(column);
         } else if (index < out.columns.size()) {
@@ -160,8 +169,9 @@ class Analyzer {
         continue;
       }
       const Inferred inferred = internal::InferExpression(*item.expr, scope);
-      out.columns.push_back(OutputColumn{item.alias ? std::string(item.alias->name) : ImplicitName(*item.expr),
-                                         inferred.type, inferred.nullability, item.expr->span});
+      out.columns.push_back(
+          OutputColumn{item.alias ? std::string(item.alias->name) : ImplicitName(*item.expr),
+                       inferred.type, inferred.nullability, item.expr->span});
     }
     return out;
   }
@@ -176,7 +186,8 @@ class Analyzer {
       const auto& call = expression.As<sql::FunctionCall>();
       return call.name.empty() ? std::string() : internal::Lower(call.name.back().name);
     }
-    if (expression.kind == sql::ExprKind::kCast) return ImplicitName(*expression.As<sql::Cast>().value);
+    if (expression.kind == sql::ExprKind::kCast)
+      return ImplicitName(*expression.As<sql::Cast>().value);
     return {};
   }
 
@@ -184,7 +195,8 @@ class Analyzer {
     for (std::size_t index = 0; index < scope.relations.size(); ++index) {
       const Relation& relation = scope.relations[index];
       if (!relation.visible) continue;
-      if (!star.qualifier.empty() && !SameName(relation.alias, star.qualifier.back().name)) continue;
+      if (!star.qualifier.empty() && !SameName(relation.alias, star.qualifier.back().name))
+        continue;
       if (!relation.columns) {
         out.complete = false;
         continue;
@@ -271,12 +283,19 @@ class Analyzer {
     AddTable(*join.right, relations);
     const std::size_t end = relations.size();
     switch (join.join) {
-      case sql::JoinKind::kLeft: MakeNullable(relations, right_begin, end); break;
-      case sql::JoinKind::kRight: MakeNullable(relations, left_begin, right_begin); break;
-      case sql::JoinKind::kFull: MakeNullable(relations, left_begin, end); break;
+      case sql::JoinKind::kLeft:
+        MakeNullable(relations, right_begin, end);
+        break;
+      case sql::JoinKind::kRight:
+        MakeNullable(relations, left_begin, right_begin);
+        break;
+      case sql::JoinKind::kFull:
+        MakeNullable(relations, left_begin, end);
+        break;
       case sql::JoinKind::kSemi:
       case sql::JoinKind::kAnti:
-        for (std::size_t index = right_begin; index < end; ++index) relations[index].visible = false;
+        for (std::size_t index = right_begin; index < end; ++index)
+          relations[index].visible = false;
         break;
       case sql::JoinKind::kComma:
       case sql::JoinKind::kInner:
@@ -291,7 +310,8 @@ class Analyzer {
       for (std::size_t index = right_begin; index < end; ++index) {
         if (!relations[index].columns) continue;
         for (const TypedColumn& column : *relations[index].columns) {
-          if (HasColumn(relations, left_begin, right_begin, column.name)) shared.push_back(column.name);
+          if (HasColumn(relations, left_begin, right_begin, column.name))
+            shared.push_back(column.name);
         }
       }
     }

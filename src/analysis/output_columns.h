@@ -50,7 +50,15 @@
 namespace strata::analysis {
 
 enum class ValueType {
-  kUnknown, kBoolean, kInteger, kDecimal, kDouble, kString, kDate, kTimestamp, kTimestampTz,
+  kUnknown,
+  kBoolean,
+  kInteger,
+  kDecimal,
+  kDouble,
+  kString,
+  kDate,
+  kTimestamp,
+  kTimestampTz,
   kOther,
 };
 
@@ -81,7 +89,7 @@ struct OutputColumn {
   std::string name;  // alias or column name as written; "" when the warehouse names it
   ValueType type = ValueType::kUnknown;
   Nullability nullability = Nullability::kUnknown;
-  sql::Span span;    // the SELECT item's expression (the `*` for expanded columns)
+  sql::Span span;  // the SELECT item's expression (the `*` for expanded columns)
 };
 
 struct OutputColumns {

@@ -24,7 +24,8 @@ std::optional<std::vector<TypedColumn>> FakeCatalog(const std::vector<std::strin
         {"d", ValueType::kDate, kNotNull},
         {"amount", ValueType::kDecimal, kNullable},
         {"tz", ValueType::kTimestampTz, kNullable}}},
-      {"customers", {{"id", ValueType::kInteger, kNotNull}, {"name", ValueType::kString, kNullable}}},
+      {"customers",
+       {{"id", ValueType::kInteger, kNotNull}, {"name", ValueType::kString, kNullable}}},
   };
   auto found = tables.find(parts.back());
   if (found == tables.end()) return std::nullopt;
@@ -54,14 +55,16 @@ std::vector<std::string> Names(const OutputColumns& output) {
 }
 
 TEST(OutputColumnsTest, NamesFromAliasesColumnsAndQualifiedColumns) {
-  const OutputColumns out = Analyze("SELECT o.order_id, amount AS total, raw.orders.d, 1 + 1 FROM raw.orders o");
+  const OutputColumns out =
+      Analyze("SELECT o.order_id, amount AS total, raw.orders.d, 1 + 1 FROM raw.orders o");
   EXPECT_EQ(Names(out), (std::vector<std::string>{"order_id", "total", "d", ""}));
   EXPECT_TRUE(out.complete);
   EXPECT_EQ(out.columns[1].type, ValueType::kDecimal);
 }
 
 TEST(OutputColumnsTest, StarExpandsKnownTablesWithExcludeAndReplace) {
-  const OutputColumns out = Analyze("SELECT * EXCLUDE (amount) REPLACE (CAST(order_at AS DATE) AS order_at) FROM orders");
+  const OutputColumns out =
+      Analyze("SELECT * EXCLUDE (amount) REPLACE (CAST(order_at AS DATE) AS order_at) FROM orders");
   EXPECT_EQ(Names(out), (std::vector<std::string>{"order_id", "order_at", "d", "tz"}));
   EXPECT_EQ(Named(out, "order_at").type, ValueType::kDate);
   EXPECT_TRUE(out.complete);
@@ -74,10 +77,11 @@ TEST(OutputColumnsTest, StarOverAnUnknownTableIsIncomplete) {
 }
 
 TEST(OutputColumnsTest, QualifiedStarAndUsingColumnsOnce) {
-  const OutputColumns qualified = Analyze("SELECT c.* FROM orders o JOIN customers c ON o.order_id = c.id");
+  const OutputColumns qualified =
+      Analyze("SELECT c.* FROM orders o JOIN customers c ON o.order_id = c.id");
   EXPECT_EQ(Names(qualified), (std::vector<std::string>{"id", "name"}));
-  const OutputColumns using_join = Analyze(
-      "SELECT * FROM (SELECT order_id AS id FROM orders) a JOIN customers USING (id)");
+  const OutputColumns using_join =
+      Analyze("SELECT * FROM (SELECT order_id AS id FROM orders) a JOIN customers USING (id)");
   EXPECT_EQ(Names(using_join), (std::vector<std::string>{"id", "name"}));
 }
 
@@ -111,8 +115,9 @@ TEST(OutputColumnsTest, DuckDbDateTruncFollowsThePart) {
 }
 
 TEST(OutputColumnsTest, PostgresDateTruncIsATimestamp) {
-  const OutputColumns out = Analyze("SELECT date_trunc('day', order_at) AS a, date_trunc('day', d) AS b FROM orders",
-                                    sql::Dialect::kPostgres);
+  const OutputColumns out =
+      Analyze("SELECT date_trunc('day', order_at) AS a, date_trunc('day', d) AS b FROM orders",
+              sql::Dialect::kPostgres);
   EXPECT_EQ(Named(out, "a").type, ValueType::kTimestamp);
   EXPECT_EQ(Named(out, "b").type, ValueType::kTimestamp);
 }
@@ -143,45 +148,61 @@ TEST(OutputColumnsTest, Aggregates) {
 
 TEST(OutputColumnsTest, WhereRejectingNullMakesTheColumnNotNull) {
   EXPECT_EQ(Named(Analyze("SELECT DATE_TRUNC('day', order_at) AS x FROM orders "
-                          "WHERE order_at >= @start_date AND order_at < @end_date"), "x").nullability,
+                          "WHERE order_at >= @start_date AND order_at < @end_date"),
+                  "x")
+                .nullability,
             kNotNull);
-  EXPECT_EQ(Named(Analyze("SELECT order_at FROM orders WHERE order_at IS NOT NULL"), "order_at").nullability,
+  EXPECT_EQ(Named(Analyze("SELECT order_at FROM orders WHERE order_at IS NOT NULL"), "order_at")
+                .nullability,
             kNotNull);
-  EXPECT_EQ(Named(Analyze("SELECT * FROM orders WHERE o.order_at >= @start_date"), "order_at").nullability,
+  EXPECT_EQ(Named(Analyze("SELECT * FROM orders WHERE o.order_at >= @start_date"), "order_at")
+                .nullability,
             kNullable);  // `o` is not a table here: nothing is rejected
-  EXPECT_EQ(Named(Analyze("SELECT * FROM orders o WHERE o.order_at >= @start_date"), "order_at").nullability,
+  EXPECT_EQ(Named(Analyze("SELECT * FROM orders o WHERE o.order_at >= @start_date"), "order_at")
+                .nullability,
             kNotNull);
   // OR and IS NULL reject nothing.
-  EXPECT_EQ(Named(Analyze("SELECT order_at FROM orders WHERE order_at >= @start_date OR d > DATE '2024-01-01'"),
-                  "order_at").nullability, kNullable);
-  EXPECT_EQ(Named(Analyze("SELECT order_at FROM orders WHERE order_at IS NULL"), "order_at").nullability,
-            kNullable);
+  EXPECT_EQ(
+      Named(
+          Analyze(
+              "SELECT order_at FROM orders WHERE order_at >= @start_date OR d > DATE '2024-01-01'"),
+          "order_at")
+          .nullability,
+      kNullable);
+  EXPECT_EQ(
+      Named(Analyze("SELECT order_at FROM orders WHERE order_at IS NULL"), "order_at").nullability,
+      kNullable);
 }
 
 TEST(OutputColumnsTest, OuterJoinsMakeTheOuterSideNullable) {
-  const OutputColumns left = Analyze("SELECT c.id, o.d FROM customers c LEFT JOIN orders o ON o.order_id = c.id");
+  const OutputColumns left =
+      Analyze("SELECT c.id, o.d FROM customers c LEFT JOIN orders o ON o.order_id = c.id");
   EXPECT_EQ(Named(left, "id").nullability, kNotNull);
   EXPECT_EQ(Named(left, "d").nullability, kNullable);
-  const OutputColumns right = Analyze("SELECT c.id, o.d FROM customers c RIGHT JOIN orders o ON o.order_id = c.id");
+  const OutputColumns right =
+      Analyze("SELECT c.id, o.d FROM customers c RIGHT JOIN orders o ON o.order_id = c.id");
   EXPECT_EQ(Named(right, "id").nullability, kNullable);
   EXPECT_EQ(Named(right, "d").nullability, kNotNull);
 }
 
 TEST(OutputColumnsTest, CtesAndDerivedTablesCarryTypes) {
   const OutputColumns out = Analyze(
-      "WITH daily AS (SELECT DATE_TRUNC('day', order_at) AS day FROM orders WHERE order_at >= @start_date) "
+      "WITH daily AS (SELECT DATE_TRUNC('day', order_at) AS day FROM orders WHERE order_at >= "
+      "@start_date) "
       "SELECT s.day, s.n FROM (SELECT day, COUNT(*) AS n FROM daily GROUP BY day) AS s");
   EXPECT_EQ(Named(out, "day").type, ValueType::kDate);
   EXPECT_EQ(Named(out, "day").nullability, kNotNull);
   EXPECT_EQ(Named(out, "n").type, ValueType::kInteger);
   // A CTE shadows a table of the same name; AS t(a) renames.
-  const OutputColumns shadow = Analyze("WITH orders AS (SELECT 1 AS x) SELECT * FROM orders AS t(y)");
+  const OutputColumns shadow =
+      Analyze("WITH orders AS (SELECT 1 AS x) SELECT * FROM orders AS t(y)");
   EXPECT_EQ(Names(shadow), (std::vector<std::string>{"y"}));
 }
 
 TEST(OutputColumnsTest, UnionTakesLeftNamesAndMergesTypes) {
   const OutputColumns out = Analyze(
-      "SELECT d AS day, order_id FROM orders UNION ALL SELECT CAST(order_at AS DATE), 1 FROM orders");
+      "SELECT d AS day, order_id FROM orders UNION ALL SELECT CAST(order_at AS DATE), 1 FROM "
+      "orders");
   EXPECT_EQ(Names(out), (std::vector<std::string>{"day", "order_id"}));
   EXPECT_EQ(out.columns[0].type, ValueType::kDate);
   EXPECT_EQ(out.columns[0].nullability, kNullable);  // the right branch may be NULL

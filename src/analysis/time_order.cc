@@ -57,13 +57,13 @@ TypeClass ClassOf(const sql::DataType& type) {
   if (type.words.empty() || !type.array_suffixes.empty()) return TypeClass::kOther;
   const std::string_view first = type.words.front().name;
   if (type.words.size() == 1 && EqualsIgnoreAsciiCase(first, "DATE")) return TypeClass::kDate;
-  for (const std::string_view name : {"TIMESTAMP", "TIMESTAMPTZ", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ",
-                                      "TIMESTAMP_TZ", "DATETIME", "DATETIME2", "SMALLDATETIME",
-                                      "DATETIMEOFFSET"}) {
+  for (const std::string_view name :
+       {"TIMESTAMP", "TIMESTAMPTZ", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ", "TIMESTAMP_TZ", "DATETIME",
+        "DATETIME2", "SMALLDATETIME", "DATETIMEOFFSET"}) {
     if (EqualsIgnoreAsciiCase(first, name)) return TypeClass::kTimestamp;
   }
-  for (const std::string_view name : {"VARCHAR", "TEXT", "STRING", "CHAR", "CHARACTER",
-                                      "NVARCHAR", "NCHAR", "BPCHAR", "NTEXT", "CLOB"}) {
+  for (const std::string_view name : {"VARCHAR", "TEXT", "STRING", "CHAR", "CHARACTER", "NVARCHAR",
+                                      "NCHAR", "BPCHAR", "NTEXT", "CLOB"}) {
     if (EqualsIgnoreAsciiCase(first, name)) return TypeClass::kString;
   }
   return TypeClass::kOther;
@@ -76,14 +76,57 @@ bool NameIs(const sql::FunctionCall& call, std::string_view name) {
 // Functions whose result does not keep the order of a time argument, or is no time: parts of a
 // date and strings.
 bool IsNonMonotoneFunction(const sql::FunctionCall& call) {
-  static constexpr std::string_view kNames[] = {
-      "EXTRACT", "DATE_PART", "DATEPART", "HOUR", "MINUTE", "SECOND", "DAY", "DAYOFWEEK",
-      "DAYOFMONTH", "DAYOFYEAR", "DAYNAME", "DOW", "ISODOW", "WEEK", "WEEKDAY", "WEEKOFYEAR",
-      "YEARWEEK", "ISOYEAR", "MONTH", "MONTHNAME", "QUARTER", "YEAR", "SUBSTR", "SUBSTRING",
-      "LEFT", "RIGHT", "CONCAT", "CONCAT_WS", "LOWER", "UPPER", "LCASE", "UCASE", "TRIM", "LTRIM",
-      "RTRIM", "REPLACE", "LPAD", "RPAD", "REVERSE", "STRFTIME", "TO_CHAR", "TO_VARCHAR",
-      "DATE_FORMAT", "FORMAT", "FORMAT_DATE", "FORMAT_TIMESTAMP", "FORMAT_DATETIME", "PRINTF",
-      "MD5", "HASH", "STRING"};
+  static constexpr std::string_view kNames[] = {"EXTRACT",
+                                                "DATE_PART",
+                                                "DATEPART",
+                                                "HOUR",
+                                                "MINUTE",
+                                                "SECOND",
+                                                "DAY",
+                                                "DAYOFWEEK",
+                                                "DAYOFMONTH",
+                                                "DAYOFYEAR",
+                                                "DAYNAME",
+                                                "DOW",
+                                                "ISODOW",
+                                                "WEEK",
+                                                "WEEKDAY",
+                                                "WEEKOFYEAR",
+                                                "YEARWEEK",
+                                                "ISOYEAR",
+                                                "MONTH",
+                                                "MONTHNAME",
+                                                "QUARTER",
+                                                "YEAR",
+                                                "SUBSTR",
+                                                "SUBSTRING",
+                                                "LEFT",
+                                                "RIGHT",
+                                                "CONCAT",
+                                                "CONCAT_WS",
+                                                "LOWER",
+                                                "UPPER",
+                                                "LCASE",
+                                                "UCASE",
+                                                "TRIM",
+                                                "LTRIM",
+                                                "RTRIM",
+                                                "REPLACE",
+                                                "LPAD",
+                                                "RPAD",
+                                                "REVERSE",
+                                                "STRFTIME",
+                                                "TO_CHAR",
+                                                "TO_VARCHAR",
+                                                "DATE_FORMAT",
+                                                "FORMAT",
+                                                "FORMAT_DATE",
+                                                "FORMAT_TIMESTAMP",
+                                                "FORMAT_DATETIME",
+                                                "PRINTF",
+                                                "MD5",
+                                                "HASH",
+                                                "STRING"};
   if (call.name.size() != 1) return false;
   for (const std::string_view name : kNames) {
     if (EqualsIgnoreAsciiCase(call.name.front().name, name)) return true;
@@ -163,8 +206,7 @@ ColumnSide OfCast(const sql::Cast& cast) {
       return Shaped(inner.shape == ColumnShape::kNone ? ColumnShape::kNone
                                                       : ColumnShape::kNonMonotone);
     case TypeClass::kOther:
-      return Shaped(inner.shape == ColumnShape::kNone ? ColumnShape::kNone
-                                                      : ColumnShape::kOpaque);
+      return Shaped(inner.shape == ColumnShape::kNone ? ColumnShape::kNone : ColumnShape::kOpaque);
   }
   return Shaped(ColumnShape::kOpaque);
 }
@@ -219,25 +261,38 @@ ColumnSide OfUnary(const sql::Unary& unary) {
 
 std::string_view TimeUnitName(TimeUnit unit) {
   switch (unit) {
-    case TimeUnit::kInstant: return "instant";
-    case TimeUnit::kSecond: return "second";
-    case TimeUnit::kMinute: return "minute";
-    case TimeUnit::kHour: return "hour";
-    case TimeUnit::kDay: return "day";
-    case TimeUnit::kWeek: return "week";
-    case TimeUnit::kMonth: return "month";
-    case TimeUnit::kQuarter: return "quarter";
-    case TimeUnit::kYear: return "year";
+    case TimeUnit::kInstant:
+      return "instant";
+    case TimeUnit::kSecond:
+      return "second";
+    case TimeUnit::kMinute:
+      return "minute";
+    case TimeUnit::kHour:
+      return "hour";
+    case TimeUnit::kDay:
+      return "day";
+    case TimeUnit::kWeek:
+      return "week";
+    case TimeUnit::kMonth:
+      return "month";
+    case TimeUnit::kQuarter:
+      return "quarter";
+    case TimeUnit::kYear:
+      return "year";
   }
   return "instant";
 }
 
 bool IsExactFor(TimeUnit unit, Grain grain) {
   switch (grain) {
-    case Grain::kHour: return Divides(unit, TimeUnit::kHour);
-    case Grain::kDay: return Divides(unit, TimeUnit::kDay);
-    case Grain::kMonth: return Divides(unit, TimeUnit::kMonth);
-    case Grain::kYear: return Divides(unit, TimeUnit::kYear);
+    case Grain::kHour:
+      return Divides(unit, TimeUnit::kHour);
+    case Grain::kDay:
+      return Divides(unit, TimeUnit::kDay);
+    case Grain::kMonth:
+      return Divides(unit, TimeUnit::kMonth);
+    case Grain::kYear:
+      return Divides(unit, TimeUnit::kYear);
   }
   return false;
 }

@@ -4,8 +4,8 @@
 #include <cctype>
 
 #include "analysis/internal/output_scope.h"
-#include "base/ascii.h"
 #include "analysis/output_columns.h"
+#include "base/ascii.h"
 
 namespace strata::analysis {
 namespace {
@@ -18,30 +18,49 @@ struct NamedType {
 // Upper-case spellings across DuckDB, PostgreSQL, Snowflake, Databricks, BigQuery, Redshift and
 // Trino; parameters are stripped before the lookup.
 constexpr std::array kTypeNames = {
-    NamedType{"BOOLEAN", ValueType::kBoolean}, NamedType{"BOOL", ValueType::kBoolean},
+    NamedType{"BOOLEAN", ValueType::kBoolean},
+    NamedType{"BOOL", ValueType::kBoolean},
     NamedType{"LOGICAL", ValueType::kBoolean},
-    NamedType{"TINYINT", ValueType::kInteger}, NamedType{"SMALLINT", ValueType::kInteger},
-    NamedType{"INTEGER", ValueType::kInteger}, NamedType{"INT", ValueType::kInteger},
-    NamedType{"INT2", ValueType::kInteger}, NamedType{"INT4", ValueType::kInteger},
-    NamedType{"INT8", ValueType::kInteger}, NamedType{"BIGINT", ValueType::kInteger},
-    NamedType{"HUGEINT", ValueType::kInteger}, NamedType{"UHUGEINT", ValueType::kInteger},
-    NamedType{"UTINYINT", ValueType::kInteger}, NamedType{"USMALLINT", ValueType::kInteger},
-    NamedType{"UINTEGER", ValueType::kInteger}, NamedType{"UBIGINT", ValueType::kInteger},
-    NamedType{"INT64", ValueType::kInteger}, NamedType{"BYTEINT", ValueType::kInteger},
-    NamedType{"SHORT", ValueType::kInteger}, NamedType{"LONG", ValueType::kInteger},
-    NamedType{"DECIMAL", ValueType::kDecimal}, NamedType{"NUMERIC", ValueType::kDecimal},
-    NamedType{"NUMBER", ValueType::kDecimal}, NamedType{"BIGNUMERIC", ValueType::kDecimal},
-    NamedType{"DOUBLE", ValueType::kDouble}, NamedType{"DOUBLE PRECISION", ValueType::kDouble},
-    NamedType{"FLOAT", ValueType::kDouble}, NamedType{"FLOAT4", ValueType::kDouble},
-    NamedType{"FLOAT8", ValueType::kDouble}, NamedType{"FLOAT64", ValueType::kDouble},
+    NamedType{"TINYINT", ValueType::kInteger},
+    NamedType{"SMALLINT", ValueType::kInteger},
+    NamedType{"INTEGER", ValueType::kInteger},
+    NamedType{"INT", ValueType::kInteger},
+    NamedType{"INT2", ValueType::kInteger},
+    NamedType{"INT4", ValueType::kInteger},
+    NamedType{"INT8", ValueType::kInteger},
+    NamedType{"BIGINT", ValueType::kInteger},
+    NamedType{"HUGEINT", ValueType::kInteger},
+    NamedType{"UHUGEINT", ValueType::kInteger},
+    NamedType{"UTINYINT", ValueType::kInteger},
+    NamedType{"USMALLINT", ValueType::kInteger},
+    NamedType{"UINTEGER", ValueType::kInteger},
+    NamedType{"UBIGINT", ValueType::kInteger},
+    NamedType{"INT64", ValueType::kInteger},
+    NamedType{"BYTEINT", ValueType::kInteger},
+    NamedType{"SHORT", ValueType::kInteger},
+    NamedType{"LONG", ValueType::kInteger},
+    NamedType{"DECIMAL", ValueType::kDecimal},
+    NamedType{"NUMERIC", ValueType::kDecimal},
+    NamedType{"NUMBER", ValueType::kDecimal},
+    NamedType{"BIGNUMERIC", ValueType::kDecimal},
+    NamedType{"DOUBLE", ValueType::kDouble},
+    NamedType{"DOUBLE PRECISION", ValueType::kDouble},
+    NamedType{"FLOAT", ValueType::kDouble},
+    NamedType{"FLOAT4", ValueType::kDouble},
+    NamedType{"FLOAT8", ValueType::kDouble},
+    NamedType{"FLOAT64", ValueType::kDouble},
     NamedType{"REAL", ValueType::kDouble},
-    NamedType{"VARCHAR", ValueType::kString}, NamedType{"TEXT", ValueType::kString},
-    NamedType{"STRING", ValueType::kString}, NamedType{"CHAR", ValueType::kString},
-    NamedType{"BPCHAR", ValueType::kString}, NamedType{"NVARCHAR", ValueType::kString},
+    NamedType{"VARCHAR", ValueType::kString},
+    NamedType{"TEXT", ValueType::kString},
+    NamedType{"STRING", ValueType::kString},
+    NamedType{"CHAR", ValueType::kString},
+    NamedType{"BPCHAR", ValueType::kString},
+    NamedType{"NVARCHAR", ValueType::kString},
     NamedType{"CHARACTER", ValueType::kString},
     NamedType{"CHARACTER VARYING", ValueType::kString},
     NamedType{"DATE", ValueType::kDate},
-    NamedType{"TIMESTAMP", ValueType::kTimestamp}, NamedType{"DATETIME", ValueType::kTimestamp},
+    NamedType{"TIMESTAMP", ValueType::kTimestamp},
+    NamedType{"DATETIME", ValueType::kTimestamp},
     NamedType{"TIMESTAMP_NS", ValueType::kTimestamp},
     NamedType{"TIMESTAMP_MS", ValueType::kTimestamp},
     NamedType{"TIMESTAMP_S", ValueType::kTimestamp},
@@ -59,16 +78,26 @@ constexpr std::array kTypeNames = {
 
 std::string_view ValueTypeName(ValueType type) {
   switch (type) {
-    case ValueType::kUnknown: return "unknown";
-    case ValueType::kBoolean: return "BOOLEAN";
-    case ValueType::kInteger: return "INTEGER";
-    case ValueType::kDecimal: return "DECIMAL";
-    case ValueType::kDouble: return "DOUBLE";
-    case ValueType::kString: return "VARCHAR";
-    case ValueType::kDate: return "DATE";
-    case ValueType::kTimestamp: return "TIMESTAMP";
-    case ValueType::kTimestampTz: return "TIMESTAMP WITH TIME ZONE";
-    case ValueType::kOther: return "other";
+    case ValueType::kUnknown:
+      return "unknown";
+    case ValueType::kBoolean:
+      return "BOOLEAN";
+    case ValueType::kInteger:
+      return "INTEGER";
+    case ValueType::kDecimal:
+      return "DECIMAL";
+    case ValueType::kDouble:
+      return "DOUBLE";
+    case ValueType::kString:
+      return "VARCHAR";
+    case ValueType::kDate:
+      return "DATE";
+    case ValueType::kTimestamp:
+      return "TIMESTAMP";
+    case ValueType::kTimestampTz:
+      return "TIMESTAMP WITH TIME ZONE";
+    case ValueType::kOther:
+      return "other";
   }
   return "unknown";
 }
@@ -99,9 +128,7 @@ bool IsTemporal(ValueType type) {
          type == ValueType::kTimestampTz;
 }
 
-bool SameName(std::string_view a, std::string_view b) {
-  return EqualsIgnoreAsciiCase(a, b);
-}
+bool SameName(std::string_view a, std::string_view b) { return EqualsIgnoreAsciiCase(a, b); }
 
 namespace internal {
 

@@ -6,7 +6,8 @@ namespace strata {
 namespace {
 
 #define STRATA_ERROR_ROW(name, number, http, sqlstate, retryable) \
-  {ErrorCode::name, ErrorCodeInfo{std::string_view(#name).substr(1), number, http, sqlstate, retryable}},
+  {ErrorCode::name,                                               \
+   ErrorCodeInfo{std::string_view(#name).substr(1), number, http, sqlstate, retryable}},
 
 struct Row {
   ErrorCode code;

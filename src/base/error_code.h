@@ -9,41 +9,41 @@
 namespace strata {
 
 // X(Name, number, http_status, sqlstate, retryable)
-#define STRATA_ERROR_CODES(X)                                 \
-  X(kInternal, 1, 500, "XX000", false)                        \
-  X(kUsage, 2, 400, "42601", false)                           \
-  X(kInvalidPartitionKey, 3, 400, "22007", false)             \
-  X(kConfig, 4, 400, "F0000", false)                          \
-  X(kConfigUnknownKey, 5, 400, "F0000", false)                \
-  X(kConfigType, 6, 400, "F0000", false)                      \
-  X(kModelNotFound, 7, 404, "42P01", false)                   \
-  X(kDependencyCycle, 8, 400, "F0000", false)                 \
-  X(kIo, 9, 500, "58030", false)                              \
-  X(kSqlLex, 10, 400, "42601", false)                         \
-  X(kPlaceholder, 11, 400, "42601", false)                    \
-  X(kStateStore, 12, 500, "XX000", false)                     \
-  X(kStateLocked, 13, 409, "55P03", false)                    \
-  X(kStateSchema, 14, 500, "XX000", false)                    \
-  X(kWarehouse, 15, 500, "XX000", false)                      \
-  X(kWarehouseConflict, 16, 409, "40001", true)               \
-  X(kWarehouseConnection, 17, 503, "08006", true)             \
-  X(kWarehouseSyntax, 18, 400, "42601", false)                \
-  X(kWarehouseCatalog, 19, 400, "42P01", false)               \
-  X(kWarehouseInterrupted, 20, 500, "57014", false)           \
-  X(kWarehouseUnsupported, 21, 501, "0A000", false)           \
-  X(kOutputOutsideWindow, 22, 500, "22000", false)            \
-  X(kSelection, 23, 400, "22023", false)                      \
-  X(kPlanNotFound, 24, 404, "42704", false)                   \
-  X(kPlanStale, 25, 409, "55000", false)                      \
-  X(kTargetExistence, 26, 500, "XX000", false)                \
-  X(kInterrupted, 27, 500, "57014", false)                    \
-  X(kUpstreamFailed, 28, 424, "55000", false)                 \
-  X(kCompile, 29, 400, "42000", false)                        \
-  X(kSemanticInvalid, 30, 400, "F0000", false)                \
-  X(kQueryInvalid, 31, 400, "42703", false)                   \
-  X(kAccessDenied, 32, 403, "42501", false)                   \
-  X(kAmbiguousPath, 33, 400, "42702", false)                  \
-  X(kFanOut, 34, 400, "42P10", false)                        \
+#define STRATA_ERROR_CODES(X)                       \
+  X(kInternal, 1, 500, "XX000", false)              \
+  X(kUsage, 2, 400, "42601", false)                 \
+  X(kInvalidPartitionKey, 3, 400, "22007", false)   \
+  X(kConfig, 4, 400, "F0000", false)                \
+  X(kConfigUnknownKey, 5, 400, "F0000", false)      \
+  X(kConfigType, 6, 400, "F0000", false)            \
+  X(kModelNotFound, 7, 404, "42P01", false)         \
+  X(kDependencyCycle, 8, 400, "F0000", false)       \
+  X(kIo, 9, 500, "58030", false)                    \
+  X(kSqlLex, 10, 400, "42601", false)               \
+  X(kPlaceholder, 11, 400, "42601", false)          \
+  X(kStateStore, 12, 500, "XX000", false)           \
+  X(kStateLocked, 13, 409, "55P03", false)          \
+  X(kStateSchema, 14, 500, "XX000", false)          \
+  X(kWarehouse, 15, 500, "XX000", false)            \
+  X(kWarehouseConflict, 16, 409, "40001", true)     \
+  X(kWarehouseConnection, 17, 503, "08006", true)   \
+  X(kWarehouseSyntax, 18, 400, "42601", false)      \
+  X(kWarehouseCatalog, 19, 400, "42P01", false)     \
+  X(kWarehouseInterrupted, 20, 500, "57014", false) \
+  X(kWarehouseUnsupported, 21, 501, "0A000", false) \
+  X(kOutputOutsideWindow, 22, 500, "22000", false)  \
+  X(kSelection, 23, 400, "22023", false)            \
+  X(kPlanNotFound, 24, 404, "42704", false)         \
+  X(kPlanStale, 25, 409, "55000", false)            \
+  X(kTargetExistence, 26, 500, "XX000", false)      \
+  X(kInterrupted, 27, 500, "57014", false)          \
+  X(kUpstreamFailed, 28, 424, "55000", false)       \
+  X(kCompile, 29, 400, "42000", false)              \
+  X(kSemanticInvalid, 30, 400, "F0000", false)      \
+  X(kQueryInvalid, 31, 400, "42703", false)         \
+  X(kAccessDenied, 32, 403, "42501", false)         \
+  X(kAmbiguousPath, 33, 400, "42702", false)        \
+  X(kFanOut, 34, 400, "42P10", false)               \
   X(kWarehouseStorage, 35, 507, "53100", false)
 
 enum class ErrorCode : std::uint16_t {

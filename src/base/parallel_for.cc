@@ -38,8 +38,6 @@ void ParallelFor(std::size_t count, unsigned threads, const std::function<void(s
   if (first_error) std::rethrow_exception(first_error);
 }
 
-unsigned WorkerThreads() {
-  return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
-}
+unsigned WorkerThreads() { return std::clamp(std::thread::hardware_concurrency(), 1u, 8u); }
 
 }  // namespace strata

@@ -13,7 +13,8 @@ TEST(ParallelForTest, CallsEveryIndexExactlyOnce) {
   for (unsigned threads : {0u, 1u, 2u, 7u}) {
     std::vector<std::atomic<int>> calls(1000);
     ParallelFor(calls.size(), threads, [&](std::size_t i) { ++calls[i]; });
-    for (std::size_t i = 0; i < calls.size(); ++i) ASSERT_EQ(calls[i].load(), 1) << i << " " << threads;
+    for (std::size_t i = 0; i < calls.size(); ++i)
+      ASSERT_EQ(calls[i].load(), 1) << i << " " << threads;
   }
 }
 

@@ -67,10 +67,14 @@ CivilTime Truncate(Grain grain, CivilTime civil) {
 
 std::string_view GrainName(Grain grain) {
   switch (grain) {
-    case Grain::kHour: return "hour";
-    case Grain::kDay: return "day";
-    case Grain::kMonth: return "month";
-    case Grain::kYear: return "year";
+    case Grain::kHour:
+      return "hour";
+    case Grain::kDay:
+      return "day";
+    case Grain::kMonth:
+      return "month";
+    case Grain::kYear:
+      return "year";
   }
   return "day";
 }
@@ -85,20 +89,28 @@ std::optional<Grain> ParseGrain(std::string_view name) {
 
 std::string_view GrainFormat(Grain grain) {
   switch (grain) {
-    case Grain::kHour: return "%Y-%m-%dT%H";
-    case Grain::kDay: return "%Y-%m-%d";
-    case Grain::kMonth: return "%Y-%m";
-    case Grain::kYear: return "%Y";
+    case Grain::kHour:
+      return "%Y-%m-%dT%H";
+    case Grain::kDay:
+      return "%Y-%m-%d";
+    case Grain::kMonth:
+      return "%Y-%m";
+    case Grain::kYear:
+      return "%Y";
   }
   return "%Y-%m-%d";
 }
 
 std::string_view GrainExample(Grain grain) {
   switch (grain) {
-    case Grain::kHour: return "2026-04-07T13";
-    case Grain::kDay: return "2026-04-07";
-    case Grain::kMonth: return "2026-04";
-    case Grain::kYear: return "2026";
+    case Grain::kHour:
+      return "2026-04-07T13";
+    case Grain::kDay:
+      return "2026-04-07";
+    case Grain::kMonth:
+      return "2026-04";
+    case Grain::kYear:
+      return "2026";
   }
   return "2026-04-07";
 }
@@ -111,8 +123,7 @@ Result<PartitionKey> PartitionKey::Parse(std::string_view text, Grain grain) {
   }
   return MakeError(ErrorCode::kInvalidPartitionKey,
                    "invalid " + std::string(GrainName(grain)) + " partition key \"" +
-                       std::string(text) + "\": expected format " +
-                       std::string(GrainFormat(grain)),
+                       std::string(text) + "\": expected format " + std::string(GrainFormat(grain)),
                    "use a real calendar value with zero padding, e.g. \"" +
                        std::string(GrainExample(grain)) + "\"");
 }
@@ -144,8 +155,10 @@ std::string PartitionKey::ToString() const {
 PartitionKey PartitionKey::Next() const {
   CivilTime c = ToCivil(start_);
   switch (grain_) {
-    case Grain::kHour: return PartitionKey(grain_, start_ + 3600);
-    case Grain::kDay: return PartitionKey(grain_, start_ + 86400);
+    case Grain::kHour:
+      return PartitionKey(grain_, start_ + 3600);
+    case Grain::kDay:
+      return PartitionKey(grain_, start_ + 86400);
     case Grain::kMonth:
       if (++c.month > 12) {
         c.month = 1;
@@ -162,8 +175,10 @@ PartitionKey PartitionKey::Next() const {
 PartitionKey PartitionKey::Prev() const {
   CivilTime c = ToCivil(start_);
   switch (grain_) {
-    case Grain::kHour: return PartitionKey(grain_, start_ - 3600);
-    case Grain::kDay: return PartitionKey(grain_, start_ - 86400);
+    case Grain::kHour:
+      return PartitionKey(grain_, start_ - 3600);
+    case Grain::kDay:
+      return PartitionKey(grain_, start_ - 86400);
     case Grain::kMonth:
       if (--c.month < 1) {
         c.month = 12;

@@ -18,10 +18,10 @@ namespace strata {
 
 enum class Grain { kHour, kDay, kMonth, kYear };
 
-std::string_view GrainName(Grain grain);               // "hour" | "day" | "month" | "year"
+std::string_view GrainName(Grain grain);  // "hour" | "day" | "month" | "year"
 std::optional<Grain> ParseGrain(std::string_view name);
-std::string_view GrainFormat(Grain grain);             // "%Y-%m-%dT%H" ...
-std::string_view GrainExample(Grain grain);            // "2026-04-07T13" ...
+std::string_view GrainFormat(Grain grain);   // "%Y-%m-%dT%H" ...
+std::string_view GrainExample(Grain grain);  // "2026-04-07T13" ...
 
 // A half-open UTC window [start, end).
 struct Window {

@@ -21,14 +21,22 @@ TEST(PartitionKeyTest, AcceptsCanonicalKeys) {
 
 TEST(PartitionKeyTest, RejectsNonCanonicalKeys) {
   const std::pair<const char*, Grain> bad[] = {
-      {"2026-04-7", Grain::kDay},      {"2025-02-29", Grain::kDay},
-      {"2026-04-07T24", Grain::kHour}, {"2026-4", Grain::kMonth},
-      {"2026-13", Grain::kMonth},      {"2026-04-07 ", Grain::kDay},
-      {"2026-04-07", Grain::kHour},    {"2026-04-07T13", Grain::kDay},
-      {"26", Grain::kYear},            {"", Grain::kDay},
-      {"2026-04-00", Grain::kDay},     {"2026/04/07", Grain::kDay},
-      {"+026-04-07", Grain::kDay},     {"2026-04-07t13", Grain::kHour},
-      {"0000", Grain::kYear},          {"2026-04-31", Grain::kDay},
+      {"2026-04-7", Grain::kDay},
+      {"2025-02-29", Grain::kDay},
+      {"2026-04-07T24", Grain::kHour},
+      {"2026-4", Grain::kMonth},
+      {"2026-13", Grain::kMonth},
+      {"2026-04-07 ", Grain::kDay},
+      {"2026-04-07", Grain::kHour},
+      {"2026-04-07T13", Grain::kDay},
+      {"26", Grain::kYear},
+      {"", Grain::kDay},
+      {"2026-04-00", Grain::kDay},
+      {"2026/04/07", Grain::kDay},
+      {"+026-04-07", Grain::kDay},
+      {"2026-04-07t13", Grain::kHour},
+      {"0000", Grain::kYear},
+      {"2026-04-31", Grain::kDay},
   };
   for (const auto& [text, grain] : bad) {
     Result<PartitionKey> key = PartitionKey::Parse(text, grain);
@@ -81,7 +89,8 @@ TEST(PartitionKeyTest, RangesAreInclusive) {
 }
 
 TEST(PartitionKeyTest, BatchesSplitOnSizeAndGaps) {
-  std::vector<PartitionKey> keys = Key("2026-01-01", Grain::kDay).RangeTo(Key("2026-01-05", Grain::kDay));
+  std::vector<PartitionKey> keys =
+      Key("2026-01-01", Grain::kDay).RangeTo(Key("2026-01-05", Grain::kDay));
   keys.push_back(Key("2026-01-07", Grain::kDay));
   keys.push_back(Key("2026-01-08", Grain::kDay));
   const auto batches = GroupIntoBatches(keys, 3);

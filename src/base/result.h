@@ -25,8 +25,8 @@ struct SourceSpan {
 
 struct Error {
   ErrorCode code = ErrorCode::kInternal;
-  std::string message;           // what went wrong, with the values
-  std::string hint;              // how to fix it; may be empty
+  std::string message;  // what went wrong, with the values
+  std::string hint;     // how to fix it; may be empty
   std::optional<SourceSpan> span;
   std::vector<std::string> notes;  // context added on the way up, innermost first
   std::string compile_code;        // the compiler's "E0xx" when this is a compile diagnostic
@@ -53,8 +53,8 @@ Error MakeError(ErrorCode code, std::string message, std::string hint = {});
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}          // NOLINT: implicit by design
-  Result(Error error) : state_(std::move(error)) {}      // NOLINT: implicit by design
+  Result(T value) : state_(std::move(value)) {}      // NOLINT: implicit by design
+  Result(Error error) : state_(std::move(error)) {}  // NOLINT: implicit by design
 
   bool ok() const { return state_.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -93,9 +93,9 @@ class InvariantViolation : public std::logic_error {
 #define STRATA_CONCAT(a, b) STRATA_CONCAT_INNER(a, b)
 
 // Returns the error of a failed Result/Status from the enclosing function.
-#define STRATA_TRY(expr)                                         \
-  do {                                                           \
-    auto&& strata_try_result = (expr);                           \
+#define STRATA_TRY(expr)                                                      \
+  do {                                                                        \
+    auto&& strata_try_result = (expr);                                        \
     if (!strata_try_result.ok()) return std::move(strata_try_result).error(); \
   } while (0)
 
@@ -107,9 +107,9 @@ class InvariantViolation : public std::logic_error {
   if (!tmp.ok()) return std::move(tmp).error();      \
   lhs = std::move(tmp).value()
 
-#define STRATA_CHECK(condition)                                                      \
-  do {                                                                               \
-    if (!(condition))                                                                \
+#define STRATA_CHECK(condition)                                                            \
+  do {                                                                                     \
+    if (!(condition))                                                                      \
       throw ::strata::InvariantViolation(std::string("check failed: " #condition " at ") + \
-                                         __FILE__ + ":" + std::to_string(__LINE__)); \
+                                         __FILE__ + ":" + std::to_string(__LINE__));       \
   } while (0)

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
 #include <cstdio>
+#include <thread>
 
 namespace strata {
 namespace {
@@ -27,7 +27,8 @@ int DaysInMonth(int year, int month) {
 }
 
 UnixSeconds ToUnixSeconds(const CivilTime& civil) {
-  const chr::year_month_day date{chr::year(civil.year), chr::month(static_cast<unsigned>(civil.month)),
+  const chr::year_month_day date{chr::year(civil.year),
+                                 chr::month(static_cast<unsigned>(civil.month)),
                                  chr::day(static_cast<unsigned>(civil.day))};
   const std::int64_t days = chr::sys_days(date).time_since_epoch().count();
   return days * 86400 + civil.hour * 3600 + civil.minute * 60 + civil.second;
@@ -83,12 +84,13 @@ std::optional<UnixSeconds> ParseIso8601(std::string_view text) {
 }
 
 bool Clock::Wait(std::int64_t millis, const std::atomic<bool>& cancel) const {
-  const auto deadline = chr::steady_clock::now() + chr::milliseconds(std::max<std::int64_t>(0, millis));
+  const auto deadline =
+      chr::steady_clock::now() + chr::milliseconds(std::max<std::int64_t>(0, millis));
   while (!cancel.load()) {
     const auto now = chr::steady_clock::now();
     if (now >= deadline) return true;
-    std::this_thread::sleep_for(std::min<chr::steady_clock::duration>(deadline - now,
-                                                                      chr::milliseconds(10)));
+    std::this_thread::sleep_for(
+        std::min<chr::steady_clock::duration>(deadline - now, chr::milliseconds(10)));
   }
   return false;
 }

@@ -18,7 +18,9 @@ int RunInit(const std::string& dir, bool example, const CommonOptions& common) {
     return 1;
   }
   if (example) {
-    if (!common.quiet) std::cerr << "generating 1,200,000 orders, 40,000 customers and 150,000 tickets into raw.* ...\n";
+    if (!common.quiet)
+      std::cerr
+          << "generating 1,200,000 orders, 40,000 customers and 150,000 tickets into raw.* ...\n";
     const std::int64_t started = MonotonicMillis();
     Status generated = GenerateExampleData(root / "warehouse.duckdb", range);
     if (!generated.ok()) {

@@ -75,7 +75,8 @@ int RunPartitions(const CommonOptions& common, const std::optional<std::string>&
                     record.checksum ? HexHash64(*record.checksum) : "-", record.run_id,
                     record.error.substr(0, 60)});
   }
-  std::cout << RenderTable({"model", "partition", "status", "rows", "ms", "checksum", "run", "error"}, rows);
+  std::cout << RenderTable(
+      {"model", "partition", "status", "rows", "ms", "checksum", "run", "error"}, rows);
   std::cout << fmt::format("{} partitions\n", rows.size());
   return 0;
 }
@@ -85,8 +86,9 @@ int RunShow(const CommonOptions& common, const std::string& model_name, int limi
   if (!session) return 1;
   const project::Model* model = session->project.Find(model_name);
   if (model == nullptr) {
-    PrintError(MakeError(ErrorCode::kModelNotFound, fmt::format("no model named \"{}\"", model_name)),
-               common.output);
+    PrintError(
+        MakeError(ErrorCode::kModelNotFound, fmt::format("no model named \"{}\"", model_name)),
+        common.output);
     return 1;
   }
   auto warehouse = materialize::OpenWarehouse(session->project.config, session->warehouse);
@@ -101,10 +103,13 @@ int RunShow(const CommonOptions& common, const std::string& model_name, int limi
   }
   const warehouse::Emitter emitter((*warehouse)->dialect());
   std::string order;
-  if (model->time_interval) order = " ORDER BY " + emitter.QuoteIdentifier(model->time_interval->time_column) + " DESC";
-  auto result = (*connection)->Execute(fmt::format(
-      "SELECT * FROM {}{} LIMIT {}", emitter.QualifiedName(materialize::ToTableName(model->target)),
-      order, std::max(0, limit)));
+  if (model->time_interval)
+    order = " ORDER BY " + emitter.QuoteIdentifier(model->time_interval->time_column) + " DESC";
+  auto result =
+      (*connection)
+          ->Execute(fmt::format("SELECT * FROM {}{} LIMIT {}",
+                                emitter.QualifiedName(materialize::ToTableName(model->target)),
+                                order, std::max(0, limit)));
   if (!result.ok()) {
     PrintError(result.error(), common.output);
     return 1;
@@ -204,7 +209,8 @@ int RunCompile(const CommonOptions& common) {
   if (outcome.project) {
     models = outcome.project->models.size();
     auto warehouse = project::SelectWarehouse(outcome.project->config, common.warehouse);
-    auto dialect = warehouse.ok() ? materialize::DialectOf(*warehouse) : Result<sql::Dialect>(warehouse.error());
+    auto dialect = warehouse.ok() ? materialize::DialectOf(*warehouse)
+                                  : Result<sql::Dialect>(warehouse.error());
     if (!dialect.ok()) {
       for (auto& d : LoadDiagnostics({dialect.error()})) diagnostics.push_back(std::move(d));
     } else {
@@ -212,7 +218,8 @@ int RunCompile(const CommonOptions& common) {
       // and only the type checks are skipped.
       catalog = materialize::OpenCatalog(outcome.project->config, *warehouse);
       if (!catalog.catalog) {
-        notes.push_back(catalog.note + "; column types are unknown, so E021, E022 and E025 are not checked");
+        notes.push_back(catalog.note +
+                        "; column types are unknown, so E021, E022 and E025 are not checked");
       }
       // Models are checked independently, on every core; diagnostics are reported in project
       // order. The catalog's connection is shared, one Describe at a time.
@@ -230,8 +237,8 @@ int RunCompile(const CommonOptions& common) {
       if (catalog.catalog) shared.emplace(*catalog.catalog);
       std::vector<std::vector<compiler::Diagnostic>> per_model(all.size());
       ParallelFor(all.size(), WorkerThreads(), [&](std::size_t i) {
-        per_model[i] = compiler::CheckModel(*outcome.project, *all[i], *dialect,
-                                            shared ? &*shared : nullptr);
+        per_model[i] =
+            compiler::CheckModel(*outcome.project, *all[i], *dialect, shared ? &*shared : nullptr);
       });
       for (std::vector<compiler::Diagnostic>& found : per_model) {
         for (compiler::Diagnostic& d : found) diagnostics.push_back(std::move(d));
@@ -245,7 +252,10 @@ int RunCompile(const CommonOptions& common) {
   if (common.output == OutputFormat::kJson) {
     json list = json::array();
     for (const compiler::Diagnostic& d : diagnostics) list.push_back(DiagnosticJson(d));
-    PrintJson(json{{"models", models}, {"errors", errors}, {"warnings", warnings}, {"diagnostics", list},
+    PrintJson(json{{"models", models},
+                   {"errors", errors},
+                   {"warnings", warnings},
+                   {"diagnostics", list},
                    {"catalog", catalog.catalog ? json(catalog.description) : json(nullptr)},
                    {"notes", notes}});
   } else {
@@ -253,7 +263,8 @@ int RunCompile(const CommonOptions& common) {
       for (const std::string& note : notes) std::cerr << "note: " << note << "\n";
     }
     for (const compiler::Diagnostic& d : diagnostics) PrintDiagnostic(d);
-    std::cout << fmt::format("{} models compiled: {} errors, {} warnings\n", models, errors, warnings);
+    std::cout << fmt::format("{} models compiled: {} errors, {} warnings\n", models, errors,
+                             warnings);
   }
   return errors == 0 ? 0 : 1;
 }

@@ -22,7 +22,8 @@ Result<materialize::Plan> MakePlan(Session& session, const CommonOptions& common
   STRATA_ASSIGN_OR_RETURN(std::vector<const project::Model*> models,
                           project::SelectModels(session.project, common.models, common.filters));
   if (options.parallel < 1) {
-    return MakeError(ErrorCode::kUsage, "--parallel must be at least 1", "use --parallel 1 for serial runs");
+    return MakeError(ErrorCode::kUsage, "--parallel must be at least 1",
+                     "use --parallel 1 for serial runs");
   }
   materialize::PlanRequest request;
   request.models = std::move(models);
@@ -33,11 +34,13 @@ Result<materialize::Plan> MakePlan(Session& session, const CommonOptions& common
   request.now = SystemClock().Now();
   // Column types, so a plan refuses what `strata compile` refuses (E021/E022/E025). Closed again
   // before the run opens the warehouse: a DuckDB file takes one opener at a time.
-  materialize::OpenedCatalog catalog = materialize::OpenCatalog(session.project.config, session.warehouse);
+  materialize::OpenedCatalog catalog =
+      materialize::OpenCatalog(session.project.config, session.warehouse);
   request.catalog = catalog.catalog.get();
   request.connection = catalog.connection.get();
   request.warehouse_absent = catalog.absent;
-  return materialize::BuildPlan(session.project, request, warehouse::Emitter(dialect), *session.store);
+  return materialize::BuildPlan(session.project, request, warehouse::Emitter(dialect),
+                                *session.store);
 }
 
 // Builds the plan and saves it in the state store (a run's plan can be inspected afterwards by
@@ -98,12 +101,15 @@ void PrintPlan(const materialize::Plan& plan, const CommonOptions& common) {
       first = planned.batches.front().keys.front().ToString();
       last = planned.batches.back().keys.back().ToString();
     }
-    rows.push_back({planned.model->name, std::string(project::StrategyName(planned.model->strategy)),
+    rows.push_back({planned.model->name,
+                    std::string(project::StrategyName(planned.model->strategy)),
                     std::to_string(partitions), std::to_string(planned.batches.size()), first, last,
                     planned.error ? "error: " + planned.error->message : "ok"});
   }
-  std::cout << RenderTable({"model", "strategy", "partitions", "batches", "first", "last", "status"}, rows);
-  std::cout << fmt::format("\nplan {}\napply it with: strata apply {}\n", plan.plan_id, plan.plan_id);
+  std::cout << RenderTable(
+      {"model", "strategy", "partitions", "batches", "first", "last", "status"}, rows);
+  std::cout << fmt::format("\nplan {}\napply it with: strata apply {}\n", plan.plan_id,
+                           plan.plan_id);
 }
 
 }  // namespace

@@ -16,21 +16,21 @@ enum class OutputFormat { kHuman, kJson };
 
 struct CommonOptions {
   std::string project_dir = ".";
-  std::string warehouse;                 // empty: the default warehouse
-  std::vector<std::string> models;       // --model, repeatable
-  std::vector<std::string> filters;      // --filter key=value, repeatable
+  std::string warehouse;             // empty: the default warehouse
+  std::vector<std::string> models;   // --model, repeatable
+  std::vector<std::string> filters;  // --filter key=value, repeatable
   OutputFormat output = OutputFormat::kHuman;
   bool verbose = false;
   bool quiet = false;
-  std::string command_line;              // for the run history
+  std::string command_line;  // for the run history
 };
 
 // strata query --output: a text table (also "human"), the JSON response, or CSV.
 enum class QueryOutput { kTable, kJson, kCsv };
 
 struct QueryCommandOptions {
-  std::string query;   // inline JSON
-  std::string file;    // --file
+  std::string query;                // inline JSON
+  std::string file;                 // --file
   std::optional<std::string> role;  // --role; absent = trusted local caller (no role checks)
   QueryOutput output = QueryOutput::kTable;
 };
@@ -44,8 +44,7 @@ struct RunCommandOptions {
 int RunInit(const std::string& dir, bool example, const CommonOptions& common);
 int RunCompile(const CommonOptions& common);
 int RunPlan(const CommonOptions& common, const RunCommandOptions& options);
-int RunApply(const CommonOptions& common, const std::string& plan_id,
-             std::optional<int> parallel);
+int RunApply(const CommonOptions& common, const std::string& plan_id, std::optional<int> parallel);
 int RunRun(const CommonOptions& common, const RunCommandOptions& options);
 int RunPartitions(const CommonOptions& common, const std::optional<std::string>& model,
                   const std::optional<std::string>& status);

@@ -182,7 +182,8 @@ path = "warehouse.duckdb"
 fiscal_year_start_month = 4
 )"},
     {"semantic/model.yml", kSemanticModel},
-    {"models/stg_orders.toml", R"(# Staging: the raw orders without cancelled ones, rebuilt in full on every run.
+    {"models/stg_orders.toml",
+     R"(# Staging: the raw orders without cancelled ones, rebuilt in full on every run.
 name = "stg_orders"
 
 [[sources]]
@@ -239,7 +240,8 @@ WHERE order_at >= @start_date
   AND order_at <  @end_date
 GROUP BY 1, 2
 )"},
-    {"models/fct_hourly_orders.toml", R"(# Hourly order volume per region; 24 hours per statement when backfilling.
+    {"models/fct_hourly_orders.toml",
+     R"(# Hourly order volume per region; 24 hours per statement when backfilling.
 name = "fct_hourly_orders"
 depends_on = ["stg_orders"]
 
@@ -264,7 +266,8 @@ WHERE order_at >= @start_date
   AND order_at < @end_date
 GROUP BY 1, 2
 )"},
-    {"models/fct_monthly_revenue.toml", R"(# Monthly revenue rolled up from the daily model; re-runs the previous month for late data.
+    {"models/fct_monthly_revenue.toml",
+     R"(# Monthly revenue rolled up from the daily model; re-runs the previous month for late data.
 name = "fct_monthly_revenue"
 depends_on = ["fct_daily_orders"]
 labels = { team = "finance" }
@@ -460,8 +463,9 @@ Status WriteExampleFiles(const std::filesystem::path& dir, const ExampleRange& r
   const std::string first_month = PartitionKey::Containing(Grain::kMonth, range.start).ToString();
   for (const File& file : kExampleFiles) {
     std::string text = file.text;
-    for (auto [token, value] : {std::pair<std::string_view, const std::string&>{"@FIRST_DAY@", first_day},
-                                {"@FIRST_MONTH@", first_month}}) {
+    for (auto [token, value] :
+         {std::pair<std::string_view, const std::string&>{"@FIRST_DAY@", first_day},
+          {"@FIRST_MONTH@", first_month}}) {
       for (std::size_t at = text.find(token); at != std::string::npos; at = text.find(token, at)) {
         text.replace(at, token.size(), value);
       }
@@ -488,17 +492,15 @@ Status GenerateExampleData(const std::filesystem::path& duckdb_path, const Examp
   STRATA_ASSIGN_OR_RETURN(auto warehouse, warehouse::OpenDuckDb(duckdb_path.string()));
   STRATA_ASSIGN_OR_RETURN(auto connection, warehouse->Connect());
   STRATA_TRY(connection->Execute("CREATE SCHEMA IF NOT EXISTS raw"));
-  STRATA_TRY(connection->Execute(fmt::format(kOrdersSql, fmt::arg("start", start),
-                                             fmt::arg("step", order_step),
-                                             fmt::arg("jitter", static_cast<int>(order_step)),
-                                             fmt::arg("rows", kOrderRows))));
+  STRATA_TRY(connection->Execute(
+      fmt::format(kOrdersSql, fmt::arg("start", start), fmt::arg("step", order_step),
+                  fmt::arg("jitter", static_cast<int>(order_step)), fmt::arg("rows", kOrderRows))));
   // After raw.orders: signup dates are derived from each customer's first order.
-  STRATA_TRY(connection->Execute(fmt::format(kCustomersSql, fmt::arg("start", start),
-                                             fmt::arg("span", span))));
-  STRATA_TRY(connection->Execute(fmt::format(kTicketsSql, fmt::arg("start", start),
-                                             fmt::arg("step", ticket_step),
-                                             fmt::arg("jitter", static_cast<int>(ticket_step)),
-                                             fmt::arg("rows", kTicketRows))));
+  STRATA_TRY(connection->Execute(
+      fmt::format(kCustomersSql, fmt::arg("start", start), fmt::arg("span", span))));
+  STRATA_TRY(connection->Execute(fmt::format(
+      kTicketsSql, fmt::arg("start", start), fmt::arg("step", ticket_step),
+      fmt::arg("jitter", static_cast<int>(ticket_step)), fmt::arg("rows", kTicketRows))));
   return OkStatus();
 }
 

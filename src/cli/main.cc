@@ -4,14 +4,14 @@
 // Argument errors (an unknown flag, a bad --output, a numeric flag that is not a decimal integer
 // in its range) are Usage errors, exit 1, printed like every other error: as JSON on stdout when
 // JSON output is asked for, else on stderr.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdint>
 #include <iostream>
 #include <limits>
-#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/render.h"
@@ -60,10 +60,10 @@ Result<std::int64_t> ParseBoundedInteger(std::string_view flag, const std::strin
                                          std::int64_t min, std::int64_t max,
                                          std::string_view hint) {
   auto refuse = [&] {
-    return MakeError(ErrorCode::kUsage,
-                     fmt::format("{} must be an integer from {} to {}, got \"{}\"", flag, min, max,
-                                 text),
-                     std::string(hint));
+    return MakeError(
+        ErrorCode::kUsage,
+        fmt::format("{} must be an integer from {} to {}, got \"{}\"", flag, min, max, text),
+        std::string(hint));
   };
   std::string_view digits = text;
   const bool negative = !digits.empty() && digits.front() == '-';
@@ -99,8 +99,8 @@ struct NumericValues {
 
 Result<NumericValues> ParseNumericFlags(const NumericFlags& flags) {
   NumericValues values;
-  const std::string parallel_hint = fmt::format(
-      "tasks run at once: 1 (serial) to {}; the default is 4", kMaxParallel);
+  const std::string parallel_hint =
+      fmt::format("tasks run at once: 1 (serial) to {}; the default is 4", kMaxParallel);
   if (flags.lookback) {
     auto lookback = ParseBoundedInteger(
         "--lookback", *flags.lookback, 0, strata::project::kMaxLookback,
@@ -164,7 +164,8 @@ void AddSelection(CLI::App* command, RunCommandOptions& options, NumericFlags& n
   command->add_option("--from", selection.from, "first partition of an inclusive range");
   command->add_option("--to", selection.to, "last partition of an inclusive range");
   command->add_flag("--latest", selection.latest, "the partition containing now (default)");
-  command->add_flag("--missing", selection.missing, "every partition since first_partition not Computed");
+  command->add_flag("--missing", selection.missing,
+                    "every partition since first_partition not Computed");
   command->add_option("--lookback", numeric.lookback, "also recompute the previous N partitions");
   command->add_option("--parallel", numeric.parallel, "tasks in flight (default 4; 1 = serial)");
   command->add_flag("--full-refresh", options.full_refresh,
@@ -219,12 +220,14 @@ int Main(int argc, char** argv) {
   CLI::App* query = app.add_subcommand("query", "answer a semantic query (JSON)");
   query->add_option("QUERY", query_options.query, "the query JSON (or --file)");
   query->add_option("--file", query_options.file, "read the query JSON from a file");
-  query->add_option("--role", query_options.role, "answer as this data role (default: trusted, no role)");
+  query->add_option("--role", query_options.role,
+                    "answer as this data role (default: trusted, no role)");
   query->add_option("--project", common.project_dir, "project folder (holds strata.toml)");
   query->add_option("--warehouse", common.warehouse, "named warehouse from [warehouses.NAME]");
   query->add_option("--output", query_output, "table | json | csv")
       ->check(CLI::IsMember({"table", "human", "json", "csv"}));
-  CLI::App* meta = app.add_subcommand("meta", "list the semantic model's entities, members and rollups");
+  CLI::App* meta =
+      app.add_subcommand("meta", "list the semantic model's entities, members and rollups");
   meta->add_option("--project", common.project_dir, "project folder (holds strata.toml)");
   meta->add_option("--warehouse", common.warehouse, "named warehouse from [warehouses.NAME]");
   meta->add_option("--output", output, "human | json")->check(CLI::IsMember({"human", "json"}));

@@ -125,16 +125,15 @@ void PrintRunReport(const materialize::RunReport& report, OutputFormat output, b
       }
       rows.push_back({m.model, m.partition_key.value_or("-"), m.status,
                       m.row_count ? std::to_string(*m.row_count) : "-",
-                      std::to_string(m.duration_ms),
-                      m.checksum ? HexHash64(*m.checksum) : "-"});
+                      std::to_string(m.duration_ms), m.checksum ? HexHash64(*m.checksum) : "-"});
     }
     std::cout << RenderTable({"model", "partition", "status", "rows", "ms", "checksum"}, rows);
     std::cout << "\n";
     std::vector<std::vector<std::string>> summary;
     for (const materialize::PartitionSummary& s : report.partition_summaries) {
-      summary.push_back({s.model, std::to_string(s.partitions_planned),
-                         std::to_string(s.partitions_succeeded), std::to_string(s.partitions_failed),
-                         std::to_string(s.partitions_skipped)});
+      summary.push_back(
+          {s.model, std::to_string(s.partitions_planned), std::to_string(s.partitions_succeeded),
+           std::to_string(s.partitions_failed), std::to_string(s.partitions_skipped)});
     }
     std::cout << RenderTable({"model", "planned", "succeeded", "failed", "skipped"}, summary);
   }

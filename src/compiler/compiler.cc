@@ -43,11 +43,12 @@ Diagnostic FromBounds(const project::Model& model, const std::string& file,
 // `script` is model.sql parsed; on a parse error AnalyzeModelSql re-parses to report it as E024.
 // REQUIRES: model.time_interval.
 void CheckBounds(const project::Model& model, const std::string& file, sql::Dialect dialect,
-                 const Result<std::vector<sql::StatementPtr>>& script, std::vector<Diagnostic>& out) {
+                 const Result<std::vector<sql::StatementPtr>>& script,
+                 std::vector<Diagnostic>& out) {
   const Grain grain = model.time_interval->granularity;
-  const analysis::BoundsReport report =
-      script.ok() ? analysis::AnalyzeBounds(*script, grain)
-                  : analysis::AnalyzeModelSql(model.sql, dialect, grain);
+  const analysis::BoundsReport report = script.ok()
+                                            ? analysis::AnalyzeBounds(*script, grain)
+                                            : analysis::AnalyzeModelSql(model.sql, dialect, grain);
   for (const analysis::BoundVerdict* verdict : {&report.start, &report.end}) {
     if (verdict->bounded || !verdict->diagnostic) continue;
     // A parse failure makes both bounds fail with the same message: report it once.
@@ -72,11 +73,12 @@ void CheckOneQuery(const project::Model& model, const std::string& file,
     diagnostic.code = "W030";
     diagnostic.severity = Severity::kWarning;
     diagnostic.message = "strata cannot read the SQL: " + error.message;
-    diagnostic.hint = "if this is a mistake, fix it at the caret; if the warehouse accepts the "
-                      "SQL, the model still runs (strata reads the common SELECT language of "
-                      "each dialect, not all of it)";
-    diagnostic.span = SourceSpan{file, error.span ? error.span->line : 0,
-                                 error.span ? error.span->column : 0};
+    diagnostic.hint =
+        "if this is a mistake, fix it at the caret; if the warehouse accepts the "
+        "SQL, the model still runs (strata reads the common SELECT language of "
+        "each dialect, not all of it)";
+    diagnostic.span =
+        SourceSpan{file, error.span ? error.span->line : 0, error.span ? error.span->column : 0};
     diagnostic.caret = error.hint;
   } else if (script->size() != 1) {
     diagnostic.code = "E030";
@@ -98,8 +100,10 @@ void CheckOneQuery(const project::Model& model, const std::string& file,
 
 std::string_view SeverityName(Severity severity) {
   switch (severity) {
-    case Severity::kError: return "error";
-    case Severity::kWarning: return "warning";
+    case Severity::kError:
+      return "error";
+    case Severity::kWarning:
+      return "warning";
   }
   return "error";
 }
@@ -121,8 +125,8 @@ std::vector<Diagnostic> CheckModel(const project::Project& project, const projec
     diagnostic.code = std::string(error.reported_code());
     diagnostic.message = error.message;
     diagnostic.hint = error.hint;
-    diagnostic.span = SourceSpan{file, error.span ? error.span->line : 0,
-                                 error.span ? error.span->column : 0};
+    diagnostic.span =
+        SourceSpan{file, error.span ? error.span->line : 0, error.span ? error.span->column : 0};
     out.push_back(std::move(diagnostic));
     return out;
   }

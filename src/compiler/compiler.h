@@ -46,13 +46,13 @@ std::string_view SeverityName(Severity severity);  // "error" | "warning"
 
 struct Diagnostic {
   std::string model;
-  std::string code;      // "E020".."E030", "W024", "W025", "W027", "W030", or an error code name
-                         // ("SqlLex")
+  std::string code;  // "E020".."E030", "W024", "W025", "W027", "W030", or an error code name
+                     // ("SqlLex")
   Severity severity = Severity::kError;
   std::string message;
   std::string hint;
-  SourceSpan span;       // file relative to the project root; line/column 1-based (0: unknown)
-  std::string caret;     // the source line with a caret under the column; may be empty
+  SourceSpan span;    // file relative to the project root; line/column 1-based (0: unknown)
+  std::string caret;  // the source line with a caret under the column; may be empty
 };
 
 // Every diagnostic for `model` in `dialect`. `catalog` (may be null: nothing known) describes the

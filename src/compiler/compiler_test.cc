@@ -24,8 +24,8 @@ project::Project OneModel(std::string sql, project::StrategyKind strategy) {
   return project;
 }
 
-std::vector<Diagnostic> Check(std::string sql,
-                              project::StrategyKind strategy = project::StrategyKind::kTimeInterval) {
+std::vector<Diagnostic> Check(
+    std::string sql, project::StrategyKind strategy = project::StrategyKind::kTimeInterval) {
   const project::Project project = OneModel(std::move(sql), strategy);
   return CheckModel(project, project.models[0], sql::Dialect::kDuckDb);
 }
@@ -86,7 +86,8 @@ TEST(CompilerTest, ModelsWithoutAWindowAreParsedToo) {
 }
 
 TEST(CompilerTest, InclusiveBetweenIsAWarningNotAnError) {
-  const auto diagnostics = Check("SELECT ts AS d FROM t WHERE ts BETWEEN @start_date AND @end_date");
+  const auto diagnostics =
+      Check("SELECT ts AS d FROM t WHERE ts BETWEEN @start_date AND @end_date");
   ASSERT_EQ(diagnostics.size(), 1u);
   EXPECT_EQ(diagnostics[0].code, "W024");
   EXPECT_EQ(diagnostics[0].severity, Severity::kWarning);
@@ -94,9 +95,9 @@ TEST(CompilerTest, InclusiveBetweenIsAWarningNotAnError) {
 }
 
 TEST(CompilerTest, TruncationCoarserThanTheGrainIsAWarningWithItsOwnHint) {
-  project::Project project = OneModel(
-      "SELECT ts AS d FROM t WHERE DATE(ts) >= DATE(@start_date) AND ts < @end_date",
-      project::StrategyKind::kTimeInterval);
+  project::Project project =
+      OneModel("SELECT ts AS d FROM t WHERE DATE(ts) >= DATE(@start_date) AND ts < @end_date",
+               project::StrategyKind::kTimeInterval);
   project.models[0].time_interval->granularity = Grain::kHour;
   const auto diagnostics = CheckModel(project, project.models[0], sql::Dialect::kDuckDb);
   ASSERT_EQ(diagnostics.size(), 1u);
@@ -115,7 +116,6 @@ TEST(CompilerTest, FullRefreshModelsAreNotBoundChecked) {
   ASSERT_EQ(unlexable.size(), 1u);
   EXPECT_EQ(unlexable[0].code, "SqlLex");
 }
-
 
 // An in-memory catalog: raw.orders(order_id INTEGER NOT NULL, order_at TIMESTAMP NULL,
 // order_day DATE NOT NULL, note VARCHAR NOT NULL), and whatever a test adds. Counts calls.
@@ -170,8 +170,9 @@ std::vector<std::string> Codes(const std::vector<Diagnostic>& diagnostics) {
 constexpr char kWindow[] = " WHERE order_at >= @start_date AND order_at < @end_date";
 
 TEST(ColumnChecksTest, SeedModelPassesWithTheCatalog) {
-  Fixture fixture(std::string("SELECT DATE_TRUNC('day', order_at) AS d, COUNT(*) AS n FROM orders") +
-                  kWindow + " GROUP BY 1");
+  Fixture fixture(
+      std::string("SELECT DATE_TRUNC('day', order_at) AS d, COUNT(*) AS n FROM orders") + kWindow +
+      " GROUP BY 1");
   EXPECT_TRUE(fixture.Check().empty());
   EXPECT_GE(fixture.catalog.calls, 1);
 }
@@ -213,16 +214,19 @@ TEST(ColumnChecksTest, E021KnownTypeIsNotTemporal) {
 }
 
 TEST(ColumnChecksTest, E022NullableUnlessTheWhereRejectsNull) {
-  Fixture nullable("SELECT DATE_TRUNC('day', order_at) AS d FROM orders "
-                   "WHERE order_day >= @start_date AND order_day < @end_date");
+  Fixture nullable(
+      "SELECT DATE_TRUNC('day', order_at) AS d FROM orders "
+      "WHERE order_day >= @start_date AND order_day < @end_date");
   EXPECT_EQ(Codes(nullable.Check()), std::vector<std::string>{"E022"});
   Fixture filtered(std::string("SELECT DATE_TRUNC('day', order_at) AS d FROM orders") + kWindow);
   EXPECT_TRUE(filtered.Check().empty());
-  Fixture is_not_null("SELECT order_at AS d FROM orders WHERE order_day >= @start_date AND "
-                      "order_day < @end_date AND order_at IS NOT NULL");
+  Fixture is_not_null(
+      "SELECT order_at AS d FROM orders WHERE order_day >= @start_date AND "
+      "order_day < @end_date AND order_at IS NOT NULL");
   EXPECT_TRUE(is_not_null.Check().empty());
-  Fixture left_join("SELECT o2.order_day AS d FROM orders o LEFT JOIN orders o2 ON o.order_id = o2.order_id "
-                    "WHERE o.order_at >= @start_date AND o.order_at < @end_date");
+  Fixture left_join(
+      "SELECT o2.order_day AS d FROM orders o LEFT JOIN orders o2 ON o.order_id = o2.order_id "
+      "WHERE o.order_at >= @start_date AND o.order_at < @end_date");
   EXPECT_EQ(Codes(left_join.Check()), std::vector<std::string>{"E022"});
 }
 
@@ -238,7 +242,8 @@ TEST(ColumnChecksTest, E025HourlyModelWithADateColumn) {
 }
 
 TEST(ColumnChecksTest, UpstreamModelTablesComeFromTheCatalogByTarget) {
-  Fixture fixture(std::string("SELECT day AS d FROM upstream WHERE day >= @start_date AND day < @end_date"));
+  Fixture fixture(
+      std::string("SELECT day AS d FROM upstream WHERE day >= @start_date AND day < @end_date"));
   project::Model upstream;
   upstream.name = "upstream";
   upstream.target = project::ObjectName{"", "marts", "upstream_table"};
@@ -254,8 +259,9 @@ TEST(ColumnChecksTest, E023AndE026FromTheConfig) {
   const auto diagnostics = fixture.Check(false);
   ASSERT_EQ(Codes(diagnostics), std::vector<std::string>{"E026"});
   EXPECT_EQ(diagnostics[0].span.file, "models/fct.toml");
-  Fixture long_name(std::string("SELECT order_at AS ") + std::string(70, 'x') + " FROM orders" + kWindow,
-                    Grain::kDay, std::string(70, 'x'));
+  Fixture long_name(
+      std::string("SELECT order_at AS ") + std::string(70, 'x') + " FROM orders" + kWindow,
+      Grain::kDay, std::string(70, 'x'));
   EXPECT_TRUE(long_name.Check(false).empty());
   const project::Model& model = long_name.model();
   EXPECT_EQ(Codes(CheckModel(long_name.project, model, sql::Dialect::kPostgres, nullptr)),
@@ -263,7 +269,8 @@ TEST(ColumnChecksTest, E023AndE026FromTheConfig) {
 }
 
 TEST(DependencyChecksTest, ReadingAnUndeclaredModelIsAnErrorAtItsReference) {
-  Fixture fixture(std::string("SELECT order_at AS d\nFROM orders JOIN  upstream ON true") + kWindow);
+  Fixture fixture(std::string("SELECT order_at AS d\nFROM orders JOIN  upstream ON true") +
+                  kWindow);
   project::Model upstream;
   upstream.name = "upstream";
   fixture.project.models.insert(fixture.project.models.begin(), upstream);
@@ -277,7 +284,9 @@ TEST(DependencyChecksTest, ReadingAnUndeclaredModelIsAnErrorAtItsReference) {
 }
 
 TEST(DependencyChecksTest, UnreadDependencyIsAWarning) {
-  Fixture fixture(std::string("WITH upstream AS (SELECT 1) SELECT order_at AS d FROM orders, upstream") + kWindow);
+  Fixture fixture(
+      std::string("WITH upstream AS (SELECT 1) SELECT order_at AS d FROM orders, upstream") +
+      kWindow);
   project::Model upstream;
   upstream.name = "upstream";
   fixture.project.models.insert(fixture.project.models.begin(), upstream);
@@ -289,8 +298,9 @@ TEST(DependencyChecksTest, UnreadDependencyIsAWarning) {
 }
 
 TEST(DependencyChecksTest, SourcesWinOverSameNamedModelsAndSelfReadsAreFine) {
-  Fixture fixture(std::string("SELECT order_at AS d FROM orders WHERE order_id NOT IN (SELECT 1 FROM fct)") +
-                  " AND order_at >= @start_date AND order_at < @end_date");
+  Fixture fixture(
+      std::string("SELECT order_at AS d FROM orders WHERE order_id NOT IN (SELECT 1 FROM fct)") +
+      " AND order_at >= @start_date AND order_at < @end_date");
   project::Model orders;
   orders.name = "orders";
   fixture.project.models.insert(fixture.project.models.begin(), orders);

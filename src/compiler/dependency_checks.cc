@@ -28,7 +28,8 @@ sql::Span FirstMention(std::string_view sql_text, sql::Dialect dialect, std::str
   }
   for (std::size_t index = 0; index < meaningful.size(); ++index) {
     const sql::Token& token = *meaningful[index];
-    if (token.kind != sql::TokenKind::kIdentifier && token.kind != sql::TokenKind::kQuotedIdentifier) {
+    if (token.kind != sql::TokenKind::kIdentifier &&
+        token.kind != sql::TokenKind::kQuotedIdentifier) {
       continue;
     }
     if (!analysis::SameName(sql::IdentifierName(token, dialect), name)) continue;
@@ -54,7 +55,8 @@ void CheckDependencies(const project::Project& project, const project::Model& mo
   std::vector<std::string> read = sql::FindTableNames(tokens, dialect);
   read.erase(std::remove_if(read.begin(), read.end(),
                             [&](const std::string& name) {
-                              return sources.count(name) == 0 && project.FindLowerCase(name) == nullptr;
+                              return sources.count(name) == 0 &&
+                                     project.FindLowerCase(name) == nullptr;
                             }),
              read.end());
   std::set<std::string, std::less<>> declared;
@@ -66,9 +68,10 @@ void CheckDependencies(const project::Project& project, const project::Model& mo
     Diagnostic diagnostic;
     diagnostic.model = model.name;
     diagnostic.code = "E027";
-    diagnostic.message = fmt::format("model {} reads model {}, which is not in its depends_on",
-                                     model.name, name);
-    diagnostic.hint = fmt::format("add \"{}\" to depends_on in {} so it is built first", name, files.toml);
+    diagnostic.message =
+        fmt::format("model {} reads model {}, which is not in its depends_on", model.name, name);
+    diagnostic.hint =
+        fmt::format("add \"{}\" to depends_on in {} so it is built first", name, files.toml);
     diagnostic.span = SourceSpan{files.sql, at.line, at.column};
     if (at.line > 0) diagnostic.caret = sql::RenderCaret(model.sql, at.line, at.column);
     out.push_back(std::move(diagnostic));
@@ -79,9 +82,10 @@ void CheckDependencies(const project::Project& project, const project::Model& mo
     diagnostic.model = model.name;
     diagnostic.code = "W027";
     diagnostic.severity = Severity::kWarning;
-    diagnostic.message = fmt::format("model {} depends on {} but its SQL never reads it", model.name,
-                                     dependency);
-    diagnostic.hint = fmt::format("remove \"{}\" from depends_on, or read it in {}", dependency, files.sql);
+    diagnostic.message =
+        fmt::format("model {} depends on {} but its SQL never reads it", model.name, dependency);
+    diagnostic.hint =
+        fmt::format("remove \"{}\" from depends_on, or read it in {}", dependency, files.sql);
     diagnostic.span = SourceSpan{files.toml, model.depends_on_at.line, model.depends_on_at.column};
     out.push_back(std::move(diagnostic));
   }

@@ -56,9 +56,10 @@ class GoldenCatalog : public Catalog {
         std::string type = column.substr(column.find(' ') + 1);
         const bool not_null = type.size() > 9 && type.substr(type.size() - 9) == " NOT NULL";
         if (not_null) type.resize(type.size() - 9);
-        if (type.size() > 5 && type.substr(type.size() - 5) == " NULL") type.resize(type.size() - 5);
-        columns.push_back({column.substr(0, column.find(' ')), analysis::ValueTypeFromName(type),
-                           !not_null});
+        if (type.size() > 5 && type.substr(type.size() - 5) == " NULL")
+          type.resize(type.size() - 5);
+        columns.push_back(
+            {column.substr(0, column.find(' ')), analysis::ValueTypeFromName(type), !not_null});
       }
     }
   }
@@ -80,7 +81,8 @@ std::string Header(const golden_testing::GoldenCase& golden, const std::string& 
   return found == golden.headers.end() ? fallback : found->second;
 }
 
-project::Project ProjectFor(const golden_testing::GoldenCase& golden, const GoldenCatalog& catalog) {
+project::Project ProjectFor(const golden_testing::GoldenCase& golden,
+                            const GoldenCatalog& catalog) {
   project::Project project;
   project.config.root = "/p";
   project::Model model;

@@ -19,13 +19,13 @@ void CheckIncremental(const project::Project& project, const project::Model& mod
     if (use.name == "incremental_filter") {
       filtered = true;
     } else if (use.name == "start_date" || use.name == "end_date") {
-      Diagnostic diagnostic = Make(
-          model, "E028",
-          fmt::format("@{} has no value in an incremental model (only time_interval runs have "
-                      "a window)",
-                      use.name),
-          "filter new rows with @incremental_filter, or make the model time_interval",
-          SourceSpan{files.sql, use.line, use.column});
+      Diagnostic diagnostic =
+          Make(model, "E028",
+               fmt::format("@{} has no value in an incremental model (only time_interval runs have "
+                           "a window)",
+                           use.name),
+               "filter new rows with @incremental_filter, or make the model time_interval",
+               SourceSpan{files.sql, use.line, use.column});
       diagnostic.caret = sql::RenderCaret(model.sql, use.line, use.column);
       out.push_back(std::move(diagnostic));
     }
@@ -51,11 +51,11 @@ void CheckIncremental(const project::Project& project, const project::Model& mod
       found = found || analysis::SameName(column.name, name);
     }
     if (found) continue;
-    out.push_back(AtSql(model, files, output.select_span, "E029",
-                        fmt::format("{} \"{}\" is not a column of the model's output",
-                                    name == config.watermark ? "watermark" : "unique_key column",
-                                    name),
-                        "select it (with that name) or change [strategy] in " + files.toml));
+    out.push_back(
+        AtSql(model, files, output.select_span, "E029",
+              fmt::format("{} \"{}\" is not a column of the model's output",
+                          name == config.watermark ? "watermark" : "unique_key column", name),
+              "select it (with that name) or change [strategy] in " + files.toml));
   }
 }
 

@@ -21,8 +21,8 @@ Diagnostic Make(const project::Model& model, std::string code, std::string messa
   return diagnostic;
 }
 
-Diagnostic AtSql(const project::Model& model, const ModelFiles& files, sql::Span at, std::string code,
-                 std::string message, std::string hint) {
+Diagnostic AtSql(const project::Model& model, const ModelFiles& files, sql::Span at,
+                 std::string code, std::string message, std::string hint) {
   Diagnostic diagnostic = Make(model, std::move(code), std::move(message), std::move(hint),
                                SourceSpan{files.sql, at.line, at.column});
   if (at.line > 0) diagnostic.caret = sql::RenderCaret(model.sql, at.line, at.column);
@@ -88,13 +88,13 @@ void CheckTimeIntervalConfig(const project::Model& model, const ModelFiles& file
                        SourceSpan{files.toml, 0, 0}));
   }
   if (config.first_partition && config.first_partition->grain() != config.granularity) {
-    out.push_back(Make(model, "E026",
-                       fmt::format("first_partition \"{}\" is a {} key but the model's granularity is {}",
-                                   config.first_partition->ToString(),
-                                   GrainName(config.first_partition->grain()),
-                                   GrainName(config.granularity)),
-                       fmt::format("write first_partition like \"{}\"", GrainExample(config.granularity)),
-                       SourceSpan{files.toml, 0, 0}));
+    out.push_back(
+        Make(model, "E026",
+             fmt::format("first_partition \"{}\" is a {} key but the model's granularity is {}",
+                         config.first_partition->ToString(),
+                         GrainName(config.first_partition->grain()), GrainName(config.granularity)),
+             fmt::format("write first_partition like \"{}\"", GrainExample(config.granularity)),
+             SourceSpan{files.toml, 0, 0}));
   }
 }
 
@@ -106,7 +106,8 @@ void CheckTimeColumn(const project::Project& project, const project::Model& mode
       analysis::AnalyzeOutputColumns(statement, CatalogLookup(project, model, catalog));
   const analysis::OutputColumn* column = nullptr;
   for (const analysis::OutputColumn& candidate : output.columns) {
-    if (column == nullptr && analysis::SameName(candidate.name, config.time_column)) column = &candidate;
+    if (column == nullptr && analysis::SameName(candidate.name, config.time_column))
+      column = &candidate;
   }
   if (column == nullptr) {
     if (!output.complete) return;  // a `*` over a table we know nothing about may provide it
@@ -120,12 +121,12 @@ void CheckTimeColumn(const project::Project& project, const project::Model& mode
     return;
   }
   if (column->type != ValueType::kUnknown && !analysis::IsTemporal(column->type)) {
-    out.push_back(AtSql(model, files, column->span, "E021",
-                        fmt::format("time_column \"{}\" has type {}; a time_interval model needs "
-                                    "DATE or TIMESTAMP",
-                                    config.time_column, analysis::ValueTypeName(column->type)),
-                        fmt::format("cast it, e.g. CAST(<value> AS TIMESTAMP) AS {}",
-                                    config.time_column)));
+    out.push_back(
+        AtSql(model, files, column->span, "E021",
+              fmt::format("time_column \"{}\" has type {}; a time_interval model needs "
+                          "DATE or TIMESTAMP",
+                          config.time_column, analysis::ValueTypeName(column->type)),
+              fmt::format("cast it, e.g. CAST(<value> AS TIMESTAMP) AS {}", config.time_column)));
   }
   if (column->nullability == Nullability::kNullable) {
     out.push_back(AtSql(model, files, column->span, "E022",

@@ -1,8 +1,8 @@
+#include "materialize/internal/batch_writer.h"
+
 #include <fmt/format.h>
 
 #include <charconv>
-
-#include "materialize/internal/batch_writer.h"
 
 namespace strata::materialize {
 namespace {
@@ -110,7 +110,8 @@ BatchOutcome WriteBatch(warehouse::Connection& connection, const warehouse::Emit
   }
   if (outcome.status != BatchStatus::kCommitted && cancel.load()) {
     outcome.status = BatchStatus::kInterrupted;
-    if (!outcome.error) outcome.error = MakeError(ErrorCode::kInterrupted, "interrupted before commit");
+    if (!outcome.error)
+      outcome.error = MakeError(ErrorCode::kInterrupted, "interrupted before commit");
   }
   outcome.duration_ms = MonotonicMillis() - started;
   return outcome;

@@ -6,10 +6,10 @@
 #include <cctype>
 #include <map>
 
+#include "base/ascii.h"
 #include "compiler/compiler.h"
 #include "sql/lexer.h"
 #include "sql/placeholders.h"
-#include "base/ascii.h"
 #include "sql/references.h"
 
 namespace strata::materialize {
@@ -24,9 +24,9 @@ std::string DisplayPath(const project::Project& project, const project::Model& m
 }
 
 // Model names map to their targets; a model's own [[sources]] win over same-named models.
-std::map<std::string, std::string, std::less<>> ReferenceTargets(const project::Project& project,
-                                                                 const project::Model& model,
-                                                                 const warehouse::Emitter& emitter) {
+std::map<std::string, std::string, std::less<>> ReferenceTargets(
+    const project::Project& project, const project::Model& model,
+    const warehouse::Emitter& emitter) {
   std::map<std::string, std::string, std::less<>> targets;
   // Only names in table position can be references (listing every model of a large project for
   // every batch would be quadratic): the same scan RewriteReferences and the compiler use.
@@ -82,14 +82,16 @@ namespace {
 Result<std::string> Compile(const project::Project& project, const project::Model& model,
                             const warehouse::Emitter& emitter,
                             const std::map<std::string, std::string, std::less<>>& values) {
-  Result<std::string> rewritten =
-      sql::RewriteReferences(model.sql, emitter.dialect(), ReferenceTargets(project, model, emitter));
+  Result<std::string> rewritten = sql::RewriteReferences(model.sql, emitter.dialect(),
+                                                         ReferenceTargets(project, model, emitter));
   if (!rewritten.ok()) return WithFile(std::move(rewritten).error(), DisplayPath(project, model));
   rewritten = StripTrailingSemicolon(std::move(rewritten).value(), emitter.dialect());
   if (!rewritten.ok()) return WithFile(std::move(rewritten).error(), DisplayPath(project, model));
   if (values.empty()) return rewritten;
-  Result<std::string> substituted = sql::SubstitutePlaceholders(*rewritten, emitter.dialect(), values);
-  if (!substituted.ok()) return WithFile(std::move(substituted).error(), DisplayPath(project, model));
+  Result<std::string> substituted =
+      sql::SubstitutePlaceholders(*rewritten, emitter.dialect(), values);
+  if (!substituted.ok())
+    return WithFile(std::move(substituted).error(), DisplayPath(project, model));
   return substituted;
 }
 

@@ -18,14 +18,16 @@ Status PlanTimeInterval(const project::Project& project, PlannedModel& planned,
   const project::Model& model = *planned.model;
   const project::TimeIntervalConfig& config = *model.time_interval;
   const warehouse::TableName target = ToTableName(model.target);
-  const Window empty{keys.empty() ? 0 : keys.front().start(), keys.empty() ? 0 : keys.front().start()};
+  const Window empty{keys.empty() ? 0 : keys.front().start(),
+                     keys.empty() ? 0 : keys.front().start()};
   STRATA_ASSIGN_OR_RETURN(std::string empty_sql, CompileModelSql(project, model, emitter, empty));
   STRATA_ASSIGN_OR_RETURN(planned.bootstrap, emitter.Bootstrap(target, empty_sql));
   for (std::vector<PartitionKey>& keys_of_batch : GroupIntoBatches(keys, config.batch_size)) {
     PlannedBatch batch;
     batch.window = Window{keys_of_batch.front().start(), keys_of_batch.back().window().end};
     batch.keys = std::move(keys_of_batch);
-    STRATA_ASSIGN_OR_RETURN(std::string select, CompileModelSql(project, model, emitter, batch.window));
+    STRATA_ASSIGN_OR_RETURN(std::string select,
+                            CompileModelSql(project, model, emitter, batch.window));
     STRATA_ASSIGN_OR_RETURN(batch.statements,
                             emitter.Overwrite(target, config.time_column, batch.window, select));
     planned.batches.push_back(std::move(batch));
@@ -50,13 +52,14 @@ Status PlanIncremental(const project::Project& project, PlannedModel& planned,
   const project::Model& model = *planned.model;
   const project::IncrementalConfig& config = *model.incremental;
   const warehouse::TableName target = ToTableName(model.target);
-  STRATA_ASSIGN_OR_RETURN(std::string full, CompileIncrementalSql(project, model, emitter,
-                                                                  emitter.FullLoadFilter()));
+  STRATA_ASSIGN_OR_RETURN(std::string full,
+                          CompileIncrementalSql(project, model, emitter, emitter.FullLoadFilter()));
   STRATA_ASSIGN_OR_RETURN(planned.statements, emitter.FullRefresh(target, full));
   if (full_refresh) return OkStatus();
   STRATA_ASSIGN_OR_RETURN(std::string filter, emitter.IncrementalFilter(target, config.watermark,
                                                                         config.lookback_seconds));
-  STRATA_ASSIGN_OR_RETURN(std::string select, CompileIncrementalSql(project, model, emitter, filter));
+  STRATA_ASSIGN_OR_RETURN(std::string select,
+                          CompileIncrementalSql(project, model, emitter, filter));
   STRATA_ASSIGN_OR_RETURN(planned.incremental,
                           emitter.Incremental(target, select, config.watermark, config.unique_key));
   return OkStatus();
@@ -65,7 +68,8 @@ Status PlanIncremental(const project::Project& project, PlannedModel& planned,
 Status PlanWholeModel(const project::Project& project, PlannedModel& planned,
                       const warehouse::Emitter& emitter) {
   const project::Model& model = *planned.model;
-  STRATA_ASSIGN_OR_RETURN(std::string select, CompileModelSql(project, model, emitter, std::nullopt));
+  STRATA_ASSIGN_OR_RETURN(std::string select,
+                          CompileModelSql(project, model, emitter, std::nullopt));
   const warehouse::TableName target = ToTableName(model.target);
   if (model.strategy == project::StrategyKind::kView) {
     STRATA_ASSIGN_OR_RETURN(planned.statements, emitter.View(target, select));
@@ -76,17 +80,19 @@ Status PlanWholeModel(const project::Project& project, PlannedModel& planned,
 }
 
 json StatementsJson(const warehouse::PartitionOverwrite& statements) {
-  return json{{"begin", statements.begin},   {"delete", statements.delete_window},
-              {"insert", statements.insert}, {"commit", statements.commit},
+  return json{{"begin", statements.begin},
+              {"delete", statements.delete_window},
+              {"insert", statements.insert},
+              {"commit", statements.commit},
               {"rollback", statements.rollback}};
 }
 
 json IncrementalJson(const std::optional<warehouse::Emitter::IncrementalLoad>& load) {
   if (!load) return nullptr;
-  return json{{"begin", load->begin},   {"stage", load->stage},
-              {"delete", load->delete_matching}, {"insert", load->insert},
-              {"drop", load->drop_stage},        {"commit", load->commit},
-              {"rollback", load->rollback}};
+  return json{
+      {"begin", load->begin},      {"stage", load->stage},     {"delete", load->delete_matching},
+      {"insert", load->insert},    {"drop", load->drop_stage}, {"commit", load->commit},
+      {"rollback", load->rollback}};
 }
 
 std::optional<warehouse::Emitter::IncrementalLoad> IncrementalFromJson(const json& entry) {
@@ -108,7 +114,8 @@ json ModelJson(const PlannedModel& planned) {
                 {"strategy", project::StrategyName(planned.model->strategy)},
                 {"fingerprint", planned.fingerprint}};
   if (planned.error) {
-    model["error"] = {{"code", planned.error->reported_code()}, {"message", planned.error->ToString()}};
+    model["error"] = {{"code", planned.error->reported_code()},
+                      {"message", planned.error->ToString()}};
   }
   model["statements"] = planned.statements;
   model["bootstrap"] = planned.bootstrap;
@@ -131,10 +138,12 @@ json ModelJson(const PlannedModel& planned) {
 Result<PlannedBatch> BatchFromJson(const json& batch, Grain grain) {
   PlannedBatch planned;
   for (const json& key : batch.at("keys")) {
-    STRATA_ASSIGN_OR_RETURN(PartitionKey parsed, PartitionKey::Parse(key.get<std::string>(), grain));
+    STRATA_ASSIGN_OR_RETURN(PartitionKey parsed,
+                            PartitionKey::Parse(key.get<std::string>(), grain));
     planned.keys.push_back(parsed);
   }
-  if (planned.keys.empty()) return MakeError(ErrorCode::kPlanStale, "saved plan has an empty batch");
+  if (planned.keys.empty())
+    return MakeError(ErrorCode::kPlanStale, "saved plan has an empty batch");
   planned.window = Window{planned.keys.front().start(), planned.keys.back().window().end};
   const json& statements = batch.at("statements");
   planned.statements.begin = statements.at("begin").get<std::string>();
@@ -155,9 +164,10 @@ Result<PlannedModel> ModelFromJson(const json& entry, const project::Project& pr
   }
   planned.fingerprint = entry.at("fingerprint").get<std::string>();
   if (planned.fingerprint != planned.model->fingerprint) {
-    return MakeError(ErrorCode::kPlanStale,
-                     fmt::format("model {} changed since the plan was made (its SQL or TOML differs)", name),
-                     "review the change and make a new plan with `strata plan`");
+    return MakeError(
+        ErrorCode::kPlanStale,
+        fmt::format("model {} changed since the plan was made (its SQL or TOML differs)", name),
+        "review the change and make a new plan with `strata plan`");
   }
   if (entry.contains("error")) {
     // Only what a report needs survives the round trip: the code users see and the message.
@@ -237,7 +247,8 @@ Result<std::vector<std::string>> CheckedComputedKeys(const project::Model& model
   std::set<std::string> lost;
   for (const StateDisagreement& entry : *checked) {
     lost.insert(entry.partition_key);
-    warnings.push_back({"W040", model.name, entry.partition_key, DescribeDisagreement(model, entry)});
+    warnings.push_back(
+        {"W040", model.name, entry.partition_key, DescribeDisagreement(model, entry)});
   }
   std::erase_if(keys, [&](const std::string& key) { return lost.contains(key); });
   return keys;
@@ -276,12 +287,13 @@ Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& reque
     if (partitioned) {
       std::vector<std::string> computed;
       if (request.connection != nullptr || request.warehouse_absent) {
-        STRATA_ASSIGN_OR_RETURN(computed, CheckedComputedKeys(*model, request, emitter, store,
-                                                              plan.warnings));
+        STRATA_ASSIGN_OR_RETURN(
+            computed, CheckedComputedKeys(*model, request, emitter, store, plan.warnings));
       } else if (request.selection.missing) {
         STRATA_ASSIGN_OR_RETURN(computed, store.ComputedKeys(model->name));
       }
-      STRATA_ASSIGN_OR_RETURN(keys, SelectPartitions(*model, request.selection, request.now, computed));
+      STRATA_ASSIGN_OR_RETURN(keys,
+                              SelectPartitions(*model, request.selection, request.now, computed));
       WarnIfFirstPartitionInFuture(*model, request, plan.warnings);
     }
     Status status = CheckModelSql(project, *model, emitter, request.catalog);
@@ -310,9 +322,12 @@ Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& reque
 json PlanToJson(const Plan& plan) {
   json models = json::array();
   for (const PlannedModel& planned : plan.models) models.push_back(ModelJson(planned));
-  return json{{"plan_id", plan.plan_id},     {"created_at", FormatIso8601(plan.created_at)},
-              {"warehouse", plan.warehouse}, {"parallel", plan.parallel},
-              {"models", models},            {"warnings", PlanWarningsJson(plan.warnings)}};
+  return json{{"plan_id", plan.plan_id},
+              {"created_at", FormatIso8601(plan.created_at)},
+              {"warehouse", plan.warehouse},
+              {"parallel", plan.parallel},
+              {"models", models},
+              {"warnings", PlanWarningsJson(plan.warnings)}};
 }
 
 json PlanWarningsJson(const std::vector<PlanWarning>& warnings) {
@@ -330,7 +345,8 @@ Result<Plan> PlanFromJson(const json& body, const project::Project& project) {
   try {
     Plan plan;
     plan.plan_id = body.at("plan_id").get<std::string>();
-    const std::optional<UnixSeconds> created = ParseIso8601(body.at("created_at").get<std::string>());
+    const std::optional<UnixSeconds> created =
+        ParseIso8601(body.at("created_at").get<std::string>());
     if (!created) {
       return MakeError(ErrorCode::kPlanStale, "saved plan has an invalid created_at",
                        "make a new plan with `strata plan`");
@@ -344,7 +360,8 @@ Result<Plan> PlanFromJson(const json& body, const project::Project& project) {
     }
     return plan;
   } catch (const json::exception& error) {
-    return MakeError(ErrorCode::kPlanStale, std::string("saved plan is unreadable: ") + error.what(),
+    return MakeError(ErrorCode::kPlanStale,
+                     std::string("saved plan is unreadable: ") + error.what(),
                      "make a new plan with `strata plan`");
   }
 }

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,13 +26,13 @@ struct PlannedBatch {
 
 struct PlannedModel {
   const project::Model* model = nullptr;
-  std::string fingerprint;                // the model's fingerprint when planned
-  std::vector<std::string> statements;    // full_refresh and view; incremental: the full build
+  std::string fingerprint;              // the model's fingerprint when planned
+  std::vector<std::string> statements;  // full_refresh and view; incremental: the full build
   // incremental: the load the runner uses when the target exists (absent under --full-refresh)
   std::optional<warehouse::Emitter::IncrementalLoad> incremental;
-  std::vector<std::string> bootstrap;     // time_interval: run only if the target is missing
-  std::vector<PlannedBatch> batches;      // time_interval
-  std::optional<Error> error;             // the model cannot run (e.g. a compile error)
+  std::vector<std::string> bootstrap;  // time_interval: run only if the target is missing
+  std::vector<PlannedBatch> batches;   // time_interval
+  std::optional<Error> error;          // the model cannot run (e.g. a compile error)
 };
 
 // Something the user should know about a plan that does not stop it (docs/error-codes.md, run
@@ -46,11 +45,11 @@ struct PlanWarning {
 };
 
 struct Plan {
-  std::string plan_id;    // content hash of the plan's JSON (without plan_id and created_at)
+  std::string plan_id;  // content hash of the plan's JSON (without plan_id and created_at)
   UnixSeconds created_at = 0;
   std::string warehouse;  // the warehouse name it was planned for
   int parallel = 4;
-  std::vector<PlannedModel> models;  // in dependency order
+  std::vector<PlannedModel> models;   // in dependency order
   std::vector<PlanWarning> warnings;  // not part of plan_id; PlanFromJson does not read them
 };
 
@@ -74,8 +73,9 @@ struct PlanRequest {
 // Resolves partitions (reading Computed keys from `store` for --missing) and compiles every
 // statement. With a connection, each time_interval model's Computed partitions are first checked
 // against the warehouse (state_check.h): each disagreement is a W040 warning, and --missing
-// selects those partitions again. Selection errors (a key in the wrong format, --missing without first_partition)
-// fail the whole plan; a model whose SQL cannot compile gets PlannedModel::error and the rest plan.
+// selects those partitions again. Selection errors (a key in the wrong format, --missing without
+// first_partition) fail the whole plan; a model whose SQL cannot compile gets PlannedModel::error
+// and the rest plan.
 Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& request,
                        const warehouse::Emitter& emitter, state::StateStore& store);
 

@@ -11,7 +11,8 @@ class PlanTest : public ::testing::Test {
  protected:
   void SetUp() override {
     root_ = std::filesystem::temp_directory_path() /
-            ("strata_plan_test_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+            ("strata_plan_test_" +
+             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     std::filesystem::remove_all(root_);
     std::filesystem::create_directories(root_ / "models");
     Write("strata.toml", "[warehouse]\ntype = \"duckdb\"\n");
@@ -62,14 +63,16 @@ TEST_F(PlanTest, CompilesEveryBatchWithItsWindow) {
   ASSERT_EQ(plan->models.size(), 2u);
   const PlannedModel& stg = plan->models[0];
   ASSERT_EQ(stg.statements.size(), 2u);
-  EXPECT_EQ(stg.statements[1], "CREATE OR REPLACE TABLE \"raw\".\"stg\" AS\nSELECT * FROM raw_events");
+  EXPECT_EQ(stg.statements[1],
+            "CREATE OR REPLACE TABLE \"raw\".\"stg\" AS\nSELECT * FROM raw_events");
   const PlannedModel& fct = plan->models[1];
   ASSERT_EQ(fct.batches.size(), 2u);  // 01+02, then 03
   EXPECT_EQ(fct.batches[0].keys.size(), 2u);
   const std::string& insert = fct.batches[0].statements.insert;
   EXPECT_NE(insert.find("FROM \"raw\".\"stg\""), std::string::npos) << insert;
   EXPECT_NE(insert.find("ts >= '2026-04-01 00:00:00' AND ts < '2026-04-03 00:00:00'"),
-            std::string::npos) << insert;
+            std::string::npos)
+      << insert;
   EXPECT_NE(insert.find("-- @end_date in a comment"), std::string::npos);  // comments untouched
   EXPECT_EQ(fct.batches[1].statements.delete_window,
             "DELETE FROM \"marts\".\"fct\"\nWHERE \"day\" >= '2026-04-03 00:00:00' AND \"day\" < "
@@ -140,7 +143,8 @@ TEST_F(PlanTest, MissingReadsComputedKeysFromTheStore) {
   for (const PlannedBatch& batch : plan->models[1].batches) {
     for (const PartitionKey& key : batch.keys) keys.push_back(key.ToString());
   }
-  EXPECT_EQ(keys, (std::vector<std::string>{"2026-04-03", "2026-04-05", "2026-04-06", "2026-04-07"}));
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"2026-04-03", "2026-04-05", "2026-04-06", "2026-04-07"}));
   EXPECT_EQ(plan->models[1].batches.size(), 3u);  // 03 | 05+06 | 07
 }
 

@@ -10,20 +10,27 @@ using nlohmann::json;
 
 std::string_view RunStatusName(RunStatus status) {
   switch (status) {
-    case RunStatus::kSuccess: return "success";
-    case RunStatus::kPartialFailure: return "partial_failure";
-    case RunStatus::kFailure: return "failure";
-    case RunStatus::kInterrupted: return "interrupted";
+    case RunStatus::kSuccess:
+      return "success";
+    case RunStatus::kPartialFailure:
+      return "partial_failure";
+    case RunStatus::kFailure:
+      return "failure";
+    case RunStatus::kInterrupted:
+      return "interrupted";
   }
   return "failure";
 }
 
 int ExitCodeFor(RunStatus status) {
   switch (status) {
-    case RunStatus::kSuccess: return 0;
+    case RunStatus::kSuccess:
+      return 0;
     case RunStatus::kPartialFailure:
-    case RunStatus::kFailure: return 2;
-    case RunStatus::kInterrupted: return 130;
+    case RunStatus::kFailure:
+      return 2;
+    case RunStatus::kInterrupted:
+      return 130;
   }
   return 2;
 }
@@ -44,8 +51,8 @@ json MaterializationJson(const Materialization& m) {
       {"model", m.model},
       {"asset_key", m.asset_key},
       {"duration_ms", m.duration_ms},
-      {"metadata", {{"strategy", m.strategy},
-                    {"watermark", m.watermark ? json(*m.watermark) : json(nullptr)}}},
+      {"metadata",
+       {{"strategy", m.strategy}, {"watermark", m.watermark ? json(*m.watermark) : json(nullptr)}}},
       {"status", m.status},
       {"row_count", m.row_count ? json(*m.row_count) : json(nullptr)},
       // Hex text: a u64 does not survive JSON parsers that read numbers as doubles.
@@ -63,7 +70,9 @@ json MaterializationJson(const Materialization& m) {
   entry["attempts"] = m.attempts;
   json retries = json::array();
   for (const RetriedAttempt& r : m.retries) {
-    retries.push_back({{"attempt", r.attempt}, {"code", r.code}, {"message", r.message},
+    retries.push_back({{"attempt", r.attempt},
+                       {"code", r.code},
+                       {"message", r.message},
                        {"backoff_ms", r.backoff_ms}});
   }
   entry["retries"] = retries;

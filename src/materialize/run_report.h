@@ -2,9 +2,8 @@
 // `materializations` and `partition_summaries` exactly, plus run_id, status, errors).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,10 +30,10 @@ struct Materialization {
   // "full" (first run, --full-refresh) or "incremental"
   std::optional<std::string> watermark;
   std::string load;
-  std::string status;                  // "Computed" | "Failed" | "Interrupted" | "Skipped"
+  std::string status;  // "Computed" | "Failed" | "Interrupted" | "Skipped"
   std::int64_t duration_ms = 0;
-  int attempts = 1;                    // 0 when skipped
-  std::vector<RetriedAttempt> retries; // the attempts before the last, with their errors
+  int attempts = 1;                     // 0 when skipped
+  std::vector<RetriedAttempt> retries;  // the attempts before the last, with their errors
   std::optional<std::int64_t> row_count;
   std::optional<std::uint64_t> checksum;
   // time_interval only:

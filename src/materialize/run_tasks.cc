@@ -73,9 +73,10 @@ Error StopRun(RunContext& run, const std::string& model, std::optional<std::stri
 Status RecordBatch(RunContext& run, ModelRun& model_run, const PlannedBatch& batch,
                    const BatchOutcome& outcome, bool write_state = true) {
   const project::Model& model = *model_run.planned->model;
-  const PartitionStatus status = outcome.status == BatchStatus::kCommitted ? PartitionStatus::kComputed
-                                 : outcome.status == BatchStatus::kInterrupted ? PartitionStatus::kInterrupted
-                                                                               : PartitionStatus::kFailed;
+  const PartitionStatus status =
+      outcome.status == BatchStatus::kCommitted     ? PartitionStatus::kComputed
+      : outcome.status == BatchStatus::kInterrupted ? PartitionStatus::kInterrupted
+                                                    : PartitionStatus::kFailed;
   const std::string error_text = outcome.error ? outcome.error->ToString() : "";
   std::vector<state::PartitionRecord> records;
   std::vector<state::RunPartitionRecord> history;
@@ -109,9 +110,12 @@ Status RecordBatch(RunContext& run, ModelRun& model_run, const PlannedBatch& bat
     for (Materialization& m : materializations) run.report.materializations.push_back(std::move(m));
     const int count = static_cast<int>(batch.keys.size());
     PartitionSummary& summary = model_run.summary;
-    if (status == PartitionStatus::kComputed) summary.partitions_succeeded += count;
-    else if (status == PartitionStatus::kFailed) summary.partitions_failed += count;
-    else summary.partitions_skipped += count;
+    if (status == PartitionStatus::kComputed)
+      summary.partitions_succeeded += count;
+    else if (status == PartitionStatus::kFailed)
+      summary.partitions_failed += count;
+    else
+      summary.partitions_skipped += count;
   }
   if (!write_state) return OkStatus();
   Status recorded = run.store.RecordPartitionResults(records, history);
@@ -131,7 +135,8 @@ Status MarkInProgress(RunContext& run, const project::Model& model, const Planne
   std::vector<state::RunPartitionRecord> history;
   for (const PartitionKey& key : batch.keys) {
     records.push_back(Record(run, model, key, PartitionStatus::kInProgress));
-    history.push_back({run.run_id, model.name, key.ToString(), PartitionStatus::kInProgress, 0, 0, "", 1});
+    history.push_back(
+        {run.run_id, model.name, key.ToString(), PartitionStatus::kInProgress, 0, 0, "", 1});
   }
   return run.store.RecordPartitionResults(records, history);
 }
@@ -168,9 +173,8 @@ Result<PlannedModel> BindInsertColumns(warehouse::Connection& connection,
   PlannedModel bound = planned;
   if (bound.batches.empty()) return bound;
   const warehouse::TableName target = ToTableName(planned.model->target);
-  STRATA_ASSIGN_OR_RETURN(
-      std::string probe,
-      emitter.InsertColumnsProbe(target, bound.batches.front().statements.insert));
+  STRATA_ASSIGN_OR_RETURN(std::string probe, emitter.InsertColumnsProbe(
+                                                 target, bound.batches.front().statements.insert));
   STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult result, connection.Execute(probe));
   std::vector<std::string> columns;
   for (const warehouse::ResultColumn& column : result.columns) {
@@ -266,7 +270,8 @@ Result<std::int64_t> LoadIncrement(RunContext& run, warehouse::Connection& conne
       STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult probe,
                               step(warehouse::Emitter::StageColumnsProbe()));
       std::vector<std::string> columns;
-      for (const warehouse::ResultColumn& column : probe.columns) columns.push_back(column.column.name);
+      for (const warehouse::ResultColumn& column : probe.columns)
+        columns.push_back(column.column.name);
       STRATA_ASSIGN_OR_RETURN(insert, run.emitter.BindStagedInsert(target, columns));
     }
     STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult inserted, step(insert));
@@ -292,9 +297,9 @@ Result<TaskOutcome> FinishWholeModel(RunContext& run, ModelRun& model_run, Mater
   }
   run.Progress(1);
   std::lock_guard<std::mutex> lock(run.mutex);
-  (!error ? model_run.summary.partitions_succeeded
-          : interrupted ? model_run.summary.partitions_skipped
-                        : model_run.summary.partitions_failed) += 1;
+  (!error        ? model_run.summary.partitions_succeeded
+   : interrupted ? model_run.summary.partitions_skipped
+                 : model_run.summary.partitions_failed) += 1;
   run.report.materializations.push_back(std::move(m));
   if (error && !interrupted && StopsRun(*error)) {
     run.stopped = true;
@@ -340,11 +345,13 @@ Result<TaskOutcome> RunIncremental(RunContext& run, std::size_t worker, const Ta
           if (std::optional<Error> failed = ExecuteAll(run, connection, planned.statements)) {
             return failed;
           }
-          auto count = connection.Execute("SELECT count(*) FROM " + run.emitter.QualifiedName(target));
+          auto count =
+              connection.Execute("SELECT count(*) FROM " + run.emitter.QualifiedName(target));
           if (!count.ok()) return std::move(count).error();
           m.row_count = std::get<std::int64_t>(count->columns[0].values[0]);
         }
-        Result<std::string> query = run.emitter.WatermarkQuery(target, model.incremental->watermark);
+        Result<std::string> query =
+            run.emitter.WatermarkQuery(target, model.incremental->watermark);
         if (!query.ok()) return std::move(query).error();
         Result<warehouse::QueryResult> watermark = connection.Execute(*query);
         if (!watermark.ok()) return std::move(watermark).error();
@@ -500,7 +507,8 @@ std::string DescribeCause(const RunContext& run, const Task& cause) {
   const PlannedModel& planned = *run.models[cause.model].planned;
   if (cause.kind != TaskKind::kBatch) return "model " + planned.model->name;
   const PlannedBatch& batch = planned.batches[cause.batch];
-  return fmt::format("partition {} of model {}", batch.keys.front().ToString(), planned.model->name);
+  return fmt::format("partition {} of model {}", batch.keys.front().ToString(),
+                     planned.model->name);
 }
 
 }  // namespace

@@ -21,8 +21,8 @@ void RunContext::Progress(int finished) {
 void RunContext::AddError(const std::string& model, std::optional<std::string> partition,
                           const Error& error) {
   std::lock_guard<std::mutex> lock(mutex);
-  report.errors.push_back({model, std::move(partition), std::string(error.reported_code()),
-                           error.ToString()});
+  report.errors.push_back(
+      {model, std::move(partition), std::string(error.reported_code()), error.ToString()});
 }
 
 Result<warehouse::Connection*> RunContext::ConnectionFor(std::size_t worker) {
@@ -53,10 +53,10 @@ constexpr std::int64_t kFirst = std::numeric_limits<std::int64_t>::min();
 
 // The tasks of one model, once added: what a dependent must wait for.
 struct ModelTasks {
-  bool partitioned = false;          // time_interval with a runnable plan
-  TaskId head = 0;                   // setup, whole-model or unrunnable task
-  std::vector<TaskId> batches;       // by batch index
-  std::vector<Window> windows;       // by batch index
+  bool partitioned = false;     // time_interval with a runnable plan
+  TaskId head = 0;              // setup, whole-model or unrunnable task
+  std::vector<TaskId> batches;  // by batch index
+  std::vector<Window> windows;  // by batch index
 };
 
 // The upstream tasks a batch over `window` reads: the overlapping batches of a partitioned
@@ -73,7 +73,8 @@ void AddUpstreamOfBatch(const ModelTasks& upstream, const Window& window, Schedu
   auto first = std::upper_bound(upstream.windows.begin(), upstream.windows.end(), window.start,
                                 [](UnixSeconds start, const Window& w) { return start < w.end; });
   for (auto it = first; it != upstream.windows.end() && it->start < window.end; ++it) {
-    dependencies.push_back(upstream.batches[static_cast<std::size_t>(it - upstream.windows.begin())]);
+    dependencies.push_back(
+        upstream.batches[static_cast<std::size_t>(it - upstream.windows.begin())]);
   }
 }
 
@@ -173,9 +174,8 @@ void ReportNotStarted(RunContext& run, const Error& cause) {
                            fmt::format("{} partition(s) not started: the run stopped after "
                                        "this error: {}",
                                        not_started, cause.message),
-                           cause.hint.empty()
-                               ? "fix the cause, then run `strata run --missing`"
-                               : cause.hint));
+                           cause.hint.empty() ? "fix the cause, then run `strata run --missing`"
+                                              : cause.hint));
   }
 }
 
@@ -205,8 +205,20 @@ Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
   STRATA_ASSIGN_OR_RETURN(state::RunLock lock, store.AcquireRunLock(run_id, options.command));
   STRATA_TRY(store.RecoverInterrupted());
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<warehouse::Warehouse> warehouse, open_warehouse());
-  RunContext run{project, *warehouse, store, options, warehouse::Emitter(warehouse->dialect()),
-                 CancellationWatcher(options.cancel), run_id, {}, {}, {}, {}, {}, 0, 0};
+  RunContext run{project,
+                 *warehouse,
+                 store,
+                 options,
+                 warehouse::Emitter(warehouse->dialect()),
+                 CancellationWatcher(options.cancel),
+                 run_id,
+                 {},
+                 {},
+                 {},
+                 {},
+                 {},
+                 0,
+                 0};
   state::RunRecord record;
   record.run_id = run.run_id;
   record.started_at = options.clock->Now();
@@ -236,9 +248,12 @@ Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
       [&](std::size_t worker, TaskId id) -> Result<TaskOutcome> {
         const Task& task = run.tasks[id];
         switch (task.kind) {
-          case TaskKind::kUnrunnable: return RunUnrunnable(run, task);
-          case TaskKind::kSetup: return RunSetup(run, worker, task);
-          case TaskKind::kBatch: return RunBatch(run, worker, task);
+          case TaskKind::kUnrunnable:
+            return RunUnrunnable(run, task);
+          case TaskKind::kSetup:
+            return RunSetup(run, worker, task);
+          case TaskKind::kBatch:
+            return RunBatch(run, worker, task);
           case TaskKind::kWholeModel:
             return plan.models[task.model].model->strategy == project::StrategyKind::kIncremental
                        ? RunIncremental(run, worker, task)
@@ -268,8 +283,8 @@ Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
     // call the run a success: the next run finds this one "running" and marks it interrupted.
     Error error = std::move(finished).error();
     error.Note("while recording the end of run " + run.run_id);
-    run.report.errors.push_back({"", std::nullopt, std::string(error.reported_code()),
-                                 error.ToString()});
+    run.report.errors.push_back(
+        {"", std::nullopt, std::string(error.reported_code()), error.ToString()});
     if (run.report.status == RunStatus::kSuccess) run.report.status = RunStatus::kPartialFailure;
   }
   return std::move(run.report);

@@ -50,11 +50,11 @@ class ProgressObserver {
 enum class Schedule { kPartition, kModelBarrier };
 
 struct RunOptions {
-  int parallel = 4;                            // tasks in flight in the whole run; 1 = serial
+  int parallel = 4;  // tasks in flight in the whole run; 1 = serial
   Schedule schedule = Schedule::kPartition;
-  const std::atomic<bool>* cancel = nullptr;   // becomes true on SIGINT/SIGTERM; may be null
-  ProgressObserver* progress = nullptr;        // may be null
-  std::string command;                         // recorded in the run history and the lock
+  const std::atomic<bool>* cancel = nullptr;  // becomes true on SIGINT/SIGTERM; may be null
+  ProgressObserver* progress = nullptr;       // may be null
+  std::string command;                        // recorded in the run history and the lock
   const Clock* clock = &SystemClock();
 };
 

@@ -70,11 +70,11 @@ Result<std::vector<PartitionKey>> SelectPartitions(const project::Model& model,
     keys = from.RangeTo(to);
   } else if (options.missing) {
     if (!config.first_partition) {
-      return MakeError(ErrorCode::kSelection,
-                       fmt::format("--missing needs first_partition, which model {} does not set",
-                                   model.name),
-                       fmt::format("add first_partition = \"{}\" to [strategy] in {}",
-                                   GrainExample(config.granularity), model.toml_path.filename().string()));
+      return MakeError(
+          ErrorCode::kSelection,
+          fmt::format("--missing needs first_partition, which model {} does not set", model.name),
+          fmt::format("add first_partition = \"{}\" to [strategy] in {}",
+                      GrainExample(config.granularity), model.toml_path.filename().string()));
     }
     keys = MissingKeys(*config.first_partition, now, computed_keys);
   } else {

@@ -5,7 +5,8 @@
 namespace strata::materialize {
 namespace {
 
-project::Model DailyModel(std::optional<std::string> first = "2026-04-01", std::uint32_t lookback = 0) {
+project::Model DailyModel(std::optional<std::string> first = "2026-04-01",
+                          std::uint32_t lookback = 0) {
   project::Model model;
   model.name = "fct";
   model.strategy = project::StrategyKind::kTimeInterval;
@@ -30,16 +31,19 @@ std::vector<std::string> Keys(const Result<std::vector<PartitionKey>>& keys) {
 }
 
 TEST(SelectionTest, LatestIsTheDefault) {
-  EXPECT_EQ(Keys(SelectPartitions(DailyModel(), {}, kNow, {})), std::vector<std::string>{"2026-04-07"});
+  EXPECT_EQ(Keys(SelectPartitions(DailyModel(), {}, kNow, {})),
+            std::vector<std::string>{"2026-04-07"});
   SelectionOptions latest;
   latest.latest = true;
-  EXPECT_EQ(Keys(SelectPartitions(DailyModel(), latest, kNow, {})), std::vector<std::string>{"2026-04-07"});
+  EXPECT_EQ(Keys(SelectPartitions(DailyModel(), latest, kNow, {})),
+            std::vector<std::string>{"2026-04-07"});
 }
 
 TEST(SelectionTest, PartitionAndRange) {
   SelectionOptions one;
   one.partition = "2026-04-03";
-  EXPECT_EQ(Keys(SelectPartitions(DailyModel(), one, kNow, {})), std::vector<std::string>{"2026-04-03"});
+  EXPECT_EQ(Keys(SelectPartitions(DailyModel(), one, kNow, {})),
+            std::vector<std::string>{"2026-04-03"});
   SelectionOptions range;
   range.from = "2026-04-01";
   range.to = "2026-04-03";
@@ -58,7 +62,8 @@ TEST(SelectionTest, BadKeysNameTheModelAndFormat) {
   SelectionOptions backwards;
   backwards.from = "2026-04-03";
   backwards.to = "2026-04-01";
-  EXPECT_EQ(SelectPartitions(DailyModel(), backwards, kNow, {}).error().code, ErrorCode::kSelection);
+  EXPECT_EQ(SelectPartitions(DailyModel(), backwards, kNow, {}).error().code,
+            ErrorCode::kSelection);
 }
 
 TEST(SelectionTest, FlagsAreMutuallyExclusive) {
@@ -74,7 +79,8 @@ TEST(SelectionTest, FlagsAreMutuallyExclusive) {
 TEST(SelectionTest, MissingFindsGapsUpToNow) {
   SelectionOptions missing;
   missing.missing = true;
-  const std::vector<std::string> computed = {"2026-03-30", "2026-04-01", "2026-04-02", "2026-04-05"};
+  const std::vector<std::string> computed = {"2026-03-30", "2026-04-01", "2026-04-02",
+                                             "2026-04-05"};
   EXPECT_EQ(Keys(SelectPartitions(DailyModel(), missing, kNow, computed)),
             (std::vector<std::string>{"2026-04-03", "2026-04-04", "2026-04-06", "2026-04-07"}));
   auto no_first = SelectPartitions(DailyModel(std::nullopt), missing, kNow, {});

@@ -20,9 +20,10 @@ Window Span(const std::vector<state::PartitionRecord>& records) {
   return span;
 }
 
-Result<std::map<std::string, std::int64_t>> CountRowsByPartition(
-    warehouse::Connection& connection, const warehouse::Emitter& emitter,
-    const project::Model& model, const Window& span) {
+Result<std::map<std::string, std::int64_t>> CountRowsByPartition(warehouse::Connection& connection,
+                                                                 const warehouse::Emitter& emitter,
+                                                                 const project::Model& model,
+                                                                 const Window& span) {
   STRATA_ASSIGN_OR_RETURN(
       std::string sql,
       emitter.PartitionRowCounts(ToTableName(model.target), model.time_interval->time_column,

@@ -37,8 +37,8 @@ struct Schedule {
   };
   std::mutex mutex;
   std::condition_variable changed;
-  std::vector<int> pending;                    // unfinished dependencies per task
-  std::vector<std::optional<TaskId>> doomed;   // root cause, once a dependency did not succeed
+  std::vector<int> pending;                   // unfinished dependencies per task
+  std::vector<std::optional<TaskId>> doomed;  // root cause, once a dependency did not succeed
   std::priority_queue<Ready, std::vector<Ready>, std::greater<Ready>> ready;
   std::size_t unfinished = 0;
   std::optional<Error> error;
@@ -77,8 +77,10 @@ Status TaskGraph::Run(int workers, const RunFunction& run, const SkipFunction& s
           if (!skipped.ok()) error = std::move(skipped).error();
         } else {
           Result<TaskOutcome> outcome = run(worker, id);
-          if (!outcome.ok()) error = std::move(outcome).error();
-          else succeeded = *outcome == TaskOutcome::kSucceeded;
+          if (!outcome.ok())
+            error = std::move(outcome).error();
+          else
+            succeeded = *outcome == TaskOutcome::kSucceeded;
         }
       } catch (...) {
         // An exception must not end a worker thread (std::terminate): it stops the run and is

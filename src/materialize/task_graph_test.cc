@@ -111,16 +111,16 @@ TEST(TaskGraphTest, AnExceptionInAWorkerThreadReachesTheCaller) {
     for (int i = 0; i < 4; ++i) ids.push_back(graph.Add({i, 0, 0}, {}));
     const TaskId after = graph.Add({9, 0, 0}, {ids[0], ids[1], ids[2], ids[3]});
     std::atomic<bool> ran_after{false};
-    EXPECT_THROW(
-        (void)graph.Run(
-            4,
-            [&](std::size_t, TaskId id) -> Result<TaskOutcome> {
-              if (id == after) ran_after = true;
-              if (id == ids[static_cast<std::size_t>(thrower)]) throw std::logic_error("broken");
-              return TaskOutcome::kSucceeded;
-            },
-            [](std::size_t, TaskId, TaskId) { return OkStatus(); }),
-        std::logic_error)
+    EXPECT_THROW((void)graph.Run(
+                     4,
+                     [&](std::size_t, TaskId id) -> Result<TaskOutcome> {
+                       if (id == after) ran_after = true;
+                       if (id == ids[static_cast<std::size_t>(thrower)])
+                         throw std::logic_error("broken");
+                       return TaskOutcome::kSucceeded;
+                     },
+                     [](std::size_t, TaskId, TaskId) { return OkStatus(); }),
+                 std::logic_error)
         << "thrower " << thrower;
     EXPECT_FALSE(ran_after.load()) << "a task started after the exception";
   }

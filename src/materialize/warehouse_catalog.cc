@@ -11,18 +11,25 @@ namespace strata::materialize {
 
 analysis::ValueType ToValueType(const warehouse::Column& column) {
   switch (column.type) {
-    case warehouse::ColumnType::kBoolean: return analysis::ValueType::kBoolean;
+    case warehouse::ColumnType::kBoolean:
+      return analysis::ValueType::kBoolean;
     case warehouse::ColumnType::kInteger:
-    case warehouse::ColumnType::kUnsignedInteger: return analysis::ValueType::kInteger;
-    case warehouse::ColumnType::kDouble: return analysis::ValueType::kDouble;
-    case warehouse::ColumnType::kDecimal: return analysis::ValueType::kDecimal;
-    case warehouse::ColumnType::kString: return analysis::ValueType::kString;
-    case warehouse::ColumnType::kDate: return analysis::ValueType::kDate;
+    case warehouse::ColumnType::kUnsignedInteger:
+      return analysis::ValueType::kInteger;
+    case warehouse::ColumnType::kDouble:
+      return analysis::ValueType::kDouble;
+    case warehouse::ColumnType::kDecimal:
+      return analysis::ValueType::kDecimal;
+    case warehouse::ColumnType::kString:
+      return analysis::ValueType::kString;
+    case warehouse::ColumnType::kDate:
+      return analysis::ValueType::kDate;
     case warehouse::ColumnType::kTimestamp: {
       const analysis::ValueType named = analysis::ValueTypeFromName(column.type_name);
       return named == analysis::ValueType::kTimestampTz ? named : analysis::ValueType::kTimestamp;
     }
-    case warehouse::ColumnType::kOther: return analysis::ValueType::kOther;
+    case warehouse::ColumnType::kOther:
+      return analysis::ValueType::kOther;
   }
   return analysis::ValueType::kUnknown;
 }
@@ -62,7 +69,8 @@ OpenedCatalog OpenCatalog(const project::ProjectConfig& project,
   }
   Result<std::unique_ptr<warehouse::Warehouse>> warehouse = OpenWarehouse(project, config);
   if (!warehouse.ok()) {
-    opened.note = fmt::format("cannot open warehouse \"{}\": {}", config.name, warehouse.error().message);
+    opened.note =
+        fmt::format("cannot open warehouse \"{}\": {}", config.name, warehouse.error().message);
     return opened;
   }
   Result<std::unique_ptr<warehouse::Connection>> connection = (*warehouse)->Connect();

@@ -21,7 +21,8 @@ class WarehouseCatalog : public compiler::Catalog {
 
   // nullopt when the table does not exist or DescribeTable fails for any reason (the compiler
   // then skips the checks that need it).
-  std::optional<std::vector<compiler::CatalogColumn>> Describe(const project::ObjectName& table) override;
+  std::optional<std::vector<compiler::CatalogColumn>> Describe(
+      const project::ObjectName& table) override;
 
  private:
   warehouse::Connection& connection_;

@@ -28,10 +28,10 @@ Result<warehouse::PostgresSettings> PostgresSettingsOf(const project::WarehouseC
     settings.dsn = config.dsn;
   }
   if (settings.dsn.empty()) {
-    return MakeError(ErrorCode::kConfig,
-                     fmt::format("warehouse \"{}\" of type postgres has neither dsn nor dsn_env",
-                                 config.name),
-                     "set dsn = \"postgresql://user@host:5432/dbname\" or dsn_env = \"VAR\"");
+    return MakeError(
+        ErrorCode::kConfig,
+        fmt::format("warehouse \"{}\" of type postgres has neither dsn nor dsn_env", config.name),
+        "set dsn = \"postgresql://user@host:5432/dbname\" or dsn_env = \"VAR\"");
   }
   if (!config.password_env.empty()) {
     const char* password = std::getenv(config.password_env.c_str());
@@ -106,10 +106,11 @@ Result<std::unique_ptr<warehouse::Warehouse>> OpenWarehouse(const project::Proje
     case sql::Dialect::kTrino:
       break;
   }
-  return MakeError(ErrorCode::kWarehouseUnsupported,
-                   fmt::format("the {} connector is not available yet (warehouse \"{}\")",
-                               config.type, config.name),
-                   "use a duckdb or postgres warehouse; `strata plan` still shows the SQL it would run");
+  return MakeError(
+      ErrorCode::kWarehouseUnsupported,
+      fmt::format("the {} connector is not available yet (warehouse \"{}\")", config.type,
+                  config.name),
+      "use a duckdb or postgres warehouse; `strata plan` still shows the SQL it would run");
 }
 
 }  // namespace strata::materialize

@@ -9,8 +9,8 @@
 namespace strata::project {
 namespace {
 
-const std::vector<std::string> kWarehouseTypes = {"duckdb",     "postgres", "snowflake", "databricks",
-                                                  "bigquery",   "redshift", "trino"};
+const std::vector<std::string> kWarehouseTypes = {"duckdb",   "postgres", "snowflake", "databricks",
+                                                  "bigquery", "redshift", "trino"};
 
 // "postgresql://user:secret@host/db" or "... password=secret ...".
 bool DsnHasPassword(std::string_view dsn) {
@@ -29,9 +29,10 @@ std::optional<WarehouseConfig> ReadWarehouse(TomlReader& parent, std::string_vie
   WarehouseConfig config;
   config.name = std::move(name);
   config.type = reader.String("type", /*required=*/true).value_or("");
-  if (!config.type.empty() &&
-      std::find(kWarehouseTypes.begin(), kWarehouseTypes.end(), config.type) == kWarehouseTypes.end()) {
-    reader.Fail("type", ErrorCode::kConfig, fmt::format("unknown warehouse type \"{}\"", config.type),
+  if (!config.type.empty() && std::find(kWarehouseTypes.begin(), kWarehouseTypes.end(),
+                                        config.type) == kWarehouseTypes.end()) {
+    reader.Fail("type", ErrorCode::kConfig,
+                fmt::format("unknown warehouse type \"{}\"", config.type),
                 SuggestionHint(config.type, kWarehouseTypes));
   }
   config.path = reader.String("path").value_or(config.type == "duckdb" ? "warehouse.duckdb" : "");
@@ -76,7 +77,8 @@ std::optional<ProjectConfig> LoadProjectConfig(const std::filesystem::path& root
     config.semantic_dir = reader.String("semantic_dir").value_or("semantic");
   }
   if (const toml::table* warehouse = top.Table("warehouse")) {
-    if (auto parsed = ReadWarehouse(top, "warehouse", *warehouse, "default")) config.warehouse = *parsed;
+    if (auto parsed = ReadWarehouse(top, "warehouse", *warehouse, "default"))
+      config.warehouse = *parsed;
   } else {
     top.Fail("warehouse", ErrorCode::kConfig, "missing [warehouse] table",
              "add [warehouse] with type = \"duckdb\" and path = \"warehouse.duckdb\"");

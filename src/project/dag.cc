@@ -62,9 +62,10 @@ std::vector<Model> OrderByDependencies(std::vector<Model> models, std::vector<Er
   for (const Model& model : models) {
     for (const std::string& dependency : model.depends_on) {
       if (sorter.index.count(dependency) != 0) continue;
-      Error error = MakeError(ErrorCode::kModelNotFound,
-                              fmt::format("model {} depends on unknown model \"{}\"", model.name, dependency),
-                              SuggestionHint(dependency, names));
+      Error error =
+          MakeError(ErrorCode::kModelNotFound,
+                    fmt::format("model {} depends on unknown model \"{}\"", model.name, dependency),
+                    SuggestionHint(dependency, names));
       error.span = SourceSpan{"models/" + model.toml_path.filename().string(), 0, 0};
       errors->push_back(std::move(error));
     }

@@ -40,13 +40,13 @@ void CheckObjectName(TomlReader& reader, std::string_view key, std::string_view 
     const std::optional<std::string> problem =
         sql::ObjectNameProblem(name, part, warehouse.dialect);
     if (!problem) continue;
-    reader.Fail(key, ErrorCode::kConfig,
-                fmt::format("{} \"{}\" is not a valid {} name for warehouse \"{}\" ({}): it {}",
-                            described_as, name, sql::ObjectNamePartName(part), warehouse.name,
-                            sql::DialectName(warehouse.dialect), *problem),
-                fmt::format("use {}; at most {} bytes",
-                            sql::ObjectNameCharacters(part, warehouse.dialect),
-                            sql::MaxObjectNameBytes(part, warehouse.dialect)));
+    reader.Fail(
+        key, ErrorCode::kConfig,
+        fmt::format("{} \"{}\" is not a valid {} name for warehouse \"{}\" ({}): it {}",
+                    described_as, name, sql::ObjectNamePartName(part), warehouse.name,
+                    sql::DialectName(warehouse.dialect), *problem),
+        fmt::format("use {}; at most {} bytes", sql::ObjectNameCharacters(part, warehouse.dialect),
+                    sql::MaxObjectNameBytes(part, warehouse.dialect)));
     return;
   }
 }
@@ -167,9 +167,10 @@ void ReadTimeInterval(TomlReader& reader, Model& model, std::optional<Grain> def
   config.time_column = reader.String("time_column", /*required=*/true).value_or("");
   if (!config.time_column.empty() && !IsIdentifier(config.time_column)) {
     // The compiler's code for this check (compiler.h), so every command reports it the same way.
-    reader.Fail("time_column", ErrorCode::kConfig,
-                fmt::format("time_column \"{}\" is not a valid SQL identifier", config.time_column),
-                "use the plain name of an output column: letters, digits and _")
+    reader
+        .Fail("time_column", ErrorCode::kConfig,
+              fmt::format("time_column \"{}\" is not a valid SQL identifier", config.time_column),
+              "use the plain name of an output column: letters, digits and _")
         .compile_code = "E023";
   }
   const std::optional<std::string> grain_text = reader.String("granularity");
@@ -183,7 +184,8 @@ void ReadTimeInterval(TomlReader& reader, Model& model, std::optional<Grain> def
                   SuggestionHint(*grain_text, {"hour", "day", "month", "year"}));
     }
   } else if (!default_grain) {
-    reader.Fail("granularity", ErrorCode::kConfig, "missing required key \"granularity\" in [strategy]",
+    reader.Fail("granularity", ErrorCode::kConfig,
+                "missing required key \"granularity\" in [strategy]",
                 "add granularity = \"hour\" | \"day\" | \"month\" | \"year\"");
   }
   config.lookback = reader.Unsigned("lookback").value_or(0);
@@ -203,8 +205,9 @@ void ReadTimeInterval(TomlReader& reader, Model& model, std::optional<Grain> def
     if (key.ok()) {
       config.first_partition = *key;
     } else {
-      reader.Fail("first_partition", ErrorCode::kInvalidPartitionKey, key.error().message,
-                  key.error().hint)
+      reader
+          .Fail("first_partition", ErrorCode::kInvalidPartitionKey, key.error().message,
+                key.error().hint)
           .compile_code = "E026";
     }
   }
@@ -273,7 +276,8 @@ void ReadStrategy(TomlReader& top, Model& model) {
     reader.CheckKeys({"type"});
     model.strategy = type == "view" ? StrategyKind::kView : StrategyKind::kFullRefresh;
   } else if (type == "time_interval" || type == "microbatch") {
-    reader.CheckKeys({"type", "time_column", "granularity", "lookback", "batch_size", "first_partition"});
+    reader.CheckKeys(
+        {"type", "time_column", "granularity", "lookback", "batch_size", "first_partition"});
     model.strategy = StrategyKind::kTimeInterval;
     ReadTimeInterval(reader, model,
                      type == "microbatch" ? std::optional<Grain>(Grain::kHour) : std::nullopt);
@@ -283,7 +287,8 @@ void ReadStrategy(TomlReader& top, Model& model) {
     ReadIncremental(reader, model);
   } else {
     reader.Fail("type", ErrorCode::kConfig, fmt::format("unknown strategy type \"{}\"", type),
-                SuggestionHint(type, {"full_refresh", "view", "time_interval", "microbatch", "incremental"}));
+                SuggestionHint(
+                    type, {"full_refresh", "view", "time_interval", "microbatch", "incremental"}));
   }
 }
 
@@ -297,7 +302,8 @@ std::optional<Model> LoadModel(const ProjectConfig& config, const std::filesyste
     errors->push_back(std::move(toml_text).error());
     return std::nullopt;
   }
-  std::optional<toml::table> document = ParseTomlText(*toml_text, toml_path.string(), display, errors);
+  std::optional<toml::table> document =
+      ParseTomlText(*toml_text, toml_path.string(), display, errors);
   if (!document) return std::nullopt;
   TomlReader top(*document, display, "", errors);
   top.CheckKeys({"name", "depends_on", "sources", "strategy", "target", "labels"});
@@ -307,7 +313,8 @@ std::optional<Model> LoadModel(const ProjectConfig& config, const std::filesyste
   model.sql_path = std::filesystem::path(toml_path).replace_extension(".sql");
   model.name = top.String("name").value_or(toml_path.stem().string());
   if (!IsIdentifier(model.name)) {
-    top.Fail("name", ErrorCode::kConfig, fmt::format("model name \"{}\" is not a valid identifier", model.name),
+    top.Fail("name", ErrorCode::kConfig,
+             fmt::format("model name \"{}\" is not a valid identifier", model.name),
              "use letters, digits and _, starting with a letter or _");
   }
   model.depends_on = top.StringArray("depends_on").value_or(std::vector<std::string>{});
@@ -404,10 +411,9 @@ std::vector<Model> LoadModels(const ProjectConfig& config, std::vector<Error>* e
   // Files load independently (read, TOML, checks): on every core, merged in file order.
   std::vector<std::optional<Model>> loaded(files.size());
   std::vector<std::vector<Error>> file_errors(files.size());
-  ParallelFor(files.size(), WorkerThreads(),
-              [&](std::size_t i) {
-                loaded[i] = LoadModel(config, files[i], dialects, &file_errors[i]);
-              });
+  ParallelFor(files.size(), WorkerThreads(), [&](std::size_t i) {
+    loaded[i] = LoadModel(config, files[i], dialects, &file_errors[i]);
+  });
   std::vector<Model> models;
   models.reserve(files.size());
   for (std::size_t i = 0; i < files.size(); ++i) {
@@ -421,10 +427,11 @@ std::vector<Model> LoadModels(const ProjectConfig& config, std::vector<Error>* e
     const auto [found, inserted] = first_of_name.emplace(models[i].name, i);
     if (inserted) continue;
     const Model& first = models[found->second];
-    Error error = MakeError(ErrorCode::kConfig,
-                            fmt::format("model name \"{}\" is used twice (also in {})", models[i].name,
-                                        first.toml_path.lexically_relative(config.root).string()),
-                            "give each model a unique name");
+    Error error =
+        MakeError(ErrorCode::kConfig,
+                  fmt::format("model name \"{}\" is used twice (also in {})", models[i].name,
+                              first.toml_path.lexically_relative(config.root).string()),
+                  "give each model a unique name");
     error.span = SourceSpan{models[i].toml_path.lexically_relative(config.root).string(), 1, 1};
     errors->push_back(std::move(error));
   }

@@ -1,12 +1,11 @@
 #include "project/project.h"
 
-#include "base/ascii.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
 
+#include "base/ascii.h"
 #include "project/internal/did_you_mean.h"
 #include "project/internal/loaders.h"
 
@@ -14,10 +13,14 @@ namespace strata::project {
 
 std::string_view StrategyName(StrategyKind kind) {
   switch (kind) {
-    case StrategyKind::kFullRefresh: return "full_refresh";
-    case StrategyKind::kView: return "view";
-    case StrategyKind::kTimeInterval: return "time_interval";
-    case StrategyKind::kIncremental: return "incremental";
+    case StrategyKind::kFullRefresh:
+      return "full_refresh";
+    case StrategyKind::kView:
+      return "view";
+    case StrategyKind::kTimeInterval:
+      return "time_interval";
+    case StrategyKind::kIncremental:
+      return "incremental";
   }
   return "full_refresh";
 }
@@ -107,7 +110,8 @@ Result<std::vector<const Model*>> SelectModels(const Project& project,
   }
   std::vector<const Model*> selected;
   for (const Model& model : project.models) {
-    const bool named = names.empty() || std::find(names.begin(), names.end(), model.name) != names.end();
+    const bool named =
+        names.empty() || std::find(names.begin(), names.end(), model.name) != names.end();
     bool labelled = true;
     for (const auto& [key, value] : labels) {
       auto found = model.labels.find(key);

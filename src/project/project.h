@@ -26,12 +26,12 @@ struct ObjectName {
 };
 
 struct WarehouseConfig {
-  std::string name;           // "default" for [warehouse]; the key for [warehouses.NAME]
-  std::string type;           // duckdb | postgres | snowflake | databricks | bigquery | redshift | trino
-  std::string path;           // duckdb: relative to the project root, or ":memory:"
-  std::string dsn;            // server warehouses
-  std::string dsn_env;        // the environment variable holding the DSN
-  std::string password_env;   // the environment variable holding the password
+  std::string name;     // "default" for [warehouse]; the key for [warehouses.NAME]
+  std::string type;     // duckdb | postgres | snowflake | databricks | bigquery | redshift | trino
+  std::string path;     // duckdb: relative to the project root, or ":memory:"
+  std::string dsn;      // server warehouses
+  std::string dsn_env;  // the environment variable holding the DSN
+  std::string password_env;  // the environment variable holding the password
 };
 
 // [run]: how runs treat transient warehouse errors (conflicts, dropped connections). A batch is
@@ -43,16 +43,16 @@ struct RunConfig {
 };
 
 struct ProjectConfig {
-  std::filesystem::path root;         // the folder holding strata.toml (absolute)
+  std::filesystem::path root;  // the folder holding strata.toml (absolute)
   std::string name;
   std::string models_dir = "models";
   std::string semantic_dir = "semantic";
   WarehouseConfig warehouse;
   std::map<std::string, WarehouseConfig> warehouses;  // [warehouses.NAME]
-  std::filesystem::path state_path;   // absolute; default <models_dir>/.strata-state.db
+  std::filesystem::path state_path;  // absolute; default <models_dir>/.strata-state.db
   std::string rollup_store_dir = "rollups";
   RunConfig run;
-  int fiscal_year_start_month = 1;    // [semantic] fiscal_year_start_month, 1..12
+  int fiscal_year_start_month = 1;  // [semantic] fiscal_year_start_month, 1..12
 };
 
 enum class StrategyKind { kFullRefresh, kView, kTimeInterval, kIncremental };
@@ -76,25 +76,25 @@ struct TimeIntervalConfig {
 // `lookback`). With unique_key, loaded rows replace the target's rows with the same key (an
 // upsert: the newest row per key by watermark wins); without it they are appended.
 struct IncrementalConfig {
-  std::string watermark;                 // a time (or monotonic) output column of the model
-  std::vector<std::string> unique_key;   // empty: append only
-  std::int64_t lookback_seconds = 0;     // re-read this much before the watermark; needs unique_key
+  std::string watermark;                // a time (or monotonic) output column of the model
+  std::vector<std::string> unique_key;  // empty: append only
+  std::int64_t lookback_seconds = 0;    // re-read this much before the watermark; needs unique_key
 };
 
 struct Model {
   std::string name;
-  std::filesystem::path toml_path;   // absolute
-  std::filesystem::path sql_path;    // absolute
-  std::string sql;                   // the SELECT as written
+  std::filesystem::path toml_path;  // absolute
+  std::filesystem::path sql_path;   // absolute
+  std::string sql;                  // the SELECT as written
   std::vector<std::string> depends_on;
   SourceSpan depends_on_at;  // where depends_on is in the TOML file (line 0 when absent)
   std::vector<ObjectName> sources;
   StrategyKind strategy = StrategyKind::kFullRefresh;
   std::optional<TimeIntervalConfig> time_interval;  // set iff strategy == kTimeInterval
   std::optional<IncrementalConfig> incremental;     // set iff strategy == kIncremental
-  ObjectName target;                 // default: schema "main", table = name
+  ObjectName target;                                // default: schema "main", table = name
   std::map<std::string, std::string> labels;
-  std::string fingerprint;           // hash of the TOML and SQL bytes: a plan is stale if it moves
+  std::string fingerprint;  // hash of the TOML and SQL bytes: a plan is stale if it moves
 };
 
 struct Project {

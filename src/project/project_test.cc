@@ -14,11 +14,13 @@ class ProjectTest : public ::testing::Test {
  protected:
   void SetUp() override {
     root_ = std::filesystem::temp_directory_path() /
-            ("strata_project_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-             "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+            ("strata_project_test_" +
+             std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(root_);
     std::filesystem::create_directories(root_ / "models");
-    Write("strata.toml", "[project]\nname = \"shop\"\n[warehouse]\ntype = \"duckdb\"\npath = \"w.duckdb\"\n");
+    Write("strata.toml",
+          "[project]\nname = \"shop\"\n[warehouse]\ntype = \"duckdb\"\npath = \"w.duckdb\"\n");
   }
   void TearDown() override { std::filesystem::remove_all(root_); }
 
@@ -104,7 +106,8 @@ TEST_F(ProjectTest, MicrobatchDefaultsToHour) {
 TEST_F(ProjectTest, AMissingModelsFolderIsAnEmptyProject) {
   std::filesystem::remove_all(root_ / "models");
   LoadOutcome outcome = LoadProject(root_);
-  ASSERT_TRUE(outcome.project.has_value()) << (outcome.errors.empty() ? "" : outcome.errors[0].message);
+  ASSERT_TRUE(outcome.project.has_value())
+      << (outcome.errors.empty() ? "" : outcome.errors[0].message);
   EXPECT_TRUE(outcome.project->models.empty());
   // A models path that exists but is not a folder is still an error, with the OS reason.
   Write("models", "not a folder");
@@ -114,8 +117,9 @@ TEST_F(ProjectTest, AMissingModelsFolderIsAnEmptyProject) {
 }
 
 TEST_F(ProjectTest, UnknownKeyHasLineAndSuggestion) {
-  Model("fct", "name = \"fct\"\n[strategy]\ntype = \"time_interval\"\ntime_column = \"d\"\n"
-               "granularity = \"day\"\nlookbak = 3\n");
+  Model("fct",
+        "name = \"fct\"\n[strategy]\ntype = \"time_interval\"\ntime_column = \"d\"\n"
+        "granularity = \"day\"\nlookbak = 3\n");
   Error error = OnlyError();
   EXPECT_EQ(error.code, ErrorCode::kConfigUnknownKey);
   ASSERT_TRUE(error.span.has_value());
@@ -125,24 +129,27 @@ TEST_F(ProjectTest, UnknownKeyHasLineAndSuggestion) {
 }
 
 TEST_F(ProjectTest, WrongTypeIsReported) {
-  Model("fct", "[strategy]\ntype = \"time_interval\"\ntime_column = \"d\"\ngranularity = \"day\"\n"
-               "lookback = \"3\"\n");
+  Model("fct",
+        "[strategy]\ntype = \"time_interval\"\ntime_column = \"d\"\ngranularity = \"day\"\n"
+        "lookback = \"3\"\n");
   Error error = OnlyError();
   EXPECT_EQ(error.code, ErrorCode::kConfigType);
   EXPECT_EQ(error.span->line, 5);
 }
 
 TEST_F(ProjectTest, ZeroBatchSizeIsRejected) {
-  Model("fct", "[strategy]\ntype = \"time_interval\"\ntime_column = \"d\"\ngranularity = \"day\"\n"
-               "batch_size = 0\n");
+  Model("fct",
+        "[strategy]\ntype = \"time_interval\"\ntime_column = \"d\"\ngranularity = \"day\"\n"
+        "batch_size = 0\n");
   Error error = OnlyError();
   EXPECT_EQ(error.code, ErrorCode::kConfig);
   EXPECT_EQ(error.span->line, 5);
 }
 
 TEST_F(ProjectTest, FirstPartitionMustMatchTheGrain) {
-  Model("fct", "[strategy]\ntype = \"time_interval\"\ntime_column = \"d\"\ngranularity = \"month\"\n"
-               "first_partition = \"2024-01-01\"\n");
+  Model("fct",
+        "[strategy]\ntype = \"time_interval\"\ntime_column = \"d\"\ngranularity = \"month\"\n"
+        "first_partition = \"2024-01-01\"\n");
   Error error = OnlyError();
   EXPECT_EQ(error.code, ErrorCode::kInvalidPartitionKey);
   EXPECT_NE(error.message.find("%Y-%m"), std::string::npos);
@@ -279,8 +286,9 @@ TEST_F(ProjectTest, TargetAndSourceNamesFollowTheWarehouseRules) {
 }
 
 TEST_F(ProjectTest, LookbackIsBounded) {
-  Model("fct", "[strategy]\ntype = \"time_interval\"\ntime_column = \"x\"\ngranularity = \"day\"\n"
-               "lookback = 4294967295\n");
+  Model("fct",
+        "[strategy]\ntype = \"time_interval\"\ntime_column = \"x\"\ngranularity = \"day\"\n"
+        "lookback = 4294967295\n");
   Error error = OnlyError();
   EXPECT_EQ(error.span->line, 5);
   EXPECT_NE(error.message.find("lookback"), std::string::npos);

@@ -1,18 +1,15 @@
 #include "project/internal/toml_reader.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <system_error>
-
-#include <fmt/format.h>
-
 #include <algorithm>
-
+#include <cerrno>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 #include "project/internal/did_you_mean.h"
 
@@ -28,7 +25,8 @@ SourceSpan TomlReader::SpanOf(const toml::node* node) const {
                     static_cast<int>(region.begin.column)};
 }
 
-Error& TomlReader::Fail(std::string_view key, ErrorCode code, std::string message, std::string hint) {
+Error& TomlReader::Fail(std::string_view key, ErrorCode code, std::string message,
+                        std::string hint) {
   Error error = MakeError(code, std::move(message), std::move(hint));
   error.span = SpanOf(table_.get(key));
   errors_->push_back(std::move(error));
@@ -44,10 +42,10 @@ void TomlReader::CheckKeys(const std::vector<std::string>& allowed) {
   for (const auto& [key, node] : table_) {
     const std::string name(key.str());
     if (std::find(allowed.begin(), allowed.end(), name) != allowed.end()) continue;
-    Error error = MakeError(ErrorCode::kConfigUnknownKey,
-                            fmt::format("unknown key \"{}\"{}", name,
-                                        context_.empty() ? "" : " in " + context_),
-                            SuggestionHint(name, allowed));
+    Error error = MakeError(
+        ErrorCode::kConfigUnknownKey,
+        fmt::format("unknown key \"{}\"{}", name, context_.empty() ? "" : " in " + context_),
+        SuggestionHint(name, allowed));
     const toml::source_region& region = key.source();
     error.span = SourceSpan{file_, static_cast<int>(region.begin.line),
                             static_cast<int>(region.begin.column)};
@@ -81,8 +79,8 @@ std::optional<std::uint32_t> TomlReader::Unsigned(std::string_view key) {
   }
   const std::int64_t value = node->as_integer()->get();
   if (value < 0 || value > UINT32_MAX) {
-    Fail(key, ErrorCode::kConfigType,
-         fmt::format("{} = {} is out of range", key, value), "use an integer from 0 to 4294967295");
+    Fail(key, ErrorCode::kConfigType, fmt::format("{} = {} is out of range", key, value),
+         "use an integer from 0 to 4294967295");
     return std::nullopt;
   }
   return static_cast<std::uint32_t>(value);
@@ -96,8 +94,10 @@ std::optional<std::vector<std::string>> TomlReader::StringArray(std::string_view
   bool ok = array != nullptr;
   if (ok) {
     for (const toml::node& item : *array) {
-      if (!item.is_string()) ok = false;
-      else values.push_back(item.as_string()->get());
+      if (!item.is_string())
+        ok = false;
+      else
+        values.push_back(item.as_string()->get());
     }
   }
   if (!ok) {
@@ -124,8 +124,10 @@ std::optional<std::map<std::string, std::string>> TomlReader::StringMap(std::str
   bool ok = table != nullptr;
   if (ok) {
     for (const auto& [name, value] : *table) {
-      if (!value.is_string()) ok = false;
-      else values.emplace(std::string(name.str()), value.as_string()->get());
+      if (!value.is_string())
+        ok = false;
+      else
+        values.emplace(std::string(name.str()), value.as_string()->get());
     }
   }
   if (!ok) {
@@ -159,16 +161,13 @@ namespace {
 
 // The OS's words for an errno value. std::generic_category().message is thread-safe (files load
 // on every core); strerror is not.
-std::string OsReason(int error_number) {
-  return std::generic_category().message(error_number);
-}
+std::string OsReason(int error_number) { return std::generic_category().message(error_number); }
 
 Error CannotRead(const std::string& display_path, int error_number, int* os_error) {
   if (os_error != nullptr) *os_error = error_number;
-  return MakeError(ErrorCode::kIo,
-                   fmt::format("cannot read {}: {}", display_path, OsReason(error_number)),
-                   error_number == EACCES ? "make the file readable by the user running strata"
-                                          : "");
+  return MakeError(
+      ErrorCode::kIo, fmt::format("cannot read {}: {}", display_path, OsReason(error_number)),
+      error_number == EACCES ? "make the file readable by the user running strata" : "");
 }
 
 }  // namespace
@@ -228,8 +227,8 @@ std::optional<toml::table> ParseTomlText(std::string_view text, const std::strin
   try {
     return toml::parse(text, path);
   } catch (const toml::parse_error& parse_error) {
-    Error error = MakeError(ErrorCode::kConfig,
-                            "invalid TOML: " + std::string(parse_error.description()));
+    Error error =
+        MakeError(ErrorCode::kConfig, "invalid TOML: " + std::string(parse_error.description()));
     error.span = SourceSpan{display_path, static_cast<int>(parse_error.source().begin.line),
                             static_cast<int>(parse_error.source().begin.column)};
     errors->push_back(std::move(error));

@@ -180,12 +180,11 @@ TEST_F(QueryDuckDbTest, RoleWithoutAccessToAnEntityIsRefused) {
 TEST_F(QueryDuckDbTest, NumberFilterValueBeyondADoubleIsQueryInvalid) {
   for (const char* value : {R"("1e999")", R"("-1e999")", R"("1e-999")"}) {
     SCOPED_TRACE(value);
-    auto response = AnswerQuery(
-        model_, *connection_, sql::Dialect::kDuckDb,
-        fmt::format(R"({{"measures": ["Order.order_count"],
+    auto response = AnswerQuery(model_, *connection_, sql::Dialect::kDuckDb,
+                                fmt::format(R"({{"measures": ["Order.order_count"],
                         "filters": [{{"member": "Order.amount", "op": "gt", "values": [{}]}}]}})",
-                    value),
-        {});
+                                            value),
+                                {});
     ASSERT_FALSE(response.ok());
     EXPECT_EQ(response.error().code, ErrorCode::kQueryInvalid);
     const std::string text = response.error().ToString();

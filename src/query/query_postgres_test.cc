@@ -12,8 +12,8 @@
 #include "query/query_engine.h"
 #include "semantic/loader.h"
 #include "semantic/testing/example_model.h"
-#include "warehouse/postgres/testing/pg_test_server.h"
 #include "warehouse/postgres/postgres_warehouse.h"
+#include "warehouse/postgres/testing/pg_test_server.h"
 
 namespace strata::query {
 namespace {
@@ -23,7 +23,8 @@ using nlohmann::json;
 using TestServer = warehouse::testing::PgTestServerState;
 TestServer& Server() { return warehouse::testing::PgTestServer(); }
 
-const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new warehouse::testing::PgTestEnvironment);
+const auto* const kEnvironment =
+    ::testing::AddGlobalTestEnvironment(new warehouse::testing::PgTestEnvironment);
 
 class QueryPostgresTest : public ::testing::Test {
  protected:

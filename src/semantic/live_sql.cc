@@ -314,10 +314,10 @@ class Planner {
     }
     for (const DimensionFilter& filter : dimension_filters_) {
       STRATA_ASSIGN_OR_RETURN(const int node, partial.Resolve(filter.ref));
-      STRATA_ASSIGN_OR_RETURN(std::string predicate,
-                              FilterPredicate(*filter.filter,
-                                              partial.Column(node, filter.dimension->sql),
-                                              filter.dimension->type, options_.dialect));
+      STRATA_ASSIGN_OR_RETURN(
+          std::string predicate,
+          FilterPredicate(*filter.filter, partial.Column(node, filter.dimension->sql),
+                          filter.dimension->type, options_.dialect));
       partial.AddWhere(std::move(predicate));
     }
     for (std::size_t index = 0; index < needed_.size(); ++index) {

@@ -99,8 +99,8 @@ std::optional<std::uint32_t> YamlMap::Unsigned(const std::string& key) {
       !text->empty() && text->size() <= 9 &&
       std::all_of(text->begin(), text->end(), [](char c) { return c >= '0' && c <= '9'; });
   std::uint32_t value = 0;
-  if (!digits || std::from_chars(text->data(), text->data() + text->size(), value).ec !=
-                     std::errc()) {
+  if (!digits ||
+      std::from_chars(text->data(), text->data() + text->size(), value).ec != std::errc()) {
     Fail(key, fmt::format("\"{}\" must be a non-negative integer, got \"{}\"", key, *text));
     return std::nullopt;
   }

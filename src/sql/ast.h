@@ -91,8 +91,8 @@ struct DataType {
     std::unique_ptr<DataType> type;
   };
   std::vector<Parameter> parameters;
-  bool has_parameters = false;  // "()" written, possibly empty
-  bool angle_brackets = false;  // ARRAY<INT64> rather than DECIMAL(10, 2)
+  bool has_parameters = false;                   // "()" written, possibly empty
+  bool angle_brackets = false;                   // ARRAY<INT64> rather than DECIMAL(10, 2)
   std::vector<std::string_view> array_suffixes;  // "" for [], "3" for [3]
   Span span;
 };
@@ -101,10 +101,40 @@ struct DataType {
 // Expressions
 
 enum class ExprKind {
-  kLiteral, kTypedLiteral, kInterval, kPlaceholder, kParameter, kColumn, kStar, kUnary, kBinary,
-  kLike, kBetween, kInList, kInSubquery, kIs, kIsDistinct, kQuantified, kExists, kSubquery,
-  kFunction, kKeywordFunction, kCast, kCase, kArray, kStruct, kMap, kRow, kNested, kSubscript,
-  kField, kJsonPath, kNamedArgument, kCollate, kAtTimeZone, kGrouping,
+  kLiteral,
+  kTypedLiteral,
+  kInterval,
+  kPlaceholder,
+  kParameter,
+  kColumn,
+  kStar,
+  kUnary,
+  kBinary,
+  kLike,
+  kBetween,
+  kInList,
+  kInSubquery,
+  kIs,
+  kIsDistinct,
+  kQuantified,
+  kExists,
+  kSubquery,
+  kFunction,
+  kKeywordFunction,
+  kCast,
+  kCase,
+  kArray,
+  kStruct,
+  kMap,
+  kRow,
+  kNested,
+  kSubscript,
+  kField,
+  kJsonPath,
+  kNamedArgument,
+  kCollate,
+  kAtTimeZone,
+  kGrouping,
 };
 
 struct Expr : Node<ExprKind> {
@@ -169,9 +199,9 @@ struct Star : Expr {
   static constexpr ExprKind kKind = ExprKind::kStar;
   explicit Star(Span s) : Expr(kKind, s) {}
   std::vector<Identifier> qualifier;
-  std::vector<Identifier> excluded;                         // the excluded columns' names
+  std::vector<Identifier> excluded;                          // the excluded columns' names
   std::vector<std::vector<Identifier>> excluded_qualifiers;  // per excluded name: t in t.id, or {}
-  std::vector<SelectItem> replaced;  // expr AS name
+  std::vector<SelectItem> replaced;                          // expr AS name
 };
 
 enum class UnaryOp { kNot, kMinus, kPlus, kBitNot };
@@ -184,12 +214,39 @@ struct Unary : Expr {
 };
 
 enum class BinaryOp {
-  kOr, kAnd,
-  kEq, kNotEq, kLess, kLessEq, kGreater, kGreaterEq, kNullSafeEq,
-  kAdd, kSubtract, kMultiply, kDivide, kIntegerDivide, kModulo, kPower, kConcat,
-  kBitAnd, kBitOr, kBitXor, kShiftLeft, kShiftRight,
-  kArrow, kLongArrow, kHashArrow, kHashLongArrow, kContains, kOverlaps, kTextMatch,
-  kRegexMatch, kRegexNotMatch, kRegexIMatch, kRegexNotIMatch,  // ~  !~  ~*  !~*
+  kOr,
+  kAnd,
+  kEq,
+  kNotEq,
+  kLess,
+  kLessEq,
+  kGreater,
+  kGreaterEq,
+  kNullSafeEq,
+  kAdd,
+  kSubtract,
+  kMultiply,
+  kDivide,
+  kIntegerDivide,
+  kModulo,
+  kPower,
+  kConcat,
+  kBitAnd,
+  kBitOr,
+  kBitXor,
+  kShiftLeft,
+  kShiftRight,
+  kArrow,
+  kLongArrow,
+  kHashArrow,
+  kHashLongArrow,
+  kContains,
+  kOverlaps,
+  kTextMatch,
+  kRegexMatch,
+  kRegexNotMatch,
+  kRegexIMatch,
+  kRegexNotIMatch,  // ~  !~  ~*  !~*
 };
 
 struct Binary : Expr {
@@ -324,8 +381,8 @@ struct FunctionCall : Expr {
   std::vector<Identifier> name;
   bool distinct = false;
   std::vector<ExprPtr> args;
-  std::vector<OrderItem> order_by;  // inside the parentheses: STRING_AGG(x, ',' ORDER BY y)
-  ExprPtr limit;                    // BigQuery ARRAY_AGG(x ORDER BY y LIMIT 5) (null: none)
+  std::vector<OrderItem> order_by;   // inside the parentheses: STRING_AGG(x, ',' ORDER BY y)
+  ExprPtr limit;                     // BigQuery ARRAY_AGG(x ORDER BY y LIMIT 5) (null: none)
   std::string_view nulls_treatment;  // "IGNORE NULLS", "RESPECT NULLS" or empty
   bool nulls_inside = false;         // written inside the parentheses (BigQuery)
   std::vector<OrderItem> within_group;
@@ -358,7 +415,7 @@ struct Cast : Expr {
 struct Case : Expr {
   static constexpr ExprKind kKind = ExprKind::kCase;
   explicit Case(Span s) : Expr(kKind, s) {}
-  ExprPtr operand;  // CASE x WHEN ...; null for CASE WHEN cond ...
+  ExprPtr operand;                                 // CASE x WHEN ...; null for CASE WHEN cond ...
   std::vector<std::pair<ExprPtr, ExprPtr>> whens;  // (condition or value, result)
   ExprPtr else_result;
 };
@@ -387,9 +444,9 @@ struct StructLiteral : Expr {
   bool struct_keyword = false;
   std::optional<DataType> type;  // STRUCT<...>
   struct Field {
-    ExprPtr key;                     // braces form: the key as written
+    ExprPtr key;  // braces form: the key as written
     ExprPtr value;
-    std::optional<Identifier> alias; // STRUCT form: value AS alias
+    std::optional<Identifier> alias;  // STRUCT form: value AS alias
   };
   std::vector<Field> fields;
 };
@@ -491,12 +548,12 @@ struct TableAlias {
 // TABLESAMPLE [method] (size [PERCENT|ROWS]) [REPEATABLE (seed)], Snowflake SAMPLE (...), and
 // DuckDB's clause USING SAMPLE size [%|PERCENT|ROWS] [(method [, seed])].
 struct TableSample {
-  std::string_view keyword;  // "TABLESAMPLE", "SAMPLE" or "USING SAMPLE"
+  std::string_view keyword;        // "TABLESAMPLE", "SAMPLE" or "USING SAMPLE"
   bool method_after_size = false;  // USING SAMPLE 10% (bernoulli[, seed])
   std::optional<Identifier> method;
   bool parenthesized = true;  // DuckDB also writes TABLESAMPLE 10%
   ExprPtr size;
-  std::string_view unit;  // "PERCENT", "ROWS", "%" or empty
+  std::string_view unit;          // "PERCENT", "ROWS", "%" or empty
   std::string_view seed_keyword;  // "REPEATABLE" or "SEED" or empty
   ExprPtr seed;
 };
@@ -521,8 +578,8 @@ struct TableFunction : TableRef {
   explicit TableFunction(Span s) : TableRef(kKind, s) {}
   bool lateral = false;
   std::unique_ptr<FunctionCall> call;
-  bool with_ordinality = false;             // WITH ORDINALITY
-  bool with_offset = false;                 // BigQuery WITH OFFSET [AS alias]
+  bool with_ordinality = false;  // WITH ORDINALITY
+  bool with_offset = false;      // BigQuery WITH OFFSET [AS alias]
   std::optional<Identifier> offset_alias;
 };
 
@@ -577,7 +634,7 @@ struct Unpivot : TableRef {
   static constexpr TableRefKind kKind = TableRefKind::kUnpivot;
   explicit Unpivot(Span s) : TableRef(kKind, s) {}
   TableRefPtr source;
-  std::string_view nulls;  // "INCLUDE NULLS", "EXCLUDE NULLS" or empty
+  std::string_view nulls;                 // "INCLUDE NULLS", "EXCLUDE NULLS" or empty
   std::vector<Identifier> value_columns;  // one, or several written as (a, b)
   Identifier name_column;
   std::vector<SelectItem> in_columns;
@@ -649,7 +706,7 @@ struct Cte {
   Identifier name;
   std::vector<Identifier> columns;
   std::vector<Identifier> using_key;  // DuckDB WITH RECURSIVE t USING KEY (k) AS (...)
-  std::string_view materialized;  // "MATERIALIZED", "NOT MATERIALIZED" or empty
+  std::string_view materialized;      // "MATERIALIZED", "NOT MATERIALIZED" or empty
   QueryPtr query;
   Span span;
 };
@@ -661,11 +718,11 @@ struct Query {
   std::vector<Cte> ctes;
   SetExprPtr body;
   std::vector<OrderItem> order_by;
-  ExprPtr limit;        // LIMIT n (null: none)
-  bool limit_all = false;  // LIMIT ALL
+  ExprPtr limit;               // LIMIT n (null: none)
+  bool limit_all = false;      // LIMIT ALL
   bool limit_percent = false;  // DuckDB: LIMIT 10% / LIMIT 10 PERCENT
-  ExprPtr offset;       // OFFSET n
-  ExprPtr fetch;        // FETCH FIRST n ROWS ONLY (null: none)
+  ExprPtr offset;              // OFFSET n
+  ExprPtr fetch;               // FETCH FIRST n ROWS ONLY (null: none)
   bool fetch_with_ties = false;
   bool has_fetch = false;  // FETCH FIRST ROW ONLY has no count
 };

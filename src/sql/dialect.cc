@@ -117,24 +117,30 @@ bool IsPlainIdentifier(std::string_view name, Dialect dialect) {
 
 std::string_view ObjectNamePartName(ObjectNamePart part) {
   switch (part) {
-    case ObjectNamePart::kCatalog: return "catalog";
-    case ObjectNamePart::kSchema: return "schema";
-    case ObjectNamePart::kTable: return "table";
+    case ObjectNamePart::kCatalog:
+      return "catalog";
+    case ObjectNamePart::kSchema:
+      return "schema";
+    case ObjectNamePart::kTable:
+      return "table";
   }
   return "object";
 }
 
 std::size_t MaxObjectNameBytes(ObjectNamePart part, Dialect dialect) {
   switch (dialect) {
-    case Dialect::kPostgres: return 63;
-    case Dialect::kRedshift: return 127;
+    case Dialect::kPostgres:
+      return 63;
+    case Dialect::kRedshift:
+      return 127;
     case Dialect::kDuckDb:
     case Dialect::kTrino:
       return 128;
     case Dialect::kSnowflake:
     case Dialect::kDatabricks:
       return 255;
-    case Dialect::kBigQuery: return part == ObjectNamePart::kCatalog ? 30 : 1024;
+    case Dialect::kBigQuery:
+      return part == ObjectNamePart::kCatalog ? 30 : 1024;
   }
   return 63;
 }

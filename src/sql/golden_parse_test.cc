@@ -42,7 +42,8 @@ std::string RunCase(const testing::GoldenCase& golden, Dialect file_dialect) {
 
 TEST(GoldenParseTest, AllFiles) {
   const int cases = testing::RunGoldenDirectory(
-      fs::path(STRATA_GOLDEN_DIR) / "parse", [](const std::string& stem, testing::GoldenCase& golden) {
+      fs::path(STRATA_GOLDEN_DIR) / "parse",
+      [](const std::string& stem, testing::GoldenCase& golden) {
         return RunCase(golden, ParseDialect(stem).value_or(Dialect::kDuckDb));
       });
   EXPECT_GT(cases, 0);

@@ -207,9 +207,9 @@ class Lexer {
         ++i;
       }
     }
-    return Fail("unterminated string literal",
-                std::string("close it with ") + quote + "; write " + quote + quote +
-                    " for a quote inside the string");
+    return Fail("unterminated string literal", std::string("close it with ") + quote + "; write " +
+                                                   quote + quote +
+                                                   " for a quote inside the string");
   }
 
   Scanned ScanTripleQuoted(std::size_t quote_at, StringStyle style) {
@@ -243,9 +243,9 @@ class Lexer {
         ++i;
       }
     }
-    return Fail("unterminated quoted identifier",
-                std::string("close it with ") + quote + "; write " + quote + quote +
-                    " for a quote inside the name");
+    return Fail("unterminated quoted identifier", std::string("close it with ") + quote +
+                                                      "; write " + quote + quote +
+                                                      " for a quote inside the name");
   }
 
   Scanned ScanNumber(std::size_t at) {

@@ -2,12 +2,12 @@
 
 #include <gtest/gtest.h>
 
-#include "sql/keyword_set.h"
-
 #include <random>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "sql/keyword_set.h"
 
 namespace strata::sql {
 namespace {
@@ -121,14 +121,14 @@ TEST(LexerTest, RoundTripsDialectSpecificConstructs) {
 
 TEST(LexerTest, TokenKindsAndTexts) {
   const std::vector<KindText> expected = {
-      {TokenKind::kIdentifier, "SELECT"},     {TokenKind::kQuotedIdentifier, "\"a b\""},
-      {TokenKind::kPunctuation, ","},         {TokenKind::kString, "'x'"},
-      {TokenKind::kPunctuation, ","},         {TokenKind::kNumber, "1.5"},
-      {TokenKind::kOperator, "::"},           {TokenKind::kIdentifier, "numeric"},
-      {TokenKind::kLineComment, "-- c"},      {TokenKind::kIdentifier, "FROM"},
-      {TokenKind::kIdentifier, "t"},          {TokenKind::kBlockComment, "/* b */"},
-      {TokenKind::kIdentifier, "WHERE"},      {TokenKind::kIdentifier, "d"},
-      {TokenKind::kOperator, ">="},           {TokenKind::kPlaceholder, "@start_date"},
+      {TokenKind::kIdentifier, "SELECT"}, {TokenKind::kQuotedIdentifier, "\"a b\""},
+      {TokenKind::kPunctuation, ","},     {TokenKind::kString, "'x'"},
+      {TokenKind::kPunctuation, ","},     {TokenKind::kNumber, "1.5"},
+      {TokenKind::kOperator, "::"},       {TokenKind::kIdentifier, "numeric"},
+      {TokenKind::kLineComment, "-- c"},  {TokenKind::kIdentifier, "FROM"},
+      {TokenKind::kIdentifier, "t"},      {TokenKind::kBlockComment, "/* b */"},
+      {TokenKind::kIdentifier, "WHERE"},  {TokenKind::kIdentifier, "d"},
+      {TokenKind::kOperator, ">="},       {TokenKind::kPlaceholder, "@start_date"},
       {TokenKind::kPunctuation, ";"},
   };
   EXPECT_EQ(Significant("SELECT \"a b\", 'x', 1.5::numeric -- c\n"
@@ -139,11 +139,16 @@ TEST(LexerTest, TokenKindsAndTexts) {
 
 TEST(LexerTest, PlaceholdersVariablesAndParameters) {
   const std::vector<KindText> expected = {
-      {TokenKind::kPlaceholder, "@start_date_x"}, {TokenKind::kVariable, "@@session_id"},
-      {TokenKind::kParameter, "$1"},              {TokenKind::kParameter, "?"},
-      {TokenKind::kParameter, ":name"},           {TokenKind::kOperator, "::"},
-      {TokenKind::kIdentifier, "date"},           {TokenKind::kOperator, "@>"},
-      {TokenKind::kOperator, "@"},                {TokenKind::kNumber, "1"},
+      {TokenKind::kPlaceholder, "@start_date_x"},
+      {TokenKind::kVariable, "@@session_id"},
+      {TokenKind::kParameter, "$1"},
+      {TokenKind::kParameter, "?"},
+      {TokenKind::kParameter, ":name"},
+      {TokenKind::kOperator, "::"},
+      {TokenKind::kIdentifier, "date"},
+      {TokenKind::kOperator, "@>"},
+      {TokenKind::kOperator, "@"},
+      {TokenKind::kNumber, "1"},
       {TokenKind::kOperator, ":="},
   };
   EXPECT_EQ(Significant("@start_date_x @@session_id $1 ? :name ::date @> @1 :=", Dialect::kDuckDb),
@@ -152,11 +157,11 @@ TEST(LexerTest, PlaceholdersVariablesAndParameters) {
 
 TEST(LexerTest, ColonGluedToAnOperandIsAnOperator) {
   const std::vector<KindText> expected = {
-      {TokenKind::kIdentifier, "v"},  {TokenKind::kOperator, ":"},
-      {TokenKind::kIdentifier, "a"},  {TokenKind::kOperator, "::"},
+      {TokenKind::kIdentifier, "v"},   {TokenKind::kOperator, ":"},
+      {TokenKind::kIdentifier, "a"},   {TokenKind::kOperator, "::"},
       {TokenKind::kIdentifier, "int"}, {TokenKind::kIdentifier, "x"},
       {TokenKind::kPunctuation, "["},  {TokenKind::kIdentifier, "i"},
-      {TokenKind::kOperator, ":"},    {TokenKind::kIdentifier, "j"},
+      {TokenKind::kOperator, ":"},     {TokenKind::kIdentifier, "j"},
       {TokenKind::kPunctuation, "]"},
   };
   EXPECT_EQ(Significant("v:a::int x[i:j]", Dialect::kSnowflake), expected);
@@ -177,8 +182,8 @@ TEST(LexerTest, DoubleQuotesAreStringsInBigQueryAndDatabricks) {
 
 TEST(LexerTest, BackslashEscapesOnlyWhereTheDialectReadsThem) {
   // In snowflake, bigquery, databricks and redshift \' does not end the string.
-  for (Dialect dialect : {Dialect::kSnowflake, Dialect::kBigQuery, Dialect::kDatabricks,
-                          Dialect::kRedshift}) {
+  for (Dialect dialect :
+       {Dialect::kSnowflake, Dialect::kBigQuery, Dialect::kDatabricks, Dialect::kRedshift}) {
     const std::vector<KindText> expected = {{TokenKind::kString, "'a\\'b'"}};
     EXPECT_EQ(Significant("'a\\'b'", dialect), expected) << DialectName(dialect);
   }
@@ -221,10 +226,11 @@ TEST(LexerTest, BlockCommentsNestInPostgresAndDuckDbOnly) {
                                           {TokenKind::kIdentifier, "x"}};
     EXPECT_EQ(Significant(sql, dialect), nested) << DialectName(dialect);
   }
-  const std::vector<KindText> flat = {
-      {TokenKind::kBlockComment, "/* a /* b */"}, {TokenKind::kIdentifier, "c"},
-      {TokenKind::kOperator, "*"},                {TokenKind::kOperator, "/"},
-      {TokenKind::kIdentifier, "x"}};
+  const std::vector<KindText> flat = {{TokenKind::kBlockComment, "/* a /* b */"},
+                                      {TokenKind::kIdentifier, "c"},
+                                      {TokenKind::kOperator, "*"},
+                                      {TokenKind::kOperator, "/"},
+                                      {TokenKind::kIdentifier, "x"}};
   EXPECT_EQ(Significant(sql, Dialect::kSnowflake), flat);
   EXPECT_EQ(Significant(sql, Dialect::kTrino), flat);
 }
@@ -233,7 +239,8 @@ TEST(LexerTest, LineCommentStyles) {
   const std::vector<KindText> snowflake = {{TokenKind::kLineComment, "// c"},
                                            {TokenKind::kIdentifier, "x"}};
   EXPECT_EQ(Significant("// c\nx", Dialect::kSnowflake), snowflake);
-  const std::vector<KindText> duckdb = {{TokenKind::kOperator, "/"}, {TokenKind::kOperator, "/"},
+  const std::vector<KindText> duckdb = {{TokenKind::kOperator, "/"},
+                                        {TokenKind::kOperator, "/"},
                                         {TokenKind::kIdentifier, "c"},
                                         {TokenKind::kIdentifier, "x"}};
   EXPECT_EQ(Significant("// c\nx", Dialect::kDuckDb), duckdb);
@@ -243,8 +250,8 @@ TEST(LexerTest, LineCommentStyles) {
 
 TEST(LexerTest, Numbers) {
   const std::vector<KindText> expected = {
-      {TokenKind::kNumber, "42"},   {TokenKind::kNumber, "3.14"}, {TokenKind::kNumber, ".5"},
-      {TokenKind::kNumber, "1e10"}, {TokenKind::kNumber, "2.5E-3"}, {TokenKind::kNumber, "0xFF"},
+      {TokenKind::kNumber, "42"},    {TokenKind::kNumber, "3.14"},   {TokenKind::kNumber, ".5"},
+      {TokenKind::kNumber, "1e10"},  {TokenKind::kNumber, "2.5E-3"}, {TokenKind::kNumber, "0xFF"},
       {TokenKind::kIdentifier, "t"}, {TokenKind::kPunctuation, "."}, {TokenKind::kNumber, "5"}};
   EXPECT_EQ(Significant("42 3.14 .5 1e10 2.5E-3 0xFF t.5", Dialect::kDuckDb), expected);
 }
@@ -350,8 +357,8 @@ TEST(LexerTest, KeywordAndSymbolHelpers) {
 
 TEST(KeywordSetTest, MatchesWordsIgnoringCaseAndNothingElse) {
   constexpr KeywordSet<4> kWords(std::array<std::string_view, 4>{"FROM", "JOIN", "FETCH", "_X"});
-  const auto tokens = Lex("from Join fEtCh _x fro froms fetched f from_ \"FROM\" 'from' join1",
-                          Dialect::kDuckDb);
+  const auto tokens =
+      Lex("from Join fEtCh _x fro froms fetched f from_ \"FROM\" 'from' join1", Dialect::kDuckDb);
   ASSERT_TRUE(tokens.ok());
   std::vector<std::string> matched;
   for (const Token& token : *tokens) {

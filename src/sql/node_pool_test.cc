@@ -59,8 +59,8 @@ TEST(NodePoolTest, NodesMayBeFreedOnAnotherThreadAndThreadsMayExit) {
     for (int t = 0; t < kThreads; ++t) {
       workers.emplace_back([&, t] {
         for (int i = 0; i < 50; ++i) {
-          const std::string sql = "SELECT a + " + std::to_string(t * 1000 + i) +
-                                  " AS x, f(b, c) FROM t WHERE d > 1";
+          const std::string sql =
+              "SELECT a + " + std::to_string(t * 1000 + i) + " AS x, f(b, c) FROM t WHERE d > 1";
           Result<StatementPtr> statement = ParseStatement(sql, Dialect::kDuckDb);
           ASSERT_TRUE(statement.ok());
           parsed[t * 50 + i] = std::move(statement).value();

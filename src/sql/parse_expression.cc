@@ -16,18 +16,39 @@ struct OperatorToken {
 };
 
 constexpr OperatorToken kOperators[] = {
-    {"=", BinaryOp::kEq},          {"==", BinaryOp::kEq},        {"<>", BinaryOp::kNotEq},
-    {"!=", BinaryOp::kNotEq},      {"<", BinaryOp::kLess},       {"<=", BinaryOp::kLessEq},
-    {">", BinaryOp::kGreater},     {">=", BinaryOp::kGreaterEq}, {"<=>", BinaryOp::kNullSafeEq},
-    {"+", BinaryOp::kAdd},         {"-", BinaryOp::kSubtract},   {"*", BinaryOp::kMultiply},
-    {"/", BinaryOp::kDivide},      {"%", BinaryOp::kModulo},     {"^", BinaryOp::kPower},
-    {"**", BinaryOp::kPower},      {"||", BinaryOp::kConcat},    {"&", BinaryOp::kBitAnd},
-    {"|", BinaryOp::kBitOr},       {"#", BinaryOp::kBitXor},     {"<<", BinaryOp::kShiftLeft},
-    {">>", BinaryOp::kShiftRight}, {"->", BinaryOp::kArrow},     {"->>", BinaryOp::kLongArrow},
-    {"#>", BinaryOp::kHashArrow},  {"#>>", BinaryOp::kHashLongArrow},
-    {"@>", BinaryOp::kContains},   {"&&", BinaryOp::kOverlaps},  {"@@", BinaryOp::kTextMatch},
-    {"~", BinaryOp::kRegexMatch},  {"!~", BinaryOp::kRegexNotMatch},
-    {"~*", BinaryOp::kRegexIMatch}, {"!~*", BinaryOp::kRegexNotIMatch},
+    {"=", BinaryOp::kEq},
+    {"==", BinaryOp::kEq},
+    {"<>", BinaryOp::kNotEq},
+    {"!=", BinaryOp::kNotEq},
+    {"<", BinaryOp::kLess},
+    {"<=", BinaryOp::kLessEq},
+    {">", BinaryOp::kGreater},
+    {">=", BinaryOp::kGreaterEq},
+    {"<=>", BinaryOp::kNullSafeEq},
+    {"+", BinaryOp::kAdd},
+    {"-", BinaryOp::kSubtract},
+    {"*", BinaryOp::kMultiply},
+    {"/", BinaryOp::kDivide},
+    {"%", BinaryOp::kModulo},
+    {"^", BinaryOp::kPower},
+    {"**", BinaryOp::kPower},
+    {"||", BinaryOp::kConcat},
+    {"&", BinaryOp::kBitAnd},
+    {"|", BinaryOp::kBitOr},
+    {"#", BinaryOp::kBitXor},
+    {"<<", BinaryOp::kShiftLeft},
+    {">>", BinaryOp::kShiftRight},
+    {"->", BinaryOp::kArrow},
+    {"->>", BinaryOp::kLongArrow},
+    {"#>", BinaryOp::kHashArrow},
+    {"#>>", BinaryOp::kHashLongArrow},
+    {"@>", BinaryOp::kContains},
+    {"&&", BinaryOp::kOverlaps},
+    {"@@", BinaryOp::kTextMatch},
+    {"~", BinaryOp::kRegexMatch},
+    {"!~", BinaryOp::kRegexNotMatch},
+    {"~*", BinaryOp::kRegexIMatch},
+    {"!~*", BinaryOp::kRegexNotIMatch},
 };
 
 std::optional<BinaryOp> SymbolOperator(const Token& token) {
@@ -57,9 +78,9 @@ struct LikeWord {
   std::string_view word;
   LikeOp op;
 };
-constexpr LikeWord kLikeWords[] = {{"LIKE", LikeOp::kLike},     {"ILIKE", LikeOp::kILike},
+constexpr LikeWord kLikeWords[] = {{"LIKE", LikeOp::kLike},         {"ILIKE", LikeOp::kILike},
                                    {"SIMILAR", LikeOp::kSimilarTo}, {"RLIKE", LikeOp::kRLike},
-                                   {"REGEXP", LikeOp::kRegexp}, {"GLOB", LikeOp::kGlob}};
+                                   {"REGEXP", LikeOp::kRegexp},     {"GLOB", LikeOp::kGlob}};
 
 std::optional<LikeOp> LikeAt(const Parser& parser, std::size_t ahead) {
   for (const LikeWord& entry : kLikeWords) {
@@ -247,8 +268,8 @@ Result<ExprPtr> Parser::ParseInfix(ExprPtr left, int* precedence_out, bool* done
     return ExprPtr();
   }
   // '//' (DuckDB integer division) lexes as two adjacent '/'.
-  const bool integer_divide = token.text == "/" && IsSymbol(Peek(1), "/") &&
-                              Peek(1).offset == token.offset + 1;
+  const bool integer_divide =
+      token.text == "/" && IsSymbol(Peek(1), "/") && Peek(1).offset == token.offset + 1;
   if (integer_divide) op = BinaryOp::kIntegerDivide;
   *precedence_out = BinaryPrecedence(*op);
   if (probe) return ExprPtr();

@@ -51,8 +51,7 @@ Result<TableRefPtr> Parser::ParseLateralView(TableRefPtr left) {
   join->lateral_view = true;
   join->lateral_view_outer = AcceptKeyword("OUTER");
   const Span span = Here();
-  STRATA_ASSIGN_OR_RETURN(std::vector<Identifier> name,
-                          ParseQualifiedName("a generator function"));
+  STRATA_ASSIGN_OR_RETURN(std::vector<Identifier> name, ParseQualifiedName("a generator function"));
   if (!AtSymbol("(")) return Expected("'(' after the generator function");
   auto function = std::make_unique<TableFunction>(span);
   STRATA_ASSIGN_OR_RETURN(function->call, ParseFunctionCall(std::move(name), span));
@@ -254,8 +253,8 @@ Result<TableRefPtr> Parser::ParseTableSuffixes(TableRefPtr table) {
     } else if (AtKeyword("UNPIVOT") &&
                (AtSymbol("(", 1) || AtKeyword("INCLUDE", 1) || AtKeyword("EXCLUDE", 1))) {
       STRATA_ASSIGN_OR_RETURN(table, ParseUnpivot(std::move(table)));
-    } else if (!table->sample && (AtKeyword("TABLESAMPLE") || (AtKeyword("SAMPLE") &&
-                                                               !AtKeyword("AS", 1)))) {
+    } else if (!table->sample &&
+               (AtKeyword("TABLESAMPLE") || (AtKeyword("SAMPLE") && !AtKeyword("AS", 1)))) {
       STRATA_ASSIGN_OR_RETURN(table->sample, ParseTableSample());
     } else if (!table->alias && (AtKeyword("AS") || AtName()) && !AtMatchCondition()) {
       STRATA_TRY(ParseTableAlias(*table));

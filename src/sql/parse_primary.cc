@@ -8,15 +8,15 @@ namespace strata::sql::internal {
 namespace {
 
 constexpr std::array<std::string_view, 13> kTypedLiteralWords = {
-    "DATE",          "TIME",          "TIMESTAMP", "TIMESTAMPTZ", "TIMESTAMP_NTZ",
-    "TIMESTAMP_LTZ", "TIMESTAMP_TZ",  "DATETIME",  "JSON",        "NUMERIC",
-    "DECIMAL",       "BIGNUMERIC",    "UUID"};
+    "DATE",          "TIME",         "TIMESTAMP", "TIMESTAMPTZ", "TIMESTAMP_NTZ",
+    "TIMESTAMP_LTZ", "TIMESTAMP_TZ", "DATETIME",  "JSON",        "NUMERIC",
+    "DECIMAL",       "BIGNUMERIC",   "UUID"};
 
 constexpr std::array<std::string_view, 24> kIntervalUnits = {
-    "YEAR",   "YEARS",   "QUARTER", "QUARTERS", "MONTH",       "MONTHS",
-    "WEEK",   "WEEKS",   "DAY",     "DAYS",     "HOUR",        "HOURS",
-    "MINUTE", "MINUTES", "SECOND",  "SECONDS",  "MILLISECOND", "MILLISECONDS",
-    "MICROSECOND", "MICROSECONDS", "DECADE", "CENTURY", "MILLENNIUM", "EPOCH"};
+    "YEAR",        "YEARS",        "QUARTER", "QUARTERS", "MONTH",       "MONTHS",
+    "WEEK",        "WEEKS",        "DAY",     "DAYS",     "HOUR",        "HOURS",
+    "MINUTE",      "MINUTES",      "SECOND",  "SECONDS",  "MILLISECOND", "MILLISECONDS",
+    "MICROSECOND", "MICROSECONDS", "DECADE",  "CENTURY",  "MILLENNIUM",  "EPOCH"};
 
 bool IsQuotedPlaceholder(std::string_view text) {
   if (text.size() < 4 || text.front() != '\'' || text.back() != '\'' || text[1] != '@') {
@@ -28,8 +28,8 @@ bool IsQuotedPlaceholder(std::string_view text) {
     return false;
   }
   for (char c : name) {
-    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
-                    (c >= '0' && c <= '9');
+    const bool ok =
+        (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || (c >= '0' && c <= '9');
     if (!ok) return false;
   }
   return true;
@@ -105,8 +105,8 @@ Result<ExprPtr> Parser::ParseKeywordPrimary(bool* handled) {
     return ExprPtr(std::move(literal));
   }
   if (AtKeyword("CASE")) return ParseCase();
-  if (dialect() == Dialect::kDuckDb && AtKeyword("LAMBDA") && Peek(1).kind == TokenKind::kIdentifier &&
-      (AtSymbol(":", 2) || AtSymbol(",", 2))) {
+  if (dialect() == Dialect::kDuckDb && AtKeyword("LAMBDA") &&
+      Peek(1).kind == TokenKind::kIdentifier && (AtSymbol(":", 2) || AtSymbol(",", 2))) {
     return ParsePythonLambda();
   }
   if (call && AtKeyword("CAST")) return ParseCast(CastStyle::kCast);

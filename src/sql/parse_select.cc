@@ -159,8 +159,7 @@ Status Parser::ParseSelectList(Select& select) {
   }
   // SELECT TOP n: Snowflake and Redshift (DuckDB, PostgreSQL, BigQuery, Trino and Spark reject it).
   const bool top_dialect = dialect_ == Dialect::kSnowflake || dialect_ == Dialect::kRedshift;
-  if (top_dialect && AtKeyword("TOP") &&
-      (Peek(1).kind == TokenKind::kNumber || AtSymbol("(", 1))) {
+  if (top_dialect && AtKeyword("TOP") && (Peek(1).kind == TokenKind::kNumber || AtSymbol("(", 1))) {
     Advance();
     STRATA_ASSIGN_OR_RETURN(select.top, ParseOperand(kPrecUnary));
     select.top_percent = AcceptKeyword("PERCENT");

@@ -15,16 +15,15 @@ namespace {
 // Words that end a name or expression and so can never be a bare column name or an alias written
 // without AS.
 constexpr KeywordSet<66> kReservedWords(std::array<std::string_view, 66>{
-    "ALL",       "AND",     "ANTI",      "ANY",     "AS",         "ASC",       "ASOF",
-    "BETWEEN",   "BY",      "CASE",      "CROSS",   "DESC",       "DISTINCT",  "ELSE",
-    "END",       "ESCAPE",  "EXCEPT",    "EXISTS",  "FETCH",      "FOR",       "FROM",
-    "FULL",      "GLOB",    "GROUP",     "HAVING",  "ILIKE",      "IN",        "INNER",
-    "INTERSECT", "INTO",    "IS",        "ISNULL",  "JOIN",       "LATERAL",   "LEFT",
-    "LIKE",      "LIMIT",   "MINUS",     "NATURAL", "NOT",        "NOTNULL",   "OFFSET",
-    "ON",        "OR",      "ORDER",     "OUTER",   "PIVOT",      "POSITIONAL", "QUALIFY",
-    "REGEXP",    "RIGHT",   "RLIKE",     "SELECT",  "SEMI",       "SIMILAR",   "TABLESAMPLE",
-    "THEN",      "UNION",   "UNPIVOT",   "USING",   "WHEN",       "WHERE",     "WINDOW",
-    "WITH",      "VALUES",  "OVER"});
+    "ALL",     "AND",     "ANTI",    "ANY",   "AS",        "ASC",   "ASOF",    "BETWEEN",
+    "BY",      "CASE",    "CROSS",   "DESC",  "DISTINCT",  "ELSE",  "END",     "ESCAPE",
+    "EXCEPT",  "EXISTS",  "FETCH",   "FOR",   "FROM",      "FULL",  "GLOB",    "GROUP",
+    "HAVING",  "ILIKE",   "IN",      "INNER", "INTERSECT", "INTO",  "IS",      "ISNULL",
+    "JOIN",    "LATERAL", "LEFT",    "LIKE",  "LIMIT",     "MINUS", "NATURAL", "NOT",
+    "NOTNULL", "OFFSET",  "ON",      "OR",    "ORDER",     "OUTER", "PIVOT",   "POSITIONAL",
+    "QUALIFY", "REGEXP",  "RIGHT",   "RLIKE", "SELECT",    "SEMI",  "SIMILAR", "TABLESAMPLE",
+    "THEN",    "UNION",   "UNPIVOT", "USING", "WHEN",      "WHERE", "WINDOW",  "WITH",
+    "VALUES",  "OVER"});
 
 std::string_view Describe(const Token& token) {
   if (token.kind == TokenKind::kEnd) return "end of input";
@@ -128,8 +127,8 @@ Identifier Parser::MakeIdentifier(const Token& token) {
   identifier.quoted = true;
   const std::string_view inner = token.text.substr(1, token.text.size() - 2);
   const char quote = token.text.front();
-  const bool plain = inner.find(quote) == std::string_view::npos &&
-                     inner.find('\\') == std::string_view::npos;
+  const bool plain =
+      inner.find(quote) == std::string_view::npos && inner.find('\\') == std::string_view::npos;
   if (plain) {
     identifier.name = inner;
   } else {
@@ -176,7 +175,6 @@ bool Parser::StartsQuery(std::size_t ahead) const {
          (AtKeyword("FROM", ahead) && dialect_ == Dialect::kDuckDb);
 }
 
-
 namespace {
 
 bool IsWord(const Token& token, std::string_view upper) { return IsKeyword(token, upper); }
@@ -215,8 +213,7 @@ static void AcceptTypeContinuation(Parser& parser, DataType& type) {
   if ((is("TIMESTAMP") || is("TIME")) &&
       (parser.AtKeyword("WITH") || parser.AtKeyword("WITHOUT"))) {
     const bool local = parser.AtKeyword("LOCAL", 1);
-    if (parser.AtKeyword("TIME", local ? 2 : 1) &&
-        parser.AtKeyword("ZONE", local ? 3 : 2)) {
+    if (parser.AtKeyword("TIME", local ? 2 : 1) && parser.AtKeyword("ZONE", local ? 3 : 2)) {
       for (int i = 0; i < (local ? 4 : 3); ++i) take();
     }
   }
@@ -343,15 +340,14 @@ Result<std::vector<StatementPtr>> ParseScriptTokens(std::shared_ptr<const std::s
 Result<StatementPtr> ParseStatement(std::string_view sql, Dialect dialect) {
   STRATA_ASSIGN_OR_RETURN(std::vector<StatementPtr> statements, ParseScript(sql, dialect));
   if (statements.size() == 1) return std::move(statements.front());
-  Error error = MakeError(ErrorCode::kSqlLex,
-                          statements.empty()
-                              ? "expected a query but found no statement"
-                              : "expected one statement but found " +
-                                    std::to_string(statements.size()));
+  Error error =
+      MakeError(ErrorCode::kSqlLex, statements.empty() ? "expected a query but found no statement"
+                                                       : "expected one statement but found " +
+                                                             std::to_string(statements.size()));
   if (statements.size() > 1) {
     const Span span = statements[1]->span;
-    error.message += "; the second starts at line " + std::to_string(span.line) +
-                     ", column " + std::to_string(span.column);
+    error.message += "; the second starts at line " + std::to_string(span.line) + ", column " +
+                     std::to_string(span.column);
     error.span = SourceSpan{"", span.line, span.column};
     error.hint = RenderCaret(sql, span.line, span.column);
   }

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
 #include <string>
 
 #include "sql/printer.h"
@@ -17,9 +16,7 @@ StatementPtr MustParse(std::string_view sql, Dialect dialect = Dialect::kDuckDb)
   return statement.ok() ? std::move(statement).value() : nullptr;
 }
 
-const Select& OnlySelect(const Statement& statement) {
-  return statement.query->body->As<Select>();
-}
+const Select& OnlySelect(const Statement& statement) { return statement.query->body->As<Select>(); }
 
 TEST(ParserTest, NodesCarryTheLineAndColumnOfTheirFirstToken) {
   StatementPtr statement = MustParse("SELECT a,\n  b + 1 AS c\nFROM t\nWHERE x >= @start_date");
@@ -121,12 +118,13 @@ TEST(ParserTest, DialectOnlyConstructsStayInTheirDialects) {
       {"SELECT count(*) FILTER (a > 1) FROM t", {Dialect::kDuckDb}},
   };
   for (const Case& c : cases) {
-    for (Dialect dialect : {Dialect::kDuckDb, Dialect::kPostgres, Dialect::kSnowflake,
-                            Dialect::kDatabricks, Dialect::kBigQuery, Dialect::kRedshift,
-                            Dialect::kTrino}) {
+    for (Dialect dialect :
+         {Dialect::kDuckDb, Dialect::kPostgres, Dialect::kSnowflake, Dialect::kDatabricks,
+          Dialect::kBigQuery, Dialect::kRedshift, Dialect::kTrino}) {
       const bool expected =
           std::find(c.accepted.begin(), c.accepted.end(), dialect) != c.accepted.end();
-      EXPECT_EQ(ParseStatement(c.sql, dialect).ok(), expected) << DialectName(dialect) << ": " << c.sql;
+      EXPECT_EQ(ParseStatement(c.sql, dialect).ok(), expected)
+          << DialectName(dialect) << ": " << c.sql;
     }
   }
 }
@@ -176,8 +174,9 @@ TEST(ParserTest, FailingNestedParenthesesParseInLinearTime) {
 // Fuzzer finding (ASan): a multi-word type name read its first word through a reference into
 // the vector it was growing.
 TEST(ParserTest, MultiWordTypeNames) {
-  for (const char* sql : {"SELECT CAST(x AS DOUBLE PRECISION)", "SELECT CAST(x AS CHARACTER VARYING(3))",
-                          "SELECT CAST(x AS TIMESTAMP WITH TIME ZONE)"}) {
+  for (const char* sql :
+       {"SELECT CAST(x AS DOUBLE PRECISION)", "SELECT CAST(x AS CHARACTER VARYING(3))",
+        "SELECT CAST(x AS TIMESTAMP WITH TIME ZONE)"}) {
     EXPECT_TRUE(ParseScript(sql, Dialect::kPostgres).ok()) << sql;
   }
 }
@@ -190,9 +189,9 @@ namespace {
 
 // Found by the DuckDB oracle: each of these is a syntax error in DuckDB.
 TEST(ParserTest, RejectsWhatDuckDbRejects) {
-  for (const char* sql : {"SELECT * FROM a JOIN b", "SELECT * FROM a LEFT JOIN b WHERE x",
-                          "SELECT 1 WHERE x IN ()", "SELECT row_number() OVER FROM t",
-                          "SELECT 1 MINUS SELECT 2"}) {
+  for (const char* sql :
+       {"SELECT * FROM a JOIN b", "SELECT * FROM a LEFT JOIN b WHERE x", "SELECT 1 WHERE x IN ()",
+        "SELECT row_number() OVER FROM t", "SELECT 1 MINUS SELECT 2"}) {
     EXPECT_FALSE(ParseScript(sql, Dialect::kDuckDb).ok()) << sql;
   }
   // ... while the dialects that have them keep them.
@@ -200,7 +199,8 @@ TEST(ParserTest, RejectsWhatDuckDbRejects) {
   EXPECT_TRUE(ParseScript("SELECT * FROM a JOIN b", Dialect::kDatabricks).ok());
   EXPECT_TRUE(ParseScript("SELECT * FROM a NATURAL JOIN b", Dialect::kDuckDb).ok());
   EXPECT_TRUE(ParseScript("SELECT * FROM a CROSS JOIN b", Dialect::kDuckDb).ok());
-  EXPECT_TRUE(ParseScript("SELECT sum(x) OVER w FROM t WINDOW w AS (ORDER BY y)", Dialect::kDuckDb).ok());
+  EXPECT_TRUE(
+      ParseScript("SELECT sum(x) OVER w FROM t WINDOW w AS (ORDER BY y)", Dialect::kDuckDb).ok());
 }
 
 }  // namespace
@@ -238,8 +238,10 @@ TEST(ParserTest, DuckDbLimitPercentRoundTrips) {
     ASSERT_TRUE(reparsed.ok()) << printed;
     EXPECT_EQ(Print(**reparsed, Dialect::kDuckDb), printed);
   }
-  EXPECT_EQ(Print(**ParseStatement("SELECT a FROM t LIMIT 10 % 3", Dialect::kDuckDb),
-                  Dialect::kDuckDb).find("%)"), std::string::npos);  // still a modulo, no percent
+  EXPECT_EQ(
+      Print(**ParseStatement("SELECT a FROM t LIMIT 10 % 3", Dialect::kDuckDb), Dialect::kDuckDb)
+          .find("%)"),
+      std::string::npos);  // still a modulo, no percent
   EXPECT_FALSE(ParseStatement("SELECT a FROM t LIMIT 10%", Dialect::kPostgres).ok());
 }
 
@@ -267,8 +269,8 @@ namespace strata::sql {
 namespace {
 
 TEST(ParserTest, DuckDbReplacementScanOfAFile) {
-  auto parsed = ParseStatement("SELECT * FROM 'data/events.parquet' AS e WHERE e.x > 1",
-                               Dialect::kDuckDb);
+  auto parsed =
+      ParseStatement("SELECT * FROM 'data/events.parquet' AS e WHERE e.x > 1", Dialect::kDuckDb);
   ASSERT_TRUE(parsed.ok()) << parsed.error().message;
   const std::string printed = Print(**parsed, Dialect::kDuckDb);
   EXPECT_NE(printed.find("FROM 'data/events.parquet' AS e"), std::string::npos) << printed;

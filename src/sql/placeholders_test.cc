@@ -58,8 +58,7 @@ TEST(PlaceholdersTest, LeavesCommentsAndOtherStringsAlone) {
 
 TEST(PlaceholdersTest, DoubleQuotedFormIsAStringNotAPlaceholderInBigQuery) {
   EXPECT_EQ(Substitute("select \"@start_date\"", Dialect::kBigQuery), "select \"@start_date\"");
-  EXPECT_EQ(Substitute("select '''@start_date'''", Dialect::kBigQuery),
-            "select '''@start_date'''");
+  EXPECT_EQ(Substitute("select '''@start_date'''", Dialect::kBigQuery), "select '''@start_date'''");
 }
 
 TEST(PlaceholdersTest, DollarInIdentifiersKeepsTheLongerName) {

@@ -22,10 +22,8 @@ TEST(PrinterTest, QuotesIdentifiersForTheTargetDialect) {
 }
 
 TEST(PrinterTest, RewritesStringsForTheTargetDialect) {
-  EXPECT_EQ(Convert("SELECT \"it's\"", Dialect::kBigQuery, Dialect::kPostgres),
-            "SELECT 'it''s'");
-  EXPECT_EQ(Convert("SELECT 'a''b'", Dialect::kDuckDb, Dialect::kDatabricks),
-            "SELECT 'a\\'b'");
+  EXPECT_EQ(Convert("SELECT \"it's\"", Dialect::kBigQuery, Dialect::kPostgres), "SELECT 'it''s'");
+  EXPECT_EQ(Convert("SELECT 'a''b'", Dialect::kDuckDb, Dialect::kDatabricks), "SELECT 'a\\'b'");
 }
 
 TEST(PrinterTest, FollowsTargetSpellings) {
@@ -40,8 +38,8 @@ TEST(PrinterTest, FollowsTargetSpellings) {
 TEST(PrinterTest, NestedMinusSignsNeverBecomeAComment) {
   // "- -1" printed as "--1" would start a line comment and swallow the rest of the line.
   for (Dialect dialect : {Dialect::kDuckDb, Dialect::kPostgres, Dialect::kSnowflake}) {
-    const std::string printed = Convert("SELECT a FROM t WHERE y = - -1 AND z = - - -x", dialect,
-                                        dialect);
+    const std::string printed =
+        Convert("SELECT a FROM t WHERE y = - -1 AND z = - - -x", dialect, dialect);
     EXPECT_EQ(printed, "SELECT a FROM t WHERE y = - -1 AND z = - - -x");
     EXPECT_EQ(Convert(printed, dialect, dialect), printed);
   }

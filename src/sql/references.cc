@@ -14,8 +14,8 @@ using Targets = std::map<std::string, std::string, std::less<>>;
 
 // Keywords that end a FROM list at their parenthesis depth (see references.h).
 constexpr std::array<std::string_view, 18> kFromListEnds = {
-    "WHERE", "GROUP",  "HAVING", "QUALIFY", "WINDOW", "ORDER", "LIMIT", "OFFSET",    "FETCH",
-    "UNION", "INTERSECT", "EXCEPT", "MINUS", "SELECT", "SET", "WHEN", "RETURNING", "VALUES"};
+    "WHERE", "GROUP",     "HAVING", "QUALIFY", "WINDOW", "ORDER", "LIMIT", "OFFSET",    "FETCH",
+    "UNION", "INTERSECT", "EXCEPT", "MINUS",   "SELECT", "SET",   "WHEN",  "RETURNING", "VALUES"};
 
 // Keywords after which '(' opens a subquery or list rather than a function call's arguments.
 constexpr std::array<std::string_view, 13> kGroupIntroducers = {
@@ -25,9 +25,9 @@ constexpr std::array<std::string_view, 13> kGroupIntroducers = {
 // Every keyword VisitKeyword acts on: any other identifier is skipped after one lookup.
 // (FROM, JOIN, USING, SELECT, DELETE, UPDATE and kFromListEnds.)
 constexpr KeywordSet<23> kVisitedKeywords(std::array<std::string_view, 23>{
-    "FROM", "JOIN", "USING", "SELECT", "DELETE", "UPDATE", "WHERE", "GROUP", "HAVING", "QUALIFY",
-    "WINDOW", "ORDER", "LIMIT", "OFFSET", "FETCH", "UNION", "INTERSECT", "EXCEPT", "MINUS",
-    "SET", "WHEN", "RETURNING", "VALUES"});
+    "FROM",      "JOIN",    "USING",  "SELECT", "DELETE", "UPDATE",    "WHERE", "GROUP",
+    "HAVING",    "QUALIFY", "WINDOW", "ORDER",  "LIMIT",  "OFFSET",    "FETCH", "UNION",
+    "INTERSECT", "EXCEPT",  "MINUS",  "SET",    "WHEN",   "RETURNING", "VALUES"});
 
 template <std::size_t N>
 bool IsAnyKeyword(const Token& token, const std::array<std::string_view, N>& keywords) {
@@ -152,8 +152,8 @@ class ReferenceScanner {
   void OpenGroup(std::size_t i, bool table_position) {
     Level level;
     const Token& before = At(i > 0 ? i - 1 : i);
-    level.call = i > 0 && before.kind == TokenKind::kIdentifier &&
-                 !IsAnyKeyword(before, kGroupIntroducers);
+    level.call =
+        i > 0 && before.kind == TokenKind::kIdentifier && !IsAnyKeyword(before, kGroupIntroducers);
     if (table_position) {  // FROM (a JOIN b), FROM (SELECT ...)
       level.query = true;
       level.in_from = true;

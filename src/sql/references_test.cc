@@ -67,8 +67,7 @@ TEST(ReferencesTest, CommaListsEndAtClauseKeywords) {
        "\"raw\".\"events\" where x in (customers, events)"},
       {"select * from stg_orders group by a, customers order by events, customers",
        "select * from \"raw\".\"stg_orders\" group by a, customers order by events, customers"},
-      {"from a join b on a.id = b.id, events",
-       "from a join b on a.id = b.id, \"raw\".\"events\""},
+      {"from a join b on a.id = b.id, events", "from a join b on a.id = b.id, \"raw\".\"events\""},
       {"select f(x, customers) from stg_orders limit 1, events",
        "select f(x, customers) from \"raw\".\"stg_orders\" limit 1, events"},
   });
@@ -137,23 +136,27 @@ TEST(ReferencesTest, QuotedIdentifiersMatchExactly) {
   ExpectRewrites({
       {"from \"stg_orders\" join \"Customers\"", "from \"raw\".\"stg_orders\" join \"Customers\""},
   });
-  ExpectRewrites({{"from `stg_orders` join `Customers`",
-                   "from \"raw\".\"stg_orders\" join `Customers`"}},
-                 Dialect::kBigQuery);
+  ExpectRewrites(
+      {{"from `stg_orders` join `Customers`", "from \"raw\".\"stg_orders\" join `Customers`"}},
+      Dialect::kBigQuery);
   // In bigquery "stg_orders" is a string, not a name.
   ExpectRewrites({{"from \"stg_orders\"", "from \"stg_orders\""}}, Dialect::kBigQuery);
 }
 
 TEST(ReferencesTest, DeleteMergeAndOnly) {
-  ExpectRewrites({
-      {"delete from stg_orders using customers, events where true",
-       "delete from \"raw\".\"stg_orders\" using \"raw\".\"customers\", \"raw\".\"events\" "
-       "where true"},
-      {"merge into t using events e on t.id = e.id when matched then update set a = 1, events = 2",
-       "merge into t using \"raw\".\"events\" e on t.id = e.id when matched then update set a = 1, "
-       "events = 2"},
-      {"select * from only customers", "select * from only \"raw\".\"customers\""},
-  }, Dialect::kPostgres);
+  ExpectRewrites(
+      {
+          {"delete from stg_orders using customers, events where true",
+           "delete from \"raw\".\"stg_orders\" using \"raw\".\"customers\", \"raw\".\"events\" "
+           "where true"},
+          {"merge into t using events e on t.id = e.id when matched then update set a = 1, events "
+           "= 2",
+           "merge into t using \"raw\".\"events\" e on t.id = e.id when matched then update set a "
+           "= 1, "
+           "events = 2"},
+          {"select * from only customers", "select * from only \"raw\".\"customers\""},
+      },
+      Dialect::kPostgres);
 }
 
 TEST(ReferencesTest, DuckDbFromFirst) {
@@ -171,8 +174,8 @@ TEST(ReferencesTest, FindReferencesListsDistinctKeysInOrder) {
 }
 
 TEST(ReferencesTest, LexErrorsPropagate) {
-  Result<std::string> out = RewriteReferences("select * from \"stg_orders", Dialect::kDuckDb,
-                                              kTargets);
+  Result<std::string> out =
+      RewriteReferences("select * from \"stg_orders", Dialect::kDuckDb, kTargets);
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.error().code, ErrorCode::kSqlLex);
   EXPECT_FALSE(FindReferences("select '", Dialect::kTrino, kTargets).ok());

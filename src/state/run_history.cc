@@ -40,8 +40,7 @@ ON CONFLICT (plan_id) DO UPDATE SET created_at = excluded.created_at, body = exc
 constexpr const char* kLoadPlan = "SELECT body FROM plans WHERE plan_id = ?1";
 
 Error NotRunStatus(std::string_view status) {
-  return MakeError(ErrorCode::kInternal,
-                   "\"" + std::string(status) + "\" is not a run status",
+  return MakeError(ErrorCode::kInternal, "\"" + std::string(status) + "\" is not a run status",
                    "use running, success, partial_failure, failure or interrupted");
 }
 

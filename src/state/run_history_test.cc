@@ -22,7 +22,8 @@ class RunHistoryTest : public internal::TempDirTest {
 
 TEST_F(RunHistoryTest, BeginFinishAndListNewestFirst) {
   ASSERT_TRUE(store_->BeginRun({"run-a", kNoon, 0, "running", "strata run", 100}).ok());
-  ASSERT_TRUE(store_->BeginRun({"run-b", kNoon + 60, 0, "running", "strata run --from x", 101}).ok());
+  ASSERT_TRUE(
+      store_->BeginRun({"run-b", kNoon + 60, 0, "running", "strata run --from x", 101}).ok());
   ASSERT_TRUE(store_->BeginRun({"run-c", kNoon + 60, 0, "running", "strata run -m y", 102}).ok());
   ASSERT_TRUE(store_->FinishRun("run-a", "partial_failure", kNoon + 30).ok());
 
@@ -74,8 +75,8 @@ TEST_F(RunHistoryTest, RunPartitionsUpsertPerRun) {
                   })
                   .ok());
   ASSERT_TRUE(store_
-                  ->RecordRunPartitions({{"run-a", "orders", "2026-04-08",
-                                          PartitionStatus::kFailed, 0, 9, "timeout", 3}})
+                  ->RecordRunPartitions({{"run-a", "orders", "2026-04-08", PartitionStatus::kFailed,
+                                          0, 9, "timeout", 3}})
                   .ok());
   auto records = store_->ListRunPartitions("run-a");
   ASSERT_TRUE(records.ok()) << records.error().ToString();
@@ -93,7 +94,8 @@ TEST_F(RunHistoryTest, RunPartitionsUpsertPerRun) {
 }
 
 TEST_F(RunHistoryTest, PlansSaveLoadAndReplace) {
-  const std::string body = R"({"plan_id":"p1","partitions":["2026-04-07"],"note":"it's \"quoted\""})";
+  const std::string body =
+      R"({"plan_id":"p1","partitions":["2026-04-07"],"note":"it's \"quoted\""})";
   ASSERT_TRUE(store_->SavePlan("p1", kNoon, body).ok());
   auto loaded = store_->LoadPlan("p1");
   ASSERT_TRUE(loaded.ok());

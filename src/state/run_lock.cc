@@ -65,8 +65,8 @@ std::optional<UnixSeconds> ParseIso8601Seconds(const std::string& text) {
 bool WriteAll(int fd, const std::string& text) {
   std::size_t written = 0;
   while (written < text.size()) {
-    const ssize_t put = pwrite(fd, text.data() + written, text.size() - written,
-                               static_cast<off_t>(written));
+    const ssize_t put =
+        pwrite(fd, text.data() + written, text.size() - written, static_cast<off_t>(written));
     if (put < 0 && errno == EINTR) continue;
     if (put <= 0) return false;
     written += static_cast<std::size_t>(put);

@@ -118,9 +118,9 @@ std::string_view PartitionStatusName(PartitionStatus status) {
 }
 
 std::optional<PartitionStatus> ParsePartitionStatus(std::string_view name) {
-  for (PartitionStatus status : {PartitionStatus::kComputed, PartitionStatus::kFailed,
-                                 PartitionStatus::kInProgress, PartitionStatus::kInterrupted,
-                                 PartitionStatus::kSkipped}) {
+  for (PartitionStatus status :
+       {PartitionStatus::kComputed, PartitionStatus::kFailed, PartitionStatus::kInProgress,
+        PartitionStatus::kInterrupted, PartitionStatus::kSkipped}) {
     const std::string_view candidate = PartitionStatusName(status);
     if (EqualsIgnoreAsciiCase(name, candidate)) {
       return status;

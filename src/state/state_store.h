@@ -57,9 +57,9 @@ struct PartitionRecord {
   UnixSeconds computed_at = 0;  // when this status was written
   std::int64_t row_count = 0;
   std::int64_t duration_ms = 0;
-  std::string run_id;  // the run that wrote this status
+  std::string run_id;                     // the run that wrote this status
   std::optional<std::uint64_t> checksum;  // order-independent hash of the rows; lossless
-  UnixSeconds start = 0;  // the window [start, end)
+  UnixSeconds start = 0;                  // the window [start, end)
   UnixSeconds end = 0;
   std::string error;  // empty unless Failed/Interrupted
 };

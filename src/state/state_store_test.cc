@@ -55,9 +55,9 @@ class StateStoreTest : public internal::TempDirTest {
 };
 
 TEST(PartitionStatusTest, NamesRoundTripCaseInsensitively) {
-  for (PartitionStatus status : {PartitionStatus::kComputed, PartitionStatus::kFailed,
-                                 PartitionStatus::kInProgress, PartitionStatus::kInterrupted,
-                                 PartitionStatus::kSkipped}) {
+  for (PartitionStatus status :
+       {PartitionStatus::kComputed, PartitionStatus::kFailed, PartitionStatus::kInProgress,
+        PartitionStatus::kInterrupted, PartitionStatus::kSkipped}) {
     EXPECT_EQ(ParsePartitionStatus(PartitionStatusName(status)), status);
   }
   EXPECT_EQ(PartitionStatusName(PartitionStatus::kInProgress), "InProgress");
@@ -71,8 +71,9 @@ TEST_F(StateStoreTest, CreatesParentDirectoriesAndPersistsAcrossReopen) {
   {
     auto store = OpenStore();
     ASSERT_NE(store, nullptr);
-    ASSERT_TRUE(store->UpsertPartitions({Partition("orders", "2026-04-07",
-                                                   PartitionStatus::kComputed)}).ok());
+    ASSERT_TRUE(
+        store->UpsertPartitions({Partition("orders", "2026-04-07", PartitionStatus::kComputed)})
+            .ok());
   }
   EXPECT_TRUE(std::filesystem::exists(PathTo("models/.strata-state.db")));
   auto store = OpenStore();
@@ -97,8 +98,9 @@ TEST_F(StateStoreTest, CreatesParentDirectoriesAndPersistsAcrossReopen) {
 TEST_F(StateStoreTest, UpsertUpdatesInPlace) {
   auto store = OpenStore();
   ASSERT_NE(store, nullptr);
-  ASSERT_TRUE(store->UpsertPartitions({Partition("orders", "2026-04-07",
-                                                 PartitionStatus::kInProgress)}).ok());
+  ASSERT_TRUE(
+      store->UpsertPartitions({Partition("orders", "2026-04-07", PartitionStatus::kInProgress)})
+          .ok());
   PartitionRecord failed = Partition("orders", "2026-04-07", PartitionStatus::kFailed);
   failed.run_id = "run-2";
   failed.row_count = 0;
@@ -135,7 +137,8 @@ TEST_F(StateStoreTest, ListFiltersByModelAndStatusInKeyOrder) {
                   .ok());
   auto keys_of = [](const std::vector<PartitionRecord>& records) {
     std::vector<std::string> keys;
-    for (const auto& record : records) keys.push_back(record.model_name + "/" + record.partition_key);
+    for (const auto& record : records)
+      keys.push_back(record.model_name + "/" + record.partition_key);
     return keys;
   };
   auto all = store->ListPartitions(std::nullopt, std::nullopt);
@@ -148,8 +151,9 @@ TEST_F(StateStoreTest, ListFiltersByModelAndStatusInKeyOrder) {
                                                         "orders/2026-04-09"}));
   auto computed = store->ListPartitions(std::nullopt, PartitionStatus::kComputed);
   ASSERT_TRUE(computed.ok());
-  EXPECT_EQ(keys_of(*computed), (std::vector<std::string>{"customers/2026-04-07",
-                                                          "orders/2026-04-08", "orders/2026-04-09"}));
+  EXPECT_EQ(
+      keys_of(*computed),
+      (std::vector<std::string>{"customers/2026-04-07", "orders/2026-04-08", "orders/2026-04-09"}));
   auto failed_orders = store->ListPartitions("orders", PartitionStatus::kFailed);
   ASSERT_TRUE(failed_orders.ok());
   EXPECT_EQ(keys_of(*failed_orders), (std::vector<std::string>{"orders/2026-04-07"}));
@@ -159,8 +163,8 @@ TEST_F(StateStoreTest, ListFiltersByModelAndStatusInKeyOrder) {
 }
 
 TEST_F(StateStoreTest, ChecksumRoundTripsAllSixtyFourBits) {
-  const std::vector<std::uint64_t> values = {0, 1, (1ull << 63) - 1, 1ull << 63,
-                                             0xfedcba9876543210ull, ~0ull};
+  const std::vector<std::uint64_t> values = {
+      0, 1, (1ull << 63) - 1, 1ull << 63, 0xfedcba9876543210ull, ~0ull};
   {
     auto store = OpenStore();
     ASSERT_NE(store, nullptr);
@@ -214,8 +218,10 @@ TEST_F(StateStoreTest, RecoverInterruptedMarksInProgressPartitionsAndRuns) {
                   .ok());
   RunRecord run{"run-dead", kApril7, 0, "running", "strata run", 999};
   ASSERT_TRUE(store->BeginRun(run).ok());
-  ASSERT_TRUE(store->RecordRunPartitions({{"run-dead", "orders", "2026-04-08",
-                                           PartitionStatus::kInProgress, 0, 0, "", 1}}).ok());
+  ASSERT_TRUE(store
+                  ->RecordRunPartitions({{"run-dead", "orders", "2026-04-08",
+                                          PartitionStatus::kInProgress, 0, 0, "", 1}})
+                  .ok());
 
   auto recovered = store->RecoverInterrupted();
   ASSERT_TRUE(recovered.ok()) << recovered.error().ToString();
@@ -296,8 +302,14 @@ PRAGMA user_version = 1;
   ASSERT_EQ(old->size(), 1u);
   EXPECT_EQ(old->front().status, PartitionStatus::kComputed);
   EXPECT_EQ(old->front().attempts, 2);
-  RunPartitionRecord skipped{"run-new", "orders", "2026-04-08", PartitionStatus::kSkipped, 0, 0,
-                             "skipped: upstream partition 2026-04-08 of model stg did not succeed", 0};
+  RunPartitionRecord skipped{"run-new",
+                             "orders",
+                             "2026-04-08",
+                             PartitionStatus::kSkipped,
+                             0,
+                             0,
+                             "skipped: upstream partition 2026-04-08 of model stg did not succeed",
+                             0};
   ASSERT_TRUE((*store)->RecordRunPartitions({skipped}).ok());
   auto fresh = (*store)->ListRunPartitions("run-new");
   ASSERT_TRUE(fresh.ok());
@@ -423,8 +435,7 @@ TEST_F(StateStoreTest, OpeningWhileAnotherConnectionCreatesTheFileWaits) {
     returned = true;
   });
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (counter.sleeps() == 0 && !returned.load() &&
-         std::chrono::steady_clock::now() < deadline) {
+  while (counter.sleeps() == 0 && !returned.load() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   const bool waited = counter.sleeps() > 0;

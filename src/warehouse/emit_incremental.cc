@@ -10,8 +10,7 @@ constexpr std::string_view kStage = "strata_incremental";
 
 }  // namespace
 
-Result<std::string> Emitter::IncrementalFilter(const TableName& target,
-                                               std::string_view watermark,
+Result<std::string> Emitter::IncrementalFilter(const TableName& target, std::string_view watermark,
                                                std::int64_t lookback_seconds) const {
   STRATA_TRY(RequireSupported("incremental"));
   STRATA_TRY(CheckTarget(target));
@@ -21,7 +20,8 @@ Result<std::string> Emitter::IncrementalFilter(const TableName& target,
   const std::string lookback =
       lookback_seconds > 0 ? fmt::format(" - INTERVAL '{} seconds'", lookback_seconds) : "";
   return fmt::format(
-      "({0} > (SELECT max({0}) FROM {1}){2} OR NOT EXISTS (SELECT 1 FROM {1} WHERE {0} IS NOT NULL))",
+      "({0} > (SELECT max({0}) FROM {1}){2} OR NOT EXISTS (SELECT 1 FROM {1} WHERE {0} IS NOT "
+      "NULL))",
       column, table, lookback);
 }
 

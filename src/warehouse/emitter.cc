@@ -116,9 +116,8 @@ namespace {
 constexpr std::string_view kUnboundInsertSuffix = "\n) AS strata_insert";
 }  // namespace
 
-Result<PartitionOverwrite> Emitter::Overwrite(const TableName& target,
-                                              std::string_view time_column, const Window& window,
-                                              std::string_view select_sql,
+Result<PartitionOverwrite> Emitter::Overwrite(const TableName& target, std::string_view time_column,
+                                              const Window& window, std::string_view select_sql,
                                               const std::vector<std::string>* columns,
                                               TimeColumnType type) const {
   STRATA_TRY(CheckTarget(target));
@@ -199,8 +198,8 @@ Result<std::string_view> Emitter::UnboundInsertSelect(const TableName& target,
                                  target.ToString(), sql::DialectName(dialect_)),
                      "make a new plan with `strata plan`");
   }
-  return unbound_insert.substr(
-      prefix.size(), unbound_insert.size() - prefix.size() - kUnboundInsertSuffix.size());
+  return unbound_insert.substr(prefix.size(),
+                               unbound_insert.size() - prefix.size() - kUnboundInsertSuffix.size());
 }
 
 std::string Emitter::NamedInsert(const TableName& target, std::string_view select_sql,
@@ -232,8 +231,8 @@ Result<std::string> Emitter::BindInsertColumns(const TableName& target,
   return NamedInsert(target, select, columns);
 }
 
-Result<std::vector<std::string>> Emitter::Bootstrap(const TableName& target,
-                                                    std::string_view empty_window_select_sql) const {
+Result<std::vector<std::string>> Emitter::Bootstrap(
+    const TableName& target, std::string_view empty_window_select_sql) const {
   STRATA_TRY(CheckTarget(target));
   std::vector<std::string> statements;
   if (!target.schema.empty()) {
@@ -325,25 +324,43 @@ Result<std::string> Emitter::PartitionRowCounts(const TableName& target,
   std::string key;
   std::string_view unit;
   switch (grain) {
-    case Grain::kHour: unit = "hour"; break;
-    case Grain::kDay: unit = "day"; break;
-    case Grain::kMonth: unit = "month"; break;
-    case Grain::kYear: unit = "year"; break;
+    case Grain::kHour:
+      unit = "hour";
+      break;
+    case Grain::kDay:
+      unit = "day";
+      break;
+    case Grain::kMonth:
+      unit = "month";
+      break;
+    case Grain::kYear:
+      unit = "year";
+      break;
   }
   if (dialect_ == sql::Dialect::kPostgres) {
     std::string_view format;
     switch (grain) {
-      case Grain::kHour: format = "YYYY-MM-DD\"T\"HH24"; break;
-      case Grain::kDay: format = "YYYY-MM-DD"; break;
-      case Grain::kMonth: format = "YYYY-MM"; break;
-      case Grain::kYear: format = "YYYY"; break;
+      case Grain::kHour:
+        format = "YYYY-MM-DD\"T\"HH24";
+        break;
+      case Grain::kDay:
+        format = "YYYY-MM-DD";
+        break;
+      case Grain::kMonth:
+        format = "YYYY-MM";
+        break;
+      case Grain::kYear:
+        format = "YYYY";
+        break;
     }
     key = fmt::format("to_char(strata_bucket, {})", sql::QuoteString(format, dialect_));
   } else {
-    key = fmt::format("strftime(strata_bucket, {})", sql::QuoteString(GrainFormat(grain), dialect_));
+    key =
+        fmt::format("strftime(strata_bucket, {})", sql::QuoteString(GrainFormat(grain), dialect_));
   }
   return fmt::format(
-      "SELECT {} AS partition_key, row_count\nFROM (\n  SELECT date_trunc({}, {}) AS strata_bucket, "
+      "SELECT {} AS partition_key, row_count\nFROM (\n  SELECT date_trunc({}, {}) AS "
+      "strata_bucket, "
       "count(*) AS row_count\n  FROM {}\n  WHERE {}\n  GROUP BY 1\n) AS strata_counts",
       key, sql::QuoteString(unit, dialect_), column, QualifiedName(target),
       WindowPredicate(time_column, range));

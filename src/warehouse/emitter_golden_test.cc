@@ -35,9 +35,15 @@ std::string SeedSelect(const Emitter& emitter, const Window& window) {
          "    customer_id,\n"
          "    COUNT(*) AS order_count,\n"
          "    SUM(amount) AS revenue\n"
-         "FROM " + source + "\n"
-         "WHERE order_at >= " + emitter.TimestampLiteral(window.start) + "\n"
-         "  AND order_at <  " + emitter.TimestampLiteral(window.end) + "\n"
+         "FROM " +
+         source +
+         "\n"
+         "WHERE order_at >= " +
+         emitter.TimestampLiteral(window.start) +
+         "\n"
+         "  AND order_at <  " +
+         emitter.TimestampLiteral(window.end) +
+         "\n"
          "GROUP BY 1, 2";
 }
 
@@ -164,12 +170,14 @@ std::vector<EmitCase> Cases() {
       {"bootstrap_seed", "Bootstrap(warehouse.marts.fct_daily_orders, model over the empty window)",
        [=](const Emitter& e) { return Collect(e.Bootstrap(kTarget, SeedSelect(e, empty))); }},
       {"bootstrap_without_schema", "Bootstrap(fct, SELECT 1 AS x)",
-       [=](const Emitter& e) { return Collect(e.Bootstrap({"", "", "fct"}, "SELECT 1 AS x")); }},
+       [=](const Emitter& e) {
+         return Collect(e.Bootstrap({"", "", "fct"}, "SELECT 1 AS x"));
+       }},
       {"full_refresh", "FullRefresh(warehouse.staging.stg, SELECT ...)",
        [=](const Emitter& e) {
-         return Collect(e.FullRefresh({"warehouse", "staging", "stg"},
-                                      "SELECT order_id, amount FROM " +
-                                          e.QualifiedName({"warehouse", "raw", "orders"})));
+         return Collect(e.FullRefresh(
+             {"warehouse", "staging", "stg"},
+             "SELECT order_id, amount FROM " + e.QualifiedName({"warehouse", "raw", "orders"})));
        }},
       {"full_refresh_without_catalog", "FullRefresh(staging.stg, SELECT 1 AS x)",
        [=](const Emitter& e) {
@@ -181,7 +189,9 @@ std::vector<EmitCase> Cases() {
                                "SELECT * FROM " + e.QualifiedName({"warehouse", "marts", "fct"})));
        }},
       {"view_without_schema", "View(v, SELECT 1 AS x)",
-       [=](const Emitter& e) { return Collect(e.View({"", "", "v"}, "SELECT 1 AS x")); }},
+       [=](const Emitter& e) {
+         return Collect(e.View({"", "", "v"}, "SELECT 1 AS x"));
+       }},
       {"window_stats",
        "WindowStats(warehouse.marts.fct_daily_orders, order_date, [2026-04-07, 2026-04-08))",
        [=](const Emitter& e) { return Collect(e.WindowStats(kTarget, "order_date", day)); }},
@@ -196,9 +206,9 @@ std::vector<EmitCase> Cases() {
                                     e.QualifiedName({"", "raw", "orders"}) + " WHERE " + *filter;
          auto load = e.Incremental(kTarget, select, "updated_at", {"order_id", "line"});
          if (!load.ok()) return Collect(Result<std::string>(load.error()));
-         std::vector<std::string> statements = {load->begin, load->stage, load->delete_matching,
-                                                load->insert, load->drop_stage, load->commit,
-                                                load->rollback};
+         std::vector<std::string> statements = {
+             load->begin,      load->stage,  load->delete_matching, load->insert,
+             load->drop_stage, load->commit, load->rollback};
          return Collect(Result<std::vector<std::string>>(statements));
        }},
       {"incremental_append", "Incremental(kTarget, a source, updated_at, no unique_key)",
@@ -209,7 +219,9 @@ std::vector<EmitCase> Cases() {
              std::vector<std::string>{load->stage, load->insert, load->drop_stage}));
        }},
       {"incremental_bound_insert", "BindStagedInsert(kTarget, {order_id, we\"ird})",
-       [=](const Emitter& e) { return Collect(e.BindStagedInsert(kTarget, {"order_id", "we\"ird"})); }},
+       [=](const Emitter& e) {
+         return Collect(e.BindStagedInsert(kTarget, {"order_id", "we\"ird"}));
+       }},
       {"incremental_watermark", "WatermarkQuery(kTarget, updated_at)",
        [=](const Emitter& e) { return Collect(e.WatermarkQuery(kTarget, "updated_at")); }},
   };
@@ -288,9 +300,8 @@ bool QueryParts(const std::string& statement, std::vector<std::string>& parts) {
     parts.push_back(rest);
     return true;
   }
-  for (std::string_view prefix :
-       {"CREATE TABLE ", "CREATE OR REPLACE TABLE ", "CREATE OR REPLACE VIEW ",
-        "CREATE TEMP TABLE "}) {
+  for (std::string_view prefix : {"CREATE TABLE ", "CREATE OR REPLACE TABLE ",
+                                  "CREATE OR REPLACE VIEW ", "CREATE TEMP TABLE "}) {
     if (!statement.starts_with(prefix)) continue;
     auto [head, rest] = SplitFirstLine(statement);
     if (!head.ends_with(" AS")) return false;
@@ -314,12 +325,14 @@ void CheckReparses(const Emitter& emitter, const std::string& case_name,
   for (const std::string& statement : statements) {
     std::vector<std::string> parts;
     ASSERT_TRUE(QueryParts(statement, parts))
-        << case_name << ": no re-parse rule for the statement\n" << statement;
+        << case_name << ": no re-parse rule for the statement\n"
+        << statement;
     for (const std::string& part : parts) {
       auto parsed = sql::ParseScript(part, emitter.dialect());
       ASSERT_TRUE(parsed.ok()) << case_name << " (" << sql::DialectName(emitter.dialect())
-                               << "): " << parsed.error().ToString() << "\nin\n" << part
-                               << "\nof\n" << statement;
+                               << "): " << parsed.error().ToString() << "\nin\n"
+                               << part << "\nof\n"
+                               << statement;
       EXPECT_EQ(parsed->size(), 1u) << case_name << ": " << part;
     }
   }

@@ -5,9 +5,7 @@
 namespace strata::warehouse {
 namespace {
 
-Window DayWindow(std::string_view key) {
-  return PartitionKey::Parse(key, Grain::kDay)->window();
-}
+Window DayWindow(std::string_view key) { return PartitionKey::Parse(key, Grain::kDay)->window(); }
 
 TEST(EmitterTest, DuckDbOverwriteHasTheSeedShape) {
   const Emitter emitter(sql::Dialect::kDuckDb);
@@ -15,9 +13,10 @@ TEST(EmitterTest, DuckDbOverwriteHasTheSeedShape) {
                                       DayWindow("2026-04-07"), "SELECT 1");
   ASSERT_TRUE(statements.ok());
   EXPECT_EQ(statements->begin, "BEGIN TRANSACTION");
-  EXPECT_EQ(statements->delete_window,
-            "DELETE FROM \"marts\".\"fct_daily_orders\"\n"
-            "WHERE \"order_date\" >= '2026-04-07 00:00:00' AND \"order_date\" < '2026-04-08 00:00:00'");
+  EXPECT_EQ(
+      statements->delete_window,
+      "DELETE FROM \"marts\".\"fct_daily_orders\"\n"
+      "WHERE \"order_date\" >= '2026-04-07 00:00:00' AND \"order_date\" < '2026-04-08 00:00:00'");
   EXPECT_EQ(statements->insert, "INSERT INTO \"marts\".\"fct_daily_orders\" BY NAME\nSELECT 1");
   EXPECT_EQ(statements->commit, "COMMIT");
 }
@@ -45,11 +44,13 @@ TEST(EmitterTest, PostgresOverwriteNamesTheModelColumns) {
   ASSERT_TRUE(unbound.ok());
   EXPECT_TRUE(emitter.InsertNeedsColumns());
   EXPECT_EQ(unbound->begin, "BEGIN");
-  EXPECT_EQ(unbound->delete_window,
-            "DELETE FROM \"marts\".\"fct_daily_orders\"\n"
-            "WHERE \"order_date\" >= '2026-04-07 00:00:00' AND \"order_date\" < '2026-04-08 00:00:00'");
+  EXPECT_EQ(
+      unbound->delete_window,
+      "DELETE FROM \"marts\".\"fct_daily_orders\"\n"
+      "WHERE \"order_date\" >= '2026-04-07 00:00:00' AND \"order_date\" < '2026-04-08 00:00:00'");
   EXPECT_EQ(unbound->insert,
-            "INSERT INTO \"marts\".\"fct_daily_orders\"\nSELECT * FROM (\nSELECT 1 AS a\n) AS strata_insert");
+            "INSERT INTO \"marts\".\"fct_daily_orders\"\nSELECT * FROM (\nSELECT 1 AS a\n) AS "
+            "strata_insert");
   EXPECT_EQ(unbound->commit, "COMMIT");
   EXPECT_EQ(unbound->rollback, "ROLLBACK");
   EXPECT_EQ(*emitter.InsertColumnsProbe(target, unbound->insert),
@@ -64,8 +65,9 @@ TEST(EmitterTest, PostgresOverwriteNamesTheModelColumns) {
   ASSERT_TRUE(direct.ok());
   EXPECT_EQ(direct->insert, named);
   // An insert of another shape (another table, a DuckDB plan) is refused, not rewritten.
-  EXPECT_EQ(emitter.BindInsertColumns({"", "marts", "other"}, unbound->insert, columns).error().code,
-            ErrorCode::kPlanStale);
+  EXPECT_EQ(
+      emitter.BindInsertColumns({"", "marts", "other"}, unbound->insert, columns).error().code,
+      ErrorCode::kPlanStale);
   EXPECT_EQ(emitter.InsertColumnsProbe(target, "INSERT INTO x BY NAME\nSELECT 1").error().code,
             ErrorCode::kPlanStale);
 }
@@ -85,24 +87,26 @@ TEST(EmitterTest, PostgresWholeModelStatements) {
   EXPECT_EQ(emitter.QualifiedName({"db", "s", "t"}), "\"db\".\"s\".\"t\"");
   auto bootstrap = emitter.Bootstrap({"", "marts", "fct"}, "SELECT 1 AS x");
   ASSERT_TRUE(bootstrap.ok());
-  EXPECT_EQ(*bootstrap, (std::vector<std::string>{
-                            "CREATE SCHEMA IF NOT EXISTS \"marts\"",
-                            "CREATE TABLE \"marts\".\"fct\" AS\nSELECT * FROM (\nSELECT 1 AS x\n) AS "
-                            "strata_bootstrap LIMIT 0"}));
+  EXPECT_EQ(*bootstrap,
+            (std::vector<std::string>{
+                "CREATE SCHEMA IF NOT EXISTS \"marts\"",
+                "CREATE TABLE \"marts\".\"fct\" AS\nSELECT * FROM (\nSELECT 1 AS x\n) AS "
+                "strata_bootstrap LIMIT 0"}));
   auto refresh = emitter.FullRefresh({"", "staging", "stg"}, "SELECT 1 AS x");
   ASSERT_TRUE(refresh.ok());
-  EXPECT_EQ(*refresh, (std::vector<std::string>{"CREATE SCHEMA IF NOT EXISTS \"staging\"", "BEGIN",
-                                                "DROP TABLE IF EXISTS \"staging\".\"stg\"",
-                                                "CREATE TABLE \"staging\".\"stg\" AS\nSELECT 1 AS x",
-                                                "COMMIT"}));
+  EXPECT_EQ(*refresh, (std::vector<std::string>{
+                          "CREATE SCHEMA IF NOT EXISTS \"staging\"", "BEGIN",
+                          "DROP TABLE IF EXISTS \"staging\".\"stg\"",
+                          "CREATE TABLE \"staging\".\"stg\" AS\nSELECT 1 AS x", "COMMIT"}));
   auto view = emitter.View({"", "", "v"}, "SELECT 1 AS x");
   ASSERT_TRUE(view.ok());
   EXPECT_EQ(*view, (std::vector<std::string>{"CREATE OR REPLACE VIEW \"v\" AS\nSELECT 1 AS x"}));
   auto stats = emitter.WindowStats({"", "marts", "fct"}, "d", DayWindow("2026-04-07"));
   ASSERT_TRUE(stats.ok());
   EXPECT_NE(stats->find("hashtextextended(CAST(strata_row AS text), 0)"), std::string::npos);
-  EXPECT_NE(stats->find("FROM \"marts\".\"fct\" AS strata_row\nWHERE \"d\" >= '2026-04-07 00:00:00'"),
-            std::string::npos);
+  EXPECT_NE(
+      stats->find("FROM \"marts\".\"fct\" AS strata_row\nWHERE \"d\" >= '2026-04-07 00:00:00'"),
+      std::string::npos);
 }
 
 TEST(EmitterTest, UnsupportedDialectsSaySo) {

@@ -18,8 +18,17 @@
 
 namespace strata::warehouse {
 
-enum class ColumnType { kBoolean, kInteger, kUnsignedInteger, kDouble, kDecimal, kString, kDate,
-                        kTimestamp, kOther };
+enum class ColumnType {
+  kBoolean,
+  kInteger,
+  kUnsignedInteger,
+  kDouble,
+  kDecimal,
+  kString,
+  kDate,
+  kTimestamp,
+  kOther
+};
 
 // A column of a table or a result. `type_name` is the warehouse's own spelling ("TIMESTAMP").
 struct Column {

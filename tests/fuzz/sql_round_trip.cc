@@ -16,7 +16,7 @@ namespace strata::fuzz {
 namespace {
 
 constexpr std::array<sql::Dialect, 7> kDialects = {
-    sql::Dialect::kDuckDb,   sql::Dialect::kPostgres, sql::Dialect::kSnowflake,
+    sql::Dialect::kDuckDb,     sql::Dialect::kPostgres, sql::Dialect::kSnowflake,
     sql::Dialect::kDatabricks, sql::Dialect::kBigQuery, sql::Dialect::kRedshift,
     sql::Dialect::kTrino,
 };
@@ -51,8 +51,9 @@ void CheckRoundTrip(const sql::Statement& statement, sql::Dialect dialect,
   }
   const std::string reprinted = sql::Print(**reparsed, dialect);
   if (reprinted != printed) {
-    violations += "round trip: printed SQL prints differently after re-parsing:\n  first:  " +
-                  printed + "\n  second: " + reprinted + "\n";
+    violations +=
+        "round trip: printed SQL prints differently after re-parsing:\n  first:  " + printed +
+        "\n  second: " + reprinted + "\n";
   }
   for (sql::Dialect target : kDialects) {
     if (target != dialect) (void)sql::Print(statement, target);

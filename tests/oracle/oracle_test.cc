@@ -17,12 +17,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <variant>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "query_shape.h"
 #include "sql/dialect.h"
@@ -128,8 +127,8 @@ std::string Disagreement(const CorpusQuery& query, const DuckDbVerdict& duckdb) 
   }
   const QueryShape duckdb_shape = ShapeOfDuckDbJson(duckdb.statements);
   if (our_shape == duckdb_shape) return "";
-  return "shape differs:\n  DuckDB: " + duckdb_shape.ToString() + "\n  ours:   " +
-         our_shape.ToString();
+  return "shape differs:\n  DuckDB: " + duckdb_shape.ToString() +
+         "\n  ours:   " + our_shape.ToString();
 }
 
 class DuckDbOracleTest : public ::testing::Test {
@@ -159,7 +158,8 @@ TEST_F(DuckDbOracleTest, CorpusIsLargeAndSaysWhatItMeans) {
     const DuckDbVerdict duckdb = AskDuckDb(*connection_, query.sql);
     EXPECT_EQ(duckdb.accepted, !query.must_be_invalid)
         << query.id << ": DuckDB " << (duckdb.accepted ? "accepts" : "rejects") << " it ("
-        << duckdb.error_message << ")\n" << query.sql;
+        << duckdb.error_message << ")\n"
+        << query.sql;
     (query.must_be_invalid ? invalid : valid) += 1;
   }
   EXPECT_GE(valid, 200);
@@ -179,7 +179,8 @@ TEST_F(DuckDbOracleTest, ParserAgreesWithDuckDb) {
     const bool known = gaps.contains(query.id);
     if (disagreement.empty() && known) {
       ADD_FAILURE() << query.id << ": now agrees with DuckDB; remove it from "
-                    << "tests/oracle/known_parser_gaps.txt\n" << query.sql;
+                    << "tests/oracle/known_parser_gaps.txt\n"
+                    << query.sql;
     } else if (!disagreement.empty() && !known) {
       ADD_FAILURE() << query.id << ": " << disagreement << "\n" << query.sql;
     } else if (!disagreement.empty()) {

@@ -54,9 +54,12 @@ class AstWalker {
 
   static std::string SetOpName(sql::SetOp op) {
     switch (op) {
-      case sql::SetOp::kUnion: return "UNION";
-      case sql::SetOp::kIntersect: return "INTERSECT";
-      case sql::SetOp::kExcept: return "EXCEPT";
+      case sql::SetOp::kUnion:
+        return "UNION";
+      case sql::SetOp::kIntersect:
+        return "INTERSECT";
+      case sql::SetOp::kExcept:
+        return "EXCEPT";
     }
     return "?";
   }
@@ -120,14 +123,29 @@ class AstWalker {
     std::string reference = "REGULAR";
     switch (join.join) {
       case sql::JoinKind::kComma:
-      case sql::JoinKind::kCross: reference = "CROSS"; break;
-      case sql::JoinKind::kInner: break;
-      case sql::JoinKind::kLeft: type = "LEFT"; break;
-      case sql::JoinKind::kRight: type = "RIGHT"; break;
-      case sql::JoinKind::kFull: type = "FULL"; break;
-      case sql::JoinKind::kSemi: type = "SEMI"; break;
-      case sql::JoinKind::kAnti: type = "ANTI"; break;
-      case sql::JoinKind::kPositional: reference = "POSITIONAL"; break;
+      case sql::JoinKind::kCross:
+        reference = "CROSS";
+        break;
+      case sql::JoinKind::kInner:
+        break;
+      case sql::JoinKind::kLeft:
+        type = "LEFT";
+        break;
+      case sql::JoinKind::kRight:
+        type = "RIGHT";
+        break;
+      case sql::JoinKind::kFull:
+        type = "FULL";
+        break;
+      case sql::JoinKind::kSemi:
+        type = "SEMI";
+        break;
+      case sql::JoinKind::kAnti:
+        type = "ANTI";
+        break;
+      case sql::JoinKind::kPositional:
+        reference = "POSITIONAL";
+        break;
     }
     if (join.natural) reference = "NATURAL";
     if (join.asof) reference = "ASOF";
@@ -174,11 +192,15 @@ void AstWalker::Expr(const sql::Expr* expr) {
     case sql::ExprKind::kParameter:
     case sql::ExprKind::kColumn:
       return;
-    case sql::ExprKind::kInterval: Expr(expr->As<sql::Interval>().value.get()); return;
+    case sql::ExprKind::kInterval:
+      Expr(expr->As<sql::Interval>().value.get());
+      return;
     case sql::ExprKind::kStar:
       for (const sql::SelectItem& item : expr->As<sql::Star>().replaced) Expr(item.expr.get());
       return;
-    case sql::ExprKind::kUnary: Expr(expr->As<sql::Unary>().operand.get()); return;
+    case sql::ExprKind::kUnary:
+      Expr(expr->As<sql::Unary>().operand.get());
+      return;
     case sql::ExprKind::kBinary: {
       const auto& binary = expr->As<sql::Binary>();
       Expr(binary.left.get());
@@ -207,7 +229,9 @@ void AstWalker::Expr(const sql::Expr* expr) {
       Expr(expr->As<sql::InSubquery>().value.get());
       Query(*expr->As<sql::InSubquery>().query);
       return;
-    case sql::ExprKind::kIs: Expr(expr->As<sql::Is>().value.get()); return;
+    case sql::ExprKind::kIs:
+      Expr(expr->As<sql::Is>().value.get());
+      return;
     case sql::ExprKind::kIsDistinct:
       Expr(expr->As<sql::IsDistinct>().left.get());
       Expr(expr->As<sql::IsDistinct>().right.get());
@@ -219,13 +243,21 @@ void AstWalker::Expr(const sql::Expr* expr) {
       Expr(quantified.right.get());
       return;
     }
-    case sql::ExprKind::kExists: Query(*expr->As<sql::Exists>().query); return;
-    case sql::ExprKind::kSubquery: Query(*expr->As<sql::Subquery>().query); return;
-    case sql::ExprKind::kFunction: Function(expr->As<sql::FunctionCall>()); return;
+    case sql::ExprKind::kExists:
+      Query(*expr->As<sql::Exists>().query);
+      return;
+    case sql::ExprKind::kSubquery:
+      Query(*expr->As<sql::Subquery>().query);
+      return;
+    case sql::ExprKind::kFunction:
+      Function(expr->As<sql::FunctionCall>());
+      return;
     case sql::ExprKind::kKeywordFunction:
       for (const auto& part : expr->As<sql::KeywordFunction>().parts) Expr(part.second.get());
       return;
-    case sql::ExprKind::kCast: Expr(expr->As<sql::Cast>().value.get()); return;
+    case sql::ExprKind::kCast:
+      Expr(expr->As<sql::Cast>().value.get());
+      return;
     case sql::ExprKind::kCase: {
       const auto& case_expr = expr->As<sql::Case>();
       Expr(case_expr.operand.get());
@@ -236,7 +268,9 @@ void AstWalker::Expr(const sql::Expr* expr) {
       Expr(case_expr.else_result.get());
       return;
     }
-    case sql::ExprKind::kArray: Exprs(expr->As<sql::ArrayLiteral>().elements); return;
+    case sql::ExprKind::kArray:
+      Exprs(expr->As<sql::ArrayLiteral>().elements);
+      return;
     case sql::ExprKind::kStruct:
       for (const auto& field : expr->As<sql::StructLiteral>().fields) {
         Expr(field.key.get());
@@ -249,8 +283,12 @@ void AstWalker::Expr(const sql::Expr* expr) {
         Expr(value.get());
       }
       return;
-    case sql::ExprKind::kRow: Exprs(expr->As<sql::Row>().elements); return;
-    case sql::ExprKind::kNested: Expr(expr->As<sql::Nested>().inner.get()); return;
+    case sql::ExprKind::kRow:
+      Exprs(expr->As<sql::Row>().elements);
+      return;
+    case sql::ExprKind::kNested:
+      Expr(expr->As<sql::Nested>().inner.get());
+      return;
     case sql::ExprKind::kSubscript: {
       const auto& subscript = expr->As<sql::Subscript>();
       Expr(subscript.value.get());
@@ -258,7 +296,9 @@ void AstWalker::Expr(const sql::Expr* expr) {
       Expr(subscript.slice_end.get());
       return;
     }
-    case sql::ExprKind::kField: Expr(expr->As<sql::FieldAccess>().value.get()); return;
+    case sql::ExprKind::kField:
+      Expr(expr->As<sql::FieldAccess>().value.get());
+      return;
     case sql::ExprKind::kJsonPath: {
       const auto& path = expr->As<sql::JsonPath>();
       Expr(path.value.get());
@@ -268,12 +308,16 @@ void AstWalker::Expr(const sql::Expr* expr) {
     case sql::ExprKind::kNamedArgument:
       Expr(expr->As<sql::NamedArgument>().value.get());
       return;
-    case sql::ExprKind::kCollate: Expr(expr->As<sql::Collate>().value.get()); return;
+    case sql::ExprKind::kCollate:
+      Expr(expr->As<sql::Collate>().value.get());
+      return;
     case sql::ExprKind::kAtTimeZone:
       Expr(expr->As<sql::AtTimeZone>().value.get());
       Expr(expr->As<sql::AtTimeZone>().zone.get());
       return;
-    case sql::ExprKind::kGrouping: Exprs(expr->As<sql::Grouping>().items); return;
+    case sql::ExprKind::kGrouping:
+      Exprs(expr->As<sql::Grouping>().items);
+      return;
   }
 }
 

@@ -5,13 +5,12 @@
 // a faulted run finishes without reaching call N. Every fault kind is covered: before or after the
 // real call, retryable (a lost connection) or not.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
-
-#include <unistd.h>
 
 #include "fault_injecting_warehouse.h"
 #include "materialize/plan.h"
@@ -77,9 +76,9 @@ class RecordingClock final : public Clock {
 class FaultLoopTest : public ::testing::TestWithParam<int> {
  public:  // FaultLoop() below drives these
   std::filesystem::path MakeProject(const std::string& name) {
-    const std::filesystem::path root =
-        std::filesystem::temp_directory_path() /
-        ("strata_fault_loop_" + std::to_string(::getpid()) + "_" + std::to_string(GetParam()) + "_" + name);
+    const std::filesystem::path root = std::filesystem::temp_directory_path() /
+                                       ("strata_fault_loop_" + std::to_string(::getpid()) + "_" +
+                                        std::to_string(GetParam()) + "_" + name);
     std::filesystem::remove_all(root);
     std::filesystem::create_directories(root / "models");
     for (const auto& [path, text] : kFiles) std::ofstream(root / path) << text;
@@ -112,8 +111,8 @@ class FaultLoopTest : public ::testing::TestWithParam<int> {
     for (const project::Model& model : project.models) request.models.push_back(&model);
     request.selection.missing = true;
     request.now = kNow;
-    auto plan = materialize::BuildPlan(project, request,
-                                       warehouse::Emitter(sql::Dialect::kDuckDb), **store);
+    auto plan = materialize::BuildPlan(project, request, warehouse::Emitter(sql::Dialect::kDuckDb),
+                                       **store);
     EXPECT_TRUE(plan.ok());
     materialize::RunOptions options;
     options.parallel = GetParam();
@@ -121,8 +120,8 @@ class FaultLoopTest : public ::testing::TestWithParam<int> {
     auto report = materialize::ExecutePlan(
         project, *plan,
         [&]() -> Result<std::unique_ptr<warehouse::Warehouse>> {
-          STRATA_ASSIGN_OR_RETURN(auto inner, materialize::OpenWarehouse(project.config,
-                                                                         project.config.warehouse));
+          STRATA_ASSIGN_OR_RETURN(
+              auto inner, materialize::OpenWarehouse(project.config, project.config.warehouse));
           if (faults == nullptr) return inner;
           return WrapWithFaults(std::move(inner), *faults);
         },
@@ -143,7 +142,8 @@ class FaultLoopTest : public ::testing::TestWithParam<int> {
       std::vector<std::string>& rows = state.tables[table];
       for (std::size_t r = 0; r < result->row_count(); ++r) {
         std::string row;
-        for (const auto& column : result->columns) row += warehouse::ValueToString(column.values[r]) + "|";
+        for (const auto& column : result->columns)
+          row += warehouse::ValueToString(column.values[r]) + "|";
         rows.push_back(row);
       }
     }

@@ -29,7 +29,6 @@ struct Correlation {
 // The correlations of `EXISTS (query)`: top-level `inner = outer` conjuncts of the subquery's
 // WHERE, where `outer` is qualified by a name the subquery's FROM does not define and `inner`
 // is unqualified or qualified by one it does. Context: where the EXISTS is.
-std::vector<Correlation> ExistsCorrelations(const sql::Query& query,
-                                            const FilterContext& context);
+std::vector<Correlation> ExistsCorrelations(const sql::Query& query, const FilterContext& context);
 
 }  // namespace strata::analysis::internal

@@ -43,9 +43,9 @@ struct FilterFindings {
 };
 
 struct FilterContext {
-  const CteScope* scope = nullptr;      // the CTEs visible where the filter is (may be null)
-  std::optional<Grain> grain;           // the model's; nullopt: unknown, so no CoarseBound
-  FilterFindings* findings = nullptr;   // REQUIRES: not null
+  const CteScope* scope = nullptr;     // the CTEs visible where the filter is (may be null)
+  std::optional<Grain> grain;          // the model's; nullopt: unknown, so no CoarseBound
+  FilterFindings* findings = nullptr;  // REQUIRES: not null
 };
 
 // The one column a column-restricted analysis is about (`x IN (SELECT c ...)` asks for c).

@@ -35,13 +35,13 @@ ColumnName NameOf(const sql::ColumnRef& column);
 
 // The comparison side that reads the rows (x in `x >= @start_date`).
 enum class ColumnShape {
-  kNone,          // reads no column outside a subquery: bounds nothing
-  kTime,          // one column through time-keeping casts and truncations (unit, column)
-  kOpaque,        // reads columns some other way (COALESCE, `x + INTERVAL ...`, AT TIME ZONE, a
-                  // JSON path cast to TIMESTAMP...): trusted as the time, as a bare column
-  kNonMonotone,   // its outermost operation does not keep the time's order or is no time: part
-                  // extraction (EXTRACT, DATE_PART, HOUR(), ...), string functions and casts to
-                  // strings, unary minus, `c - x`, and *, /, % or + between columns
+  kNone,         // reads no column outside a subquery: bounds nothing
+  kTime,         // one column through time-keeping casts and truncations (unit, column)
+  kOpaque,       // reads columns some other way (COALESCE, `x + INTERVAL ...`, AT TIME ZONE, a
+                 // JSON path cast to TIMESTAMP...): trusted as the time, as a bare column
+  kNonMonotone,  // its outermost operation does not keep the time's order or is no time: part
+                 // extraction (EXTRACT, DATE_PART, HOUR(), ...), string functions and casts to
+                 // strings, unary minus, `c - x`, and *, /, % or + between columns
 };
 
 struct ColumnSide {

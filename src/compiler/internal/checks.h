@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/catalog.h"
 #include "analysis/output_columns.h"
+#include "compiler/catalog.h"
 #include "compiler/compiler.h"
 #include "sql/ast.h"
 #include "sql/lexer.h"

@@ -35,10 +35,10 @@ struct Task {
 // task writes before any of the model's batches (its dependents) can read it.
 struct ModelRun {
   const PlannedModel* planned = nullptr;
-  std::optional<PlannedModel> bound;    // the batches with bound insert columns (PostgreSQL)
+  std::optional<PlannedModel> bound;  // the batches with bound insert columns (PostgreSQL)
   PartitionSummary summary;
   bool setup_failed = false;
-  std::set<std::string> skip_causes;    // "model m" / "partition k of model m", for the error
+  std::set<std::string> skip_causes;  // "model m" / "partition k of model m", for the error
 };
 
 struct RunContext {
@@ -49,8 +49,8 @@ struct RunContext {
   warehouse::Emitter emitter;
   CancellationWatcher watcher;
   std::string run_id;
-  std::vector<Task> tasks;                 // by TaskId
-  std::vector<ModelRun> models;            // by model index
+  std::vector<Task> tasks;       // by TaskId
+  std::vector<ModelRun> models;  // by model index
   // One connection per worker thread, opened on first use and reopened after a lost connection.
   std::vector<std::unique_ptr<warehouse::Connection>> connections;
   RunReport report;

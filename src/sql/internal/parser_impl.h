@@ -32,7 +32,7 @@ enum Precedence : int {
   kPrecNot,
   kPrecIs,
   kPrecCompare,
-  kPrecLike,  // BETWEEN, IN, LIKE and friends
+  kPrecLike,   // BETWEEN, IN, LIKE and friends
   kPrecOther,  // ||, ->, bitwise and other operators
   kPrecAdd,
   kPrecMultiply,
@@ -91,9 +91,9 @@ class Parser {
   // Any identifier (reserved or not) or quoted identifier: names after '.', AS, etc.
   bool AtAnyName(std::size_t ahead = 0) const;
   Identifier MakeIdentifier(const Token& token);
-  Result<Identifier> ParseName(std::string_view what);     // AtName
-  Result<Identifier> ParseAnyName(std::string_view what);  // AtAnyName
-  Result<std::vector<Identifier>> ParseNameList();          // ( a, b, ... )
+  Result<Identifier> ParseName(std::string_view what);                        // AtName
+  Result<Identifier> ParseAnyName(std::string_view what);                     // AtAnyName
+  Result<std::vector<Identifier>> ParseNameList();                            // ( a, b, ... )
   Result<std::vector<Identifier>> ParseQualifiedName(std::string_view what);  // a[.b[.c]]
   Result<DataType> ParseDataType();
   // True when the tokens from `ahead` on start a query after any number of '('.

@@ -4,8 +4,8 @@
 
 #include <chrono>
 #include <filesystem>
-#include <thread>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 namespace strata::state::internal {
@@ -113,9 +113,9 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path) {
     }
   }
   sqlite3* handle = nullptr;
-  const int result = sqlite3_open_v2(
-      path.c_str(), &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-      nullptr);
+  const int result =
+      sqlite3_open_v2(path.c_str(), &handle,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   // The Database owns the handle from here on, even when opening failed (sqlite3 requires a close).
   std::unique_ptr<Database> database(new Database(handle, path));
   if (result != SQLITE_OK) return database->MakeSqliteError(result, "opening");
@@ -124,10 +124,10 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path) {
 
   STRATA_ASSIGN_OR_RETURN(const std::string mode, database->EnableWal());
   if (mode != "wal") {
-    return MakeError(ErrorCode::kStateStore,
-                     "state store " + path + " cannot use WAL mode (journal_mode is \"" + mode +
-                         "\")",
-                     "put the state store on a local file system");
+    return MakeError(
+        ErrorCode::kStateStore,
+        "state store " + path + " cannot use WAL mode (journal_mode is \"" + mode + "\")",
+        "put the state store on a local file system");
   }
   STRATA_TRY(database->Exec("PRAGMA synchronous=NORMAL"));
   return database;
@@ -137,7 +137,8 @@ Result<std::string> Database::EnableWal() {
   // Switching to WAL while another process creates the file or closes the last connection (and
   // so checkpoints and removes the WAL) can fail with SQLITE_BUSY without consulting the busy
   // handler, so wait for it here, within the same limit as every other lock wait.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMillis);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMillis);
   while (true) {
     STRATA_ASSIGN_OR_RETURN(Statement journal, Prepare("PRAGMA journal_mode=WAL"));
     Result<bool> has_row = journal.Step();
@@ -194,7 +195,8 @@ Error Database::MakeSqliteError(int result_code, std::string_view action) const 
       hint = "the file is not a Strata state store; check the [state] path in strata.toml";
       break;
     default:
-      if (IsIoCode(result_code)) hint = "check the file, its directory's permissions and free space";
+      if (IsIoCode(result_code))
+        hint = "check the file, its directory's permissions and free space";
       break;
   }
   return MakeError(IsIoCode(result_code) ? ErrorCode::kIo : ErrorCode::kStateStore,

@@ -71,7 +71,8 @@ std::int64_t CountRows(const std::string& path) {
 
 TEST(DuckDbStorageTest, AFailedCheckpointNeverLosesCommittedRows) {
   SmallDisk disk("20m");
-  if (!disk.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (needs root): " << strerror(errno);
+  if (!disk.mounted())
+    GTEST_SKIP() << "cannot mount a tmpfs here (needs root): " << strerror(errno);
   const std::string path = disk.File("warehouse.duckdb");
   int committed = 0;
   {
@@ -79,11 +80,16 @@ TEST(DuckDbStorageTest, AFailedCheckpointNeverLosesCommittedRows) {
     ASSERT_TRUE(warehouse.ok());
     auto connection = (*warehouse)->Connect();
     ASSERT_TRUE(connection.ok());
-    ASSERT_TRUE((*connection)->Execute("CREATE TABLE events (event_at TIMESTAMP, v UBIGINT, h VARCHAR)").ok());
+    ASSERT_TRUE((*connection)
+                    ->Execute("CREATE TABLE events (event_at TIMESTAMP, v UBIGINT, h VARCHAR)")
+                    .ok());
     std::optional<Error> failure;
     for (int day = 0; day < 100 && !failure; ++day) {
       Result<QueryResult> written = WriteDay(**connection, day);
-      if (written.ok()) ++committed; else failure = written.error();
+      if (written.ok())
+        ++committed;
+      else
+        failure = written.error();
     }
     ASSERT_TRUE(failure.has_value()) << "the disk never filled up";
     EXPECT_EQ(failure->code, ErrorCode::kWarehouseStorage) << failure->message;

@@ -137,7 +137,8 @@ class DuckDbConnection final : public Connection {
                             "table_name = {} ORDER BY column_index",
                             Literal(SchemaOf(name)), Literal(name.table))));
     if (result.row_count() == 0) {
-      return MakeError(ErrorCode::kWarehouseCatalog, "table " + name.ToString() + " does not exist");
+      return MakeError(ErrorCode::kWarehouseCatalog,
+                       "table " + name.ToString() + " does not exist");
     }
     std::vector<Column> columns;
     for (std::size_t row = 0; row < result.row_count(); ++row) {

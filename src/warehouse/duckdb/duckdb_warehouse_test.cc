@@ -28,10 +28,12 @@ TEST(DuckDbWarehouseTest, ReturnsTypedColumnsAndRowCounts) {
   auto warehouse = OpenDuckDb(":memory:");
   ASSERT_TRUE(warehouse.ok());
   auto connection = Connect(**warehouse);
-  Exec(*connection, "CREATE TABLE t (d DATE, ts TIMESTAMP, n BIGINT, s VARCHAR, x DOUBLE, b BOOLEAN)");
-  QueryResult insert = Exec(*connection,
-                           "INSERT INTO t VALUES (DATE '2026-04-07', TIMESTAMP '2026-04-07 13:00:00', "
-                           "42, 'it''s', 1.5, true), (NULL, NULL, NULL, NULL, NULL, NULL)");
+  Exec(*connection,
+       "CREATE TABLE t (d DATE, ts TIMESTAMP, n BIGINT, s VARCHAR, x DOUBLE, b BOOLEAN)");
+  QueryResult insert =
+      Exec(*connection,
+           "INSERT INTO t VALUES (DATE '2026-04-07', TIMESTAMP '2026-04-07 13:00:00', "
+           "42, 'it''s', 1.5, true), (NULL, NULL, NULL, NULL, NULL, NULL)");
   EXPECT_EQ(insert.rows_changed, 2);
   QueryResult rows = Exec(*connection, "SELECT * FROM t ORDER BY n NULLS LAST");
   ASSERT_EQ(rows.columns.size(), 6u);
@@ -155,8 +157,8 @@ TEST(DuckDbWarehouseTest, ConnectionsUseUtcWhateverTheMachineZone) {
   auto connection = Connect(**warehouse);
   QueryResult zone = Exec(*connection, "SELECT current_setting('TimeZone')");
   EXPECT_EQ(std::get<std::string>(zone.columns[0].values[0]), "UTC");
-  QueryResult hour = Exec(*connection,
-                          "SELECT CAST(TIMESTAMPTZ '2026-04-07 00:00:00+00' AS VARCHAR)");
+  QueryResult hour =
+      Exec(*connection, "SELECT CAST(TIMESTAMPTZ '2026-04-07 00:00:00+00' AS VARCHAR)");
   EXPECT_EQ(std::get<std::string>(hour.columns[0].values[0]), "2026-04-07 00:00:00+00");
 }
 

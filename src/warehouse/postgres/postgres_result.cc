@@ -28,22 +28,38 @@ constexpr Oid kNumericOid = 1700;
 
 std::string_view TypeNameOfOid(Oid type) {
   switch (type) {
-    case kBoolOid: return "boolean";
-    case kNameOid: return "name";
-    case kInt8Oid: return "bigint";
-    case kInt2Oid: return "smallint";
-    case kInt4Oid: return "integer";
-    case kTextOid: return "text";
-    case kOidOid: return "oid";
-    case kFloat4Oid: return "real";
-    case kFloat8Oid: return "double precision";
-    case kBpcharOid: return "character";
-    case kVarcharOid: return "character varying";
-    case kDateOid: return "date";
-    case kTimestampOid: return "timestamp without time zone";
-    case kTimestampTzOid: return "timestamp with time zone";
-    case kNumericOid: return "numeric";
-    default: return "";
+    case kBoolOid:
+      return "boolean";
+    case kNameOid:
+      return "name";
+    case kInt8Oid:
+      return "bigint";
+    case kInt2Oid:
+      return "smallint";
+    case kInt4Oid:
+      return "integer";
+    case kTextOid:
+      return "text";
+    case kOidOid:
+      return "oid";
+    case kFloat4Oid:
+      return "real";
+    case kFloat8Oid:
+      return "double precision";
+    case kBpcharOid:
+      return "character";
+    case kVarcharOid:
+      return "character varying";
+    case kDateOid:
+      return "date";
+    case kTimestampOid:
+      return "timestamp without time zone";
+    case kTimestampTzOid:
+      return "timestamp with time zone";
+    case kNumericOid:
+      return "numeric";
+    default:
+      return "";
   }
 }
 

@@ -105,13 +105,15 @@ class SessionPool {
       PQfinish(session);
       error.code = ErrorCode::kWarehouseConnection;
       error.message = fmt::format("cannot connect to {}: {}", description_, error.message);
-      error.hint = "check the [warehouse] dsn (or the variable named by dsn_env), password_env and "
-                   "that the server is running";
+      error.hint =
+          "check the [warehouse] dsn (or the variable named by dsn_env), password_env and "
+          "that the server is running";
       return error;
     }
     // libpq prints server notices ("schema ... already exists, skipping") to stderr, which would
     // mix into the CLI's output; they carry nothing a run needs.
-    PQsetNoticeProcessor(session, [](void*, const char*) {}, nullptr);
+    PQsetNoticeProcessor(
+        session, [](void*, const char*) {}, nullptr);
     Status setup = SetUpSession(session);
     if (!setup.ok()) {
       PQfinish(session);

@@ -73,8 +73,9 @@ class PostgresWarehouseTest : public ::testing::Test {
 };
 
 TEST_F(PostgresWarehouseTest, ReturnsTypedColumnsAndRowCounts) {
-  Exec("CREATE TABLE t (b boolean, i2 smallint, i4 integer, i8 bigint, f4 real, f8 double "
-       "precision, n numeric(12, 2), s text, v varchar(10), d date, ts timestamp, tz timestamptz)");
+  Exec(
+      "CREATE TABLE t (b boolean, i2 smallint, i4 integer, i8 bigint, f4 real, f8 double "
+      "precision, n numeric(12, 2), s text, v varchar(10), d date, ts timestamp, tz timestamptz)");
   QueryResult insert = Exec(
       "INSERT INTO t VALUES (true, 2, 4, 9007199254740993, 1.5, 0.1, 12345678.90, 'it''s', 'v', "
       "DATE '2026-04-07', TIMESTAMP '2026-04-07 13:00:00', TIMESTAMPTZ '2026-04-07 15:00:00+02'), "
@@ -152,7 +153,8 @@ TEST_F(PostgresWarehouseTest, MapsSqlStatesToCodes) {
   ASSERT_FALSE(duplicate.ok());
   EXPECT_EQ(duplicate.error().code, ErrorCode::kWarehouse);
   EXPECT_FALSE(duplicate.error().retryable());
-  EXPECT_NE(duplicate.error().message.find("detail: Key (id)=(1) already exists"), std::string::npos)
+  EXPECT_NE(duplicate.error().message.find("detail: Key (id)=(1) already exists"),
+            std::string::npos)
       << duplicate.error().message;
   EXPECT_EQ(Scalar("SELECT 1"), "1");  // the connection is still usable
 }
@@ -164,7 +166,7 @@ TEST_F(PostgresWarehouseTest, SerializationFailureIsARetryableConflict) {
   Exec("SET search_path TO " + schema_, other.get());
   Exec("BEGIN ISOLATION LEVEL REPEATABLE READ");
   EXPECT_EQ(Scalar("SELECT v FROM c WHERE id = 1"), "0");  // takes the snapshot
-  Exec("UPDATE c SET v = 1 WHERE id = 1", other.get());   // commits meanwhile
+  Exec("UPDATE c SET v = 1 WHERE id = 1", other.get());    // commits meanwhile
   auto conflict = connection_->Execute("UPDATE c SET v = 2 WHERE id = 1");
   ASSERT_FALSE(conflict.ok());
   EXPECT_EQ(conflict.error().code, ErrorCode::kWarehouseConflict) << conflict.error().ToString();
@@ -199,8 +201,8 @@ TEST_F(PostgresWarehouseTest, DeadlockBetweenTwoConnectionsIsARetryableConflict)
 
 TEST_F(PostgresWarehouseTest, InterruptCancelsARunningStatement) {
   const auto started = std::chrono::steady_clock::now();
-  auto sleeping = std::async(std::launch::async,
-                             [&] { return connection_->Execute("SELECT pg_sleep(60)"); });
+  auto sleeping =
+      std::async(std::launch::async, [&] { return connection_->Execute("SELECT pg_sleep(60)"); });
   // A cancel that arrives before the statement starts is ignored by the server: repeat it.
   while (sleeping.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
     connection_->Interrupt();
@@ -214,8 +216,9 @@ TEST_F(PostgresWarehouseTest, InterruptCancelsARunningStatement) {
 TEST_F(PostgresWarehouseTest, TableExistenceAndSchema) {
   const std::string hostile_schema = "we\"ird sch'ema";
   Exec("CREATE SCHEMA \"we\"\"ird sch'ema\"");
-  Exec("CREATE TABLE \"we\"\"ird sch'ema\".\"t'1\" (id bigint NOT NULL, amount numeric(12, 2), "
-       "at timestamp, label varchar(20))");
+  Exec(
+      "CREATE TABLE \"we\"\"ird sch'ema\".\"t'1\" (id bigint NOT NULL, amount numeric(12, 2), "
+      "at timestamp, label varchar(20))");
   auto exists = connection_->TableExists({"", hostile_schema, "t'1"});
   ASSERT_TRUE(exists.ok()) << exists.error().ToString();
   EXPECT_TRUE(*exists);
@@ -284,8 +287,9 @@ TEST_F(PostgresWarehouseTest, ParallelConnectionsAndOpenErrors) {
         return;
       }
       for (int n = 0; n < 20; ++n) {
-        auto result = (*connection)->Execute("INSERT INTO " + schema_ + ".p VALUES (" +
-                                             std::to_string(worker) + ", " + std::to_string(n) + ")");
+        auto result = (*connection)
+                          ->Execute("INSERT INTO " + schema_ + ".p VALUES (" +
+                                    std::to_string(worker) + ", " + std::to_string(n) + ")");
         if (!result.ok()) ++failures;
       }
     });
@@ -297,8 +301,8 @@ TEST_F(PostgresWarehouseTest, ParallelConnectionsAndOpenErrors) {
   auto malformed = OpenPostgres({"host=127.0.0.1 port", std::nullopt});
   ASSERT_FALSE(malformed.ok());
   EXPECT_EQ(malformed.error().code, ErrorCode::kConfig);
-  const std::string port = Server().dsn.substr(Server().dsn.rfind(':') + 1,
-                                               Server().dsn.rfind('/') - Server().dsn.rfind(':') - 1);
+  const std::string port = Server().dsn.substr(
+      Server().dsn.rfind(':') + 1, Server().dsn.rfind('/') - Server().dsn.rfind(':') - 1);
   auto refused = OpenPostgres({"postgresql://strata@127.0.0.1:1/postgres", std::string("s3cret")});
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().code, ErrorCode::kWarehouseConnection);
@@ -320,11 +324,12 @@ TEST_F(PostgresWarehouseTest, EmittedStatementsRunOnPostgres) {
   const TableName target{"", schema_, "fct"};
   const std::string source = schema_ + ".src";
   Exec("CREATE TABLE src (at timestamp, amount numeric(12, 2), who text)");
-  Exec("INSERT INTO src VALUES ('2026-04-07 01:00:00', 1.50, 'a'), ('2026-04-07 02:00:00', 2.25, "
-       "'b'), ('2026-04-08 03:00:00', 4.00, 'c')");
+  Exec(
+      "INSERT INTO src VALUES ('2026-04-07 01:00:00', 1.50, 'a'), ('2026-04-07 02:00:00', 2.25, "
+      "'b'), ('2026-04-08 03:00:00', 4.00, 'c')");
   const auto model = [&](const Window& window) {
-    return "SELECT who, amount, date_trunc('day', at) AS day FROM " + source + " WHERE at >= " +
-           emitter.TimestampLiteral(window.start) + " AND at < " +
+    return "SELECT who, amount, date_trunc('day', at) AS day FROM " + source +
+           " WHERE at >= " + emitter.TimestampLiteral(window.start) + " AND at < " +
            emitter.TimestampLiteral(window.end);
   };
   const Window day = DayWindow("2026-04-07");
