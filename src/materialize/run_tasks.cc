@@ -470,7 +470,13 @@ Result<TaskOutcome> RunWholeModel(RunContext& run, std::size_t worker, const Tas
         if (model.strategy == project::StrategyKind::kFullRefresh) {
           auto count = connection.Execute("SELECT count(*) FROM " +
                                           run.emitter.QualifiedName(ToTableName(model.target)));
-          if (count.ok()) row_count = std::get<std::int64_t>(count->columns[0].values[0]);
+          if (count.ok()) {
+            row_count = std::get<std::int64_t>(count->columns[0].values[0]);
+          } else if (StopsRun(count.error())) {
+            // The build committed, but the warehouse can no longer be used (a poisoned DuckDB):
+            // report it and stop, rather than call the run a success. The rebuild is idempotent.
+            return std::move(count).error();
+          }
         }
         return std::nullopt;
       },
