@@ -322,21 +322,6 @@ Result<std::string> Emitter::PartitionRowCounts(const TableName& target,
   const std::string column = QuoteIdentifier(time_column);
   // Truncate and count first, format only the groups: formatting every row is 10x slower.
   std::string key;
-  std::string_view unit;
-  switch (grain) {
-    case Grain::kHour:
-      unit = "hour";
-      break;
-    case Grain::kDay:
-      unit = "day";
-      break;
-    case Grain::kMonth:
-      unit = "month";
-      break;
-    case Grain::kYear:
-      unit = "year";
-      break;
-  }
   if (dialect_ == sql::Dialect::kPostgres) {
     std::string_view format;
     switch (grain) {
@@ -362,7 +347,7 @@ Result<std::string> Emitter::PartitionRowCounts(const TableName& target,
       "SELECT {} AS partition_key, row_count\nFROM (\n  SELECT date_trunc({}, {}) AS "
       "strata_bucket, "
       "count(*) AS row_count\n  FROM {}\n  WHERE {}\n  GROUP BY 1\n) AS strata_counts",
-      key, sql::QuoteString(unit, dialect_), column, QualifiedName(target),
+      key, sql::QuoteString(GrainName(grain), dialect_), column, QualifiedName(target),
       WindowPredicate(time_column, range));
 }
 
