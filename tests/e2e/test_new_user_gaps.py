@@ -180,7 +180,19 @@ def test_unreadable_model_file_is_an_io_error_with_the_os_reason(strata_bin, unr
     base = Path(tempfile.mkdtemp(prefix="strata-unreadable-"))
     try:
         base.chmod(0o755)
-        project = Project(base / "proj", strata_bin)
+        # The binary and libduckdb.so may sit in a folder only root can enter (a CI clone in a
+        # private temp folder): the unprivileged user runs copies from `base`.
+        bin_dir = base / "bin"
+        bin_dir.mkdir()
+        runnable = bin_dir / "strata"
+        shutil.copy(strata_bin, runnable)
+        for line in subprocess.run(["ldd", strata_bin], capture_output=True, text=True).stdout.splitlines():
+            if "libduckdb" in line and "=>" in line:
+                shutil.copy(line.split("=>")[1].split("(")[0].strip(), bin_dir / "libduckdb.so")
+        for path in (bin_dir, *bin_dir.iterdir()):
+            path.chmod(0o755)
+        prefix = [*prefix, "env", f"LD_LIBRARY_PATH={bin_dir}"]
+        project = Project(base / "proj", str(runnable))
         for path in (project.root, project.models_dir):
             path.chmod(0o755)
         project.add_model("stg_copy", SIMPLE_SQL, '[strategy]\ntype = "full_refresh"\n')
