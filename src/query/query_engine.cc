@@ -8,9 +8,9 @@
 #include <cmath>
 #include <map>
 
+#include "base/hll.h"
 #include "semantic/literal.h"
 #include "semantic/query.h"
-#include "semantic/sketch.h"
 
 namespace strata::query {
 namespace {
@@ -85,7 +85,7 @@ std::string RowKey(const warehouse::QueryResult& result, std::size_t row, std::s
 Result<std::map<std::string, double>> Estimates(warehouse::Connection& connection,
                                                 const semantic::SketchQuery& sketch) {
   STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult result, connection.Execute(sketch.sql));
-  std::map<std::string, semantic::HyperLogLog> sketches;
+  std::map<std::string, HyperLogLog> sketches;
   for (std::size_t row = 0; row < result.row_count(); ++row) {
     const Value& value = result.columns[sketch.key_count].values[row];
     if (std::holds_alternative<std::monostate>(value)) continue;

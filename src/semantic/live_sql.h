@@ -34,7 +34,7 @@
 // is ANDed into the WHERE of every partial that reads it, including when reached through a join.
 // Entities joined only to evaluate a row filter are not themselves access-checked.
 //
-// count_distinct_approx is computed client-side (sketch.h) from (dimensions, value) rows: the
+// count_distinct_approx is computed client-side (base/hll.h) from (dimensions, value) rows: the
 // main SQL carries NULL in its column and `sketches` lists one query per such measure. Such a
 // measure cannot be used in a metric, a filter or `order` (kQueryInvalid).
 //

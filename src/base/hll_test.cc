@@ -1,11 +1,11 @@
-#include "semantic/sketch.h"
+#include "base/hll.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
 
-namespace strata::semantic {
+namespace strata {
 namespace {
 
 HyperLogLog Of(int from, int to) {
@@ -100,4 +100,4 @@ TEST(HyperLogLog, FormatIsStable) {
 }
 
 }  // namespace
-}  // namespace strata::semantic
+}  // namespace strata

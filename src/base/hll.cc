@@ -1,4 +1,4 @@
-#include "semantic/sketch.h"
+#include "base/hll.h"
 
 #include <xxhash.h>
 
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <iterator>
 
-namespace strata::semantic {
+namespace strata {
 namespace {
 
 constexpr std::uint8_t kMaxRank = 64 - HyperLogLog::kPrecision + 1;
@@ -137,4 +137,4 @@ Result<HyperLogLog> HyperLogLog::Deserialize(std::string_view bytes) {
   return sketch;
 }
 
-}  // namespace strata::semantic
+}  // namespace strata

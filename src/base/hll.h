@@ -1,6 +1,8 @@
 // HyperLogLog distinct-count sketches in the one documented format of spec/semantic.md
-// ("Sketches"), shared by live count_distinct_approx answers and (later) stored rollups, so a
-// live answer and a rollup answer agree.
+// ("Sketches"), shared by live count_distinct_approx answers, stored rollups and the DuckDB
+// functions that merge and estimate them in SQL (warehouse/duckdb), so a live answer and a rollup
+// answer agree. It is in `base` because `warehouse` may depend only on `base` and `sql`
+// (docs/architecture.md, "Sketches: where they live").
 //
 // Format (version 1): precision p = 12, m = 4096 registers of one byte. A value is hashed with
 // XXH3-64 (seed 0) of its canonical text; the top 12 bits pick the register, the register keeps
@@ -33,7 +35,7 @@
 
 #include "base/result.h"
 
-namespace strata::semantic {
+namespace strata {
 
 class HyperLogLog {
  public:
@@ -64,4 +66,4 @@ class HyperLogLog {
   std::array<std::uint8_t, kRegisters> registers_{};  // dense
 };
 
-}  // namespace strata::semantic
+}  // namespace strata
