@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string_view>
 
+#include "warehouse/duckdb/duckdb_open.h"
 #include "warehouse/duckdb/duckdb_result.h"
 
 namespace strata::warehouse {
@@ -115,6 +116,8 @@ class DuckDbConnection final : public Connection {
   }
 
   void Interrupt() override { duckdb_interrupt(connection_); }
+
+  duckdb_connection handle() const { return connection_; }
 
   Result<bool> TableExists(const TableName& name) override {
     STRATA_ASSIGN_OR_RETURN(QueryResult result,
@@ -256,11 +259,52 @@ Error OpenError(const std::string& path, const std::string& message) {
                    "file open for writing");
 }
 
+// Applies `settings` to `config`; an error names the setting DuckDB refuses.
+Status SetConfig(duckdb_config config, const std::string& path,
+                 const std::vector<std::pair<std::string, std::string>>& settings) {
+  for (const auto& [name, value] : settings) {
+    if (duckdb_set_config(config, name.c_str(), value.c_str()) == DuckDBError) {
+      return MakeError(ErrorCode::kWarehouseConnection,
+                       fmt::format("cannot open DuckDB database {}: DuckDB refuses the setting "
+                                   "{} = '{}'",
+                                   path, name, value));
+    }
+  }
+  return OkStatus();
+}
+
+// Runs `on_open` on a connection of its own; closes the database when it fails.
+Status RunOnOpen(duckdb_database& database, const std::string& path,
+                 const std::function<Status(duckdb_connection)>& on_open) {
+  duckdb_connection connection = nullptr;
+  Status status = OkStatus();
+  if (duckdb_connect(database, &connection) == DuckDBError) {
+    status = MakeError(ErrorCode::kWarehouseConnection, "cannot connect to DuckDB " + path);
+  } else {
+    status = on_open(connection);
+    duckdb_disconnect(&connection);
+  }
+  if (!status.ok()) duckdb_close(&database);
+  return status;
+}
+
 }  // namespace
 
+duckdb_connection DuckDbHandle(Connection& connection) {
+  auto* duckdb = dynamic_cast<DuckDbConnection*>(&connection);
+  return duckdb != nullptr ? duckdb->handle() : nullptr;
+}
+
 Result<std::unique_ptr<Warehouse>> OpenDuckDb(const std::string& path, AccessMode mode) {
+  DuckDbOpenOptions options;
+  options.mode = mode;
+  return OpenDuckDbWith(path, options);
+}
+
+Result<std::unique_ptr<Warehouse>> OpenDuckDbWith(const std::string& path,
+                                                  const DuckDbOpenOptions& options) {
   const bool in_memory = path == ":memory:";
-  const bool read_only = mode == AccessMode::kReadOnly && !in_memory;
+  const bool read_only = options.mode == AccessMode::kReadOnly && !in_memory;
   // DuckDB's own message for a missing file in read-only mode does not say what to do.
   std::error_code exists_error;
   if (read_only && !std::filesystem::exists(path, exists_error) && !exists_error) {
@@ -274,6 +318,10 @@ Result<std::unique_ptr<Warehouse>> OpenDuckDb(const std::string& path, AccessMod
   duckdb_config config = nullptr;
   duckdb_create_config(&config);
   if (read_only) duckdb_set_config(config, "access_mode", "READ_ONLY");
+  if (Status set = SetConfig(config, path, options.settings); !set.ok()) {
+    duckdb_destroy_config(&config);
+    return set.error();
+  }
   const char* target = in_memory ? nullptr : path.c_str();
   const duckdb_state state = duckdb_open_ext(target, &database, config, &open_error);
   duckdb_destroy_config(&config);
@@ -282,6 +330,7 @@ Result<std::unique_ptr<Warehouse>> OpenDuckDb(const std::string& path, AccessMod
     duckdb_free(open_error);
     return OpenError(path, message);
   }
+  if (options.on_open) STRATA_TRY(RunOnOpen(database, path, options.on_open));
   return std::unique_ptr<Warehouse>(new DuckDbWarehouse(database, path));
 }
 
