@@ -140,6 +140,26 @@ TEST_F(SketchFunctionsTest, MergeIsAssociativeAndCommutative) {
       One("SELECT strata_hll_merge(s) FROM (VALUES (NULL::BLOB), (NULL)) v(s)")));
 }
 
+// Window frames combine one partial state into many (DuckDB's segment tree): sources must stay
+// intact. Small frames keep the sketches sparse, so the estimates are exact.
+TEST_F(SketchFunctionsTest, WindowFramesFilterAndDistinct) {
+  EXPECT_EQ(One("SELECT count(*) FILTER (WHERE e <> d) FROM (SELECT strata_hll_estimate("
+                "strata_hll_add((i % 37)::VARCHAR) OVER w) AS e, count(DISTINCT i % 37) OVER w "
+                "AS d FROM range(5000) r(i) WINDOW w AS (ORDER BY i ROWS BETWEEN 50 PRECEDING "
+                "AND CURRENT ROW))"),
+            Value{std::int64_t{0}});
+  EXPECT_EQ(One("SELECT count(*) FILTER (WHERE e IS DISTINCT FROM d) FROM (SELECT "
+                "strata_quantile_merge([{'value': (i % 101)::DOUBLE, 'count': 1}], 0.9) OVER w "
+                "AS e, quantile_cont((i % 101)::DOUBLE, 0.9) OVER w AS d FROM range(5000) r(i) "
+                "WINDOW w AS (ORDER BY i ROWS BETWEEN 70 PRECEDING AND 5 FOLLOWING))"),
+            Value{std::int64_t{0}});
+  EXPECT_EQ(One("SELECT strata_hll_estimate(strata_hll_add((i % 1000)::VARCHAR) FILTER (WHERE "
+                "i % 2 = 0)) FROM range(100000) r(i)"),
+            Value{std::int64_t{500}});
+  EXPECT_EQ(Text("SELECT hex(strata_hll_add(DISTINCT 'v' || (i % 1000))) FROM range(100000) r(i)"),
+            Hex(SketchOfRange(0, 1000).Serialize()));
+}
+
 // Within 3 standard errors (1.04 / sqrt(4096) = 1.625 %) from 1 to 10^7 distinct values; exact
 // while the sketch is sparse (up to 512 values).
 TEST_F(SketchFunctionsTest, EstimateIsWithinTheHllBound) {
