@@ -53,6 +53,7 @@ void HyperLogLog::AddToRegisters(std::uint64_t hash) {
 void HyperLogLog::Densify() {
   if (!sparse_) return;
   sparse_ = false;
+  registers_.assign(kRegisters, 0);
   for (const std::uint64_t hash : hashes_) AddToRegisters(hash);
   hashes_.clear();
   hashes_.shrink_to_fit();
@@ -118,6 +119,7 @@ Result<HyperLogLog> HyperLogLog::Deserialize(std::string_view bytes) {
   if (encoding == kDense) {
     if (bytes.size() != 2 + kRegisters) return bad("wrong size");
     sketch.sparse_ = false;
+    sketch.registers_.assign(kRegisters, 0);
     for (std::size_t i = 0; i < kRegisters; ++i) {
       const auto value = static_cast<std::uint8_t>(bytes[2 + i]);
       if (value > kMaxRank) return bad("register out of range");

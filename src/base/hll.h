@@ -24,10 +24,13 @@
 // small-range correction (linear counting) m * ln(m / V) is used instead. No large-range
 // correction is needed with a 64-bit hash. Standard error 1.04 / sqrt(4096) = 1.625 %.
 //
+// Memory: a sparse sketch holds its hashes (8 bytes each, at most 4 KiB), a dense one its 4 KiB of
+// registers; the registers are only allocated when the sketch turns dense, so many small groups
+// (DuckDB aggregate states) stay small.
+//
 // Not thread-safe for concurrent mutation; const methods may be called from many threads.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -62,8 +65,8 @@ class HyperLogLog {
   void AddToRegisters(std::uint64_t hash);
 
   bool sparse_ = true;
-  std::vector<std::uint64_t> hashes_;                 // sparse: sorted, distinct
-  std::array<std::uint8_t, kRegisters> registers_{};  // dense
+  std::vector<std::uint64_t> hashes_;    // sparse: sorted, distinct
+  std::vector<std::uint8_t> registers_;  // dense: kRegisters of them; empty while sparse
 };
 
 }  // namespace strata
