@@ -44,7 +44,9 @@ namespace strata {
   X(kAccessDenied, 32, 403, "42501", false)         \
   X(kAmbiguousPath, 33, 400, "42702", false)        \
   X(kFanOut, 34, 400, "42P10", false)               \
-  X(kWarehouseStorage, 35, 507, "53100", false)
+  X(kWarehouseStorage, 35, 507, "53100", false)     \
+  X(kRollupManifest, 36, 500, "XX001", false)       \
+  X(kRollupLocked, 37, 409, "55P03", false)
 
 enum class ErrorCode : std::uint16_t {
 #define STRATA_ERROR_ENUM(name, number, http, sqlstate, retryable) name = number,
