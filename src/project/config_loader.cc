@@ -119,8 +119,17 @@ std::optional<ProjectConfig> LoadProjectConfig(const std::filesystem::path& root
   if (const toml::table* rollups = top.Table("rollups")) {
     TomlReader reader(*rollups, "strata.toml", "[rollups]", errors);
     reader.CheckKeys({"store_dir"});
-    config.rollup_store_dir = reader.String("store_dir").value_or("rollups");
+    if (std::optional<std::string> store_dir = reader.String("store_dir")) {
+      if (store_dir->empty()) {
+        reader.Fail("store_dir", ErrorCode::kConfig, "store_dir is empty",
+                    "name a folder (relative to the project folder), or remove the key for the "
+                    "default .strata/rollups");
+      } else {
+        config.rollup_store_dir = root / *store_dir;
+      }
+    }
   }
+  if (config.rollup_store_dir.empty()) config.rollup_store_dir = root / ".strata" / "rollups";
   if (const toml::table* semantic = top.Table("semantic")) {
     TomlReader reader(*semantic, "strata.toml", "[semantic]", errors);
     reader.CheckKeys({"fiscal_year_start_month"});

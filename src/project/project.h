@@ -50,7 +50,9 @@ struct ProjectConfig {
   WarehouseConfig warehouse;
   std::map<std::string, WarehouseConfig> warehouses;  // [warehouses.NAME]
   std::filesystem::path state_path;  // absolute; default <models_dir>/.strata-state.db
-  std::string rollup_store_dir = "rollups";
+  // [rollups] store_dir against the project folder; absolute. Default (and when empty):
+  // <root>/.strata/rollups. ENGINE_ROLLUP_STORE_DIR overrides it (rollup::ResolveStoreDir).
+  std::filesystem::path rollup_store_dir;
   RunConfig run;
   int fiscal_year_start_month = 1;  // [semantic] fiscal_year_start_month, 1..12
 };
