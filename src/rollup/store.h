@@ -1,0 +1,194 @@
+// The rollup store: a folder of rollups, each a folder of Parquet files plus the manifest that
+// names the files of its current version (docs/rollup-store.md has the layout and the rules).
+//
+//   <store>/<rollup>/manifest.json        the current version (rollup/manifest.h)
+//   <store>/<rollup>/<label>-<stamp>-<pid>-<n>-<random>.parquet   data files, never reused names
+//   <store>/<rollup>/.lock                the build lock (exclusive flock; holder pid inside)
+//   <store>/<rollup>/.readers             the reader lock (shared flock per reader lease)
+//
+// A build:
+//   STRATA_ASSIGN_OR_RETURN(BuildLock lock, store.LockForBuild(name));   // whole build
+//   STRATA_ASSIGN_OR_RETURN(auto previous, store.Load(name));           // to keep old periods
+//   for each period: path = store.NewFilePath(name, "2026-04"); COPY ... TO path; ChecksumFile
+//   STRATA_ASSIGN_OR_RETURN(auto version, store.Publish(lock, manifest));
+//   store.CollectGarbage(lock);                                          // old files, if unread
+// A query:
+//   STRATA_ASSIGN_OR_RETURN(auto lease, store.OpenForRead(name));  // nullopt: never built
+//   ... DuckDB reads lease->FilePath(file) for the files of lease->manifest() ...
+//   lease.reset();  // after the last statement that reads the files
+//
+// Crash safety: Publish replaces manifest.json by rename(2) of a complete, fsynced temp file and
+// then fsyncs the folder, after fsyncing every file the new manifest references. A crash (or
+// SIGKILL) at any point leaves the old manifest or the new one in force, never a mix, and every
+// file the manifest in force references exists with its recorded size. A crashed build leaves at
+// most unreferenced files and a "manifest.json.tmp-*"; CollectGarbage removes them.
+//
+// Concurrency: builds of one rollup are serialized by the build lock (across processes and within
+// one: each lock is its own open file description). Readers never wait for a build; a reader sees
+// the manifest that was current when it opened it, and the files of that manifest stay until its
+// lease ends: CollectGarbage deletes files only while it holds the reader lock exclusively, which
+// it takes without waiting (so a garbage collection never blocks a query; steadily overlapping
+// readers postpone it to a later build). Locks are flock(2): the kernel drops them when the
+// process dies, so no lock is ever stale. Lock descriptors are O_CLOEXEC.
+//
+// Thread safety: RollupStore holds only its root and is safe to use from any number of threads.
+// BuildLock and ReaderLease are move-only values with one owner at a time.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "project/project.h"
+#include "rollup/manifest.h"
+
+namespace strata::rollup {
+
+// The environment variable that overrides the store folder (the seed's name).
+inline constexpr char kStoreDirEnv[] = "ENGINE_ROLLUP_STORE_DIR";
+
+// The store folder: `env_value` (the value of ENGINE_ROLLUP_STORE_DIR) when set and not empty,
+// made absolute against the current directory; else config.rollup_store_dir (`[rollups]
+// store_dir` resolved against the project folder, default <project>/.strata/rollups).
+std::filesystem::path ResolveStoreDir(const project::ProjectConfig& config,
+                                      std::optional<std::string_view> env_value);
+// ResolveStoreDir with the process's ENGINE_ROLLUP_STORE_DIR.
+std::filesystem::path ResolveStoreDir(const project::ProjectConfig& config);
+
+// Whether `name` can be a rollup folder: 1..128 of [A-Za-z0-9_-], not starting with '-'.
+bool IsValidRollupName(std::string_view name);
+
+// The size and XXH3-64 checksum (16 lowercase hex digits) of a file's bytes, read in chunks.
+struct FileDigest {
+  std::uint64_t bytes = 0;
+  std::string checksum;
+};
+// Errors: kIo (with the OS's reason) when the file cannot be opened or read.
+Result<FileDigest> ChecksumFile(const std::filesystem::path& path);
+
+// The exclusive build lock of one rollup. Move-only; released by the destructor or Release().
+// May outlive the RollupStore that made it.
+class BuildLock {
+ public:
+  BuildLock() = default;  // holds nothing
+  BuildLock(BuildLock&& other) noexcept;
+  BuildLock& operator=(BuildLock&& other) noexcept;
+  BuildLock(const BuildLock&) = delete;
+  BuildLock& operator=(const BuildLock&) = delete;
+  ~BuildLock();
+
+  bool held() const { return fd_ >= 0; }
+  const std::string& rollup() const { return rollup_; }
+  void Release();
+
+ private:
+  friend class RollupStore;
+  BuildLock(int fd, std::string rollup, std::filesystem::path folder)
+      : fd_(fd), rollup_(std::move(rollup)), folder_(std::move(folder)) {}
+  int fd_ = -1;
+  std::string rollup_;
+  std::filesystem::path folder_;
+};
+
+// A reader's hold on one manifest: while it lives, no file of manifest() is deleted. Move-only;
+// released by the destructor or Release().
+class ReaderLease {
+ public:
+  ReaderLease() = default;  // holds nothing
+  ReaderLease(ReaderLease&& other) noexcept;
+  ReaderLease& operator=(ReaderLease&& other) noexcept;
+  ReaderLease(const ReaderLease&) = delete;
+  ReaderLease& operator=(const ReaderLease&) = delete;
+  ~ReaderLease();
+
+  bool held() const { return fd_ >= 0; }
+  const Manifest& manifest() const { return manifest_; }
+  // The rollup's folder (absolute when the store root is); manifest paths are relative to it.
+  const std::filesystem::path& folder() const { return folder_; }
+  std::filesystem::path FilePath(const ManifestFile& file) const { return folder_ / file.path; }
+  // Releases the hold; manifest() stays readable, but its files may then be deleted.
+  void Release();
+
+ private:
+  friend class RollupStore;
+  ReaderLease(int fd, Manifest manifest, std::filesystem::path folder)
+      : fd_(fd), manifest_(std::move(manifest)), folder_(std::move(folder)) {}
+  int fd_ = -1;
+  Manifest manifest_;
+  std::filesystem::path folder_;
+};
+
+// What a garbage collection did.
+struct GarbageReport {
+  int removed = 0;  // unreferenced data files and stale temp manifests deleted
+  int kept = 0;     // unreferenced data files left because a reader holds a lease (or a build runs)
+  bool readers_active = false;  // the reader lock was held by someone: data files were kept
+  bool build_running = false;   // CollectGarbage(rollup) found a build holding the lock
+  std::string summary;          // one line for logs: "removed 3 files", "kept 2 files: ..."
+};
+
+class RollupStore {
+ public:
+  // `root` is the store folder (ResolveStoreDir). Nothing is created until something is written.
+  explicit RollupStore(std::filesystem::path root);
+
+  const std::filesystem::path& root() const { return root_; }
+  // <root>/<rollup>. REQUIRES: IsValidRollupName(rollup) (unchecked here).
+  std::filesystem::path FolderOf(std::string_view rollup) const { return root_ / rollup; }
+
+  // The rollup's current manifest; nullopt when it was never published (no folder or no
+  // manifest.json). Errors: kConfig for a name that is not IsValidRollupName; kIo when the file
+  // cannot be read; kRollupManifest when it does not parse or validate, or names another rollup.
+  Result<std::optional<Manifest>> Load(std::string_view rollup) const;
+
+  // A new, never-used path <root>/<rollup>/<period_label>-<UTC stamp>-<pid>-<n>-<random>.parquet
+  // for one file of a build, creating the rollup folder. Nothing is written at the path. Labels
+  // are the builder's ("2026-04", "all", "null"): 1..64 of [A-Za-z0-9_.-]. Errors: kConfig for a
+  // bad rollup name, kInternal for a bad label, kIo when the folder cannot be created.
+  Result<std::filesystem::path> NewFilePath(std::string_view rollup,
+                                            std::string_view period_label) const;
+
+  // Takes the rollup's build lock without waiting, creating the folder and .lock, and records
+  // this process's pid and the time in it. Errors: kRollupLocked when another holder has it
+  // (another process, or another BuildLock in this one), naming its pid and since when; kConfig
+  // for a bad name; kIo when the lock file cannot be created, locked or written.
+  Result<BuildLock> LockForBuild(std::string_view rollup) const;
+
+  // Makes `manifest` the rollup's current version, atomically (see crash safety above), with
+  // version = the previous manifest's version + 1 (1 when none, or when the previous one is
+  // unreadable); returns that version. Every referenced file is checked to exist with its
+  // recorded bytes and fsynced first. The checksum is not recomputed (use ChecksumFile when
+  // writing the file). REQUIRES: `lock` is held for manifest.rollup.
+  // Errors: kInternal when `lock` is not held or is for another rollup; kRollupManifest when
+  // ValidateManifest refuses `manifest` or a file's size differs from its `bytes`; kIo when a
+  // file is missing or the manifest cannot be written (the previous manifest stays in force).
+  Result<std::int64_t> Publish(const BuildLock& lock, Manifest manifest) const;
+
+  // Loads the current manifest under a reader lease. nullopt when never built. Waits only while a
+  // garbage collection holds the reader lock (a few unlink calls). Errors: as Load; kIo when the
+  // reader lock cannot be opened or taken.
+  Result<std::optional<ReaderLease>> OpenForRead(std::string_view rollup) const;
+
+  // Removes from the rollup folder the stale temp manifests and, when no reader holds a lease
+  // (the reader lock is taken exclusively without waiting), every data file (*.parquet) the
+  // current manifest does not reference: old versions' files and files of crashed builds. Other
+  // files are never touched. With readers active the data files are kept for the next call and
+  // the report says so. REQUIRES: `lock` is held for the rollup (no build is writing files).
+  // Errors: kInternal for a lock not held; kRollupManifest when the current manifest is unreadable
+  // (nothing is removed then); kIo when the folder cannot be listed or a file removed.
+  Result<GarbageReport> CollectGarbage(const BuildLock& lock) const;
+
+  // CollectGarbage under a build lock it takes itself without waiting; when a build holds the
+  // lock, nothing is removed and the report has build_running. A rollup never built and without
+  // folder is an empty report.
+  Result<GarbageReport> CollectGarbage(std::string_view rollup) const;
+
+ private:
+  std::filesystem::path root_;
+};
+
+}  // namespace strata::rollup
