@@ -100,7 +100,9 @@ Error LockedError(std::string_view rollup, const std::filesystem::path& path,
 }
 
 Status CheckLock(const BuildLock& lock, std::string_view rollup, const RollupStore& store) {
-  if (lock.held() && lock.rollup() == rollup) return OkStatus();
+  if (lock.held() && lock.rollup() == rollup && lock.folder() == store.FolderOf(rollup)) {
+    return OkStatus();
+  }
   return MakeError(ErrorCode::kInternal,
                    fmt::format("rollup \"{}\" changed without its build lock (lock held: {}, for "
                                "\"{}\"; store {})",
@@ -328,6 +330,8 @@ Result<std::int64_t> RollupStore::Publish(const BuildLock& lock, Manifest manife
   STRATA_ASSIGN_OR_RETURN(manifest.version, NextVersion(*this, manifest.rollup));
   STRATA_TRY(ValidateManifest(manifest));
   STRATA_TRY(CheckAndSyncFiles(folder, manifest));
+  STRATA_ASSIGN_OR_RETURN(int reader_lock, internal::OpenLockFile(folder / kReaderLockName));
+  internal::CloseFd(reader_lock);  // only created here; see OpenForRead
   const std::filesystem::path temp = folder / (kTempManifestPrefix + UniqueSuffix());
   STRATA_TRY(internal::WriteNewFileDurably(temp, ManifestToJson(manifest)));
   if (Status renamed = internal::RenameReplacing(temp, folder / kManifestName); !renamed.ok()) {

@@ -29,7 +29,8 @@
 // lease ends: CollectGarbage deletes files only while it holds the reader lock exclusively, which
 // it takes without waiting (so a garbage collection never blocks a query; steadily overlapping
 // readers postpone it to a later build). Locks are flock(2): the kernel drops them when the
-// process dies, so no lock is ever stale. Lock descriptors are O_CLOEXEC.
+// process dies, so no lock is ever stale. Lock descriptors are O_CLOEXEC; a child made by fork()
+// without exec shares the parent's locks until it exits (flock semantics).
 //
 // Thread safety: RollupStore holds only its root and is safe to use from any number of threads.
 // BuildLock and ReaderLease are move-only values with one owner at a time.
@@ -83,6 +84,8 @@ class BuildLock {
 
   bool held() const { return fd_ >= 0; }
   const std::string& rollup() const { return rollup_; }
+  // The locked rollup's folder (RollupStore::FolderOf of the store that took the lock).
+  const std::filesystem::path& folder() const { return folder_; }
   void Release();
 
  private:
@@ -162,9 +165,10 @@ class RollupStore {
   // version = the previous manifest's version + 1 (1 when none, or when the previous one is
   // unreadable); returns that version. Every referenced file is checked to exist with its
   // recorded bytes and fsynced first. The checksum is not recomputed (use ChecksumFile when
-  // writing the file). REQUIRES: `lock` is held for manifest.rollup.
-  // Errors: kInternal when `lock` is not held or is for another rollup; kRollupManifest when
-  // ValidateManifest refuses `manifest` or a file's size differs from its `bytes`; kIo when a
+  // writing the file). Also creates the reader lock file, so that a read-only mount of the store
+  // can serve leases. REQUIRES: `lock` is held for manifest.rollup in this store.
+  // Errors: kInternal when `lock` is not held or is for another rollup or store; kRollupManifest
+  // when ValidateManifest refuses `manifest` or a file's size differs from its `bytes`; kIo when a
   // file is missing or the manifest cannot be written (the previous manifest stays in force).
   Result<std::int64_t> Publish(const BuildLock& lock, Manifest manifest) const;
 

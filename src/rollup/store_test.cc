@@ -178,6 +178,10 @@ TEST_F(StoreTest, PublishRefusesAndKeepsThePreviousManifest) {
   Result<BuildLock> other = store.LockForBuild("other_rollup");
   ASSERT_TRUE(other.ok());
   EXPECT_EQ(store.Publish(*other, NewManifest(kRollup, {good})).error().code, ErrorCode::kInternal);
+  Result<BuildLock> other_store = RollupStore(root_ / "elsewhere").LockForBuild(kRollup);
+  ASSERT_TRUE(other_store.ok());
+  EXPECT_EQ(store.Publish(*other_store, NewManifest(kRollup, {good})).error().code,
+            ErrorCode::kInternal);
 
   Result<std::optional<Manifest>> loaded = store.Load(kRollup);
   ASSERT_TRUE(loaded.ok() && loaded->has_value());
