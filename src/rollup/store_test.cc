@@ -348,6 +348,55 @@ TEST_F(StoreTest, GarbageCollectionOfAFirstBuildThatCrashedRemovesItsFiles) {
   EXPECT_TRUE(ParquetFiles(root_ / kRollup).empty());
 }
 
+TEST_F(StoreTest, ReadersDuringRebuildsAlwaysFindTheirFiles) {
+  RollupStore store(root_);
+  Result<BuildLock> lock = store.LockForBuild(kRollup);
+  ASSERT_TRUE(lock.ok());
+  ASSERT_TRUE(
+      store.Publish(*lock, NewManifest(kRollup, {WriteFile(store, kRollup, 0, "v1")})).ok());
+  std::atomic<bool> done{false};
+  std::atomic<int> reads{0};
+  std::atomic<int> bad_reads{0};
+  auto read_loop = [&] {
+    while (!done.load()) {
+      Result<std::optional<ReaderLease>> lease = store.OpenForRead(kRollup);
+      if (!lease.ok() || !lease->has_value()) {
+        ++bad_reads;
+        continue;
+      }
+      for (const ManifestFile& file : (*lease)->manifest().files) {
+        Result<FileDigest> digest = ChecksumFile((*lease)->FilePath(file));
+        if (!digest.ok() || digest->checksum != file.checksum) ++bad_reads;
+      }
+      ++reads;
+    }
+  };
+  std::thread first(read_loop);
+  std::thread second(read_loop);
+  int removed = 0;
+  for (int round = 0; round < 30; ++round) {
+    const ManifestFile file = WriteFile(store, kRollup, round % 3, std::string(200 + round, 'x'));
+    Result<std::optional<Manifest>> current = store.Load(kRollup);
+    ASSERT_TRUE(current.ok() && current->has_value());
+    std::vector<ManifestFile> files = (*current)->files;
+    std::erase_if(files, [&](const ManifestFile& f) { return f.start == file.start; });
+    files.push_back(file);
+    ASSERT_TRUE(store.Publish(*lock, NewManifest(kRollup, files)).ok());
+    Result<GarbageReport> garbage = store.CollectGarbage(*lock);
+    ASSERT_TRUE(garbage.ok()) << garbage.error().ToString();
+    removed += garbage->removed;
+  }
+  done = true;
+  first.join();
+  second.join();
+  EXPECT_EQ(bad_reads.load(), 0);
+  EXPECT_GT(reads.load(), 0);
+  Result<GarbageReport> garbage = store.CollectGarbage(*lock);
+  ASSERT_TRUE(garbage.ok());
+  EXPECT_EQ(removed + garbage->removed, 28) << "every replaced file goes once readers are gone";
+  EXPECT_EQ(ParquetFiles(root_ / kRollup).size(), 3u);
+}
+
 // Where a publishing child is, in memory shared with the parent.
 enum Phase : int { kWritingFile = 0, kPublishing = 1, kCollecting = 2 };
 
