@@ -109,22 +109,31 @@ Status CheckLock(const BuildLock& lock, std::string_view rollup, const RollupSto
                                rollup, lock.held(), lock.rollup(), store.root().string()));
 }
 
+// The file exists as a regular file with the manifest's size. `action` starts the messages.
+Status CheckFileSize(const std::filesystem::path& folder, const Manifest& manifest,
+                     const ManifestFile& file, std::string_view action) {
+  const std::filesystem::path path = folder / file.path;
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0) {
+    return internal::OsError(fmt::format("{} rollup \"{}\": its file", action, manifest.rollup),
+                             path, errno);
+  }
+  if (S_ISREG(info.st_mode) && static_cast<std::uint64_t>(info.st_size) == file.bytes) {
+    return OkStatus();
+  }
+  return MakeError(ErrorCode::kRollupManifest,
+                   fmt::format("cannot {} rollup \"{}\": {} has {} bytes, the manifest records {}",
+                               action, manifest.rollup, path.string(), info.st_size, file.bytes),
+                   "record the size ChecksumFile reports after the file is written; a file "
+                   "changed after publishing needs a rebuild");
+}
+
 // Every file exists with its recorded size; each is fsynced so the manifest never outlives
 // (across a power loss) the data it names.
 Status CheckAndSyncFiles(const std::filesystem::path& folder, const Manifest& manifest) {
   for (const ManifestFile& file : manifest.files) {
-    const std::filesystem::path path = folder / file.path;
-    struct stat info;
-    if (stat(path.c_str(), &info) != 0)
-      return internal::OsError("publish missing file", path, errno);
-    if (!S_ISREG(info.st_mode) || static_cast<std::uint64_t>(info.st_size) != file.bytes) {
-      return MakeError(ErrorCode::kRollupManifest,
-                       fmt::format("cannot publish rollup \"{}\": {} has {} bytes, the manifest "
-                                   "records {}",
-                                   manifest.rollup, path.string(), info.st_size, file.bytes),
-                       "record the size ChecksumFile reports after the file is written");
-    }
-    STRATA_TRY(internal::SyncPath(path));
+    STRATA_TRY(CheckFileSize(folder, manifest, file, "publish"));
+    STRATA_TRY(internal::SyncPath(folder / file.path));
   }
   return internal::SyncPath(folder);  // the files' names, before a manifest can name them
 }
@@ -342,6 +351,25 @@ Result<std::int64_t> RollupStore::Publish(const BuildLock& lock, Manifest manife
   // The rename is durable once the folder is; the new manifest is in force for readers already.
   STRATA_TRY(internal::SyncPath(folder));
   return manifest.version;
+}
+
+Status RollupStore::VerifyFiles(const Manifest& manifest, bool checksums) const {
+  STRATA_TRY(CheckRollupName(manifest.rollup));
+  const std::filesystem::path folder = FolderOf(manifest.rollup);
+  for (const ManifestFile& file : manifest.files) {
+    STRATA_TRY(CheckFileSize(folder, manifest, file, "read"));
+    if (!checksums) continue;
+    STRATA_ASSIGN_OR_RETURN(FileDigest digest, ChecksumFile(folder / file.path));
+    if (digest.checksum != file.checksum) {
+      return MakeError(ErrorCode::kRollupManifest,
+                       fmt::format("cannot read rollup \"{}\": {} has checksum {}, the manifest "
+                                   "records {}",
+                                   manifest.rollup, (folder / file.path).string(), digest.checksum,
+                                   file.checksum),
+                       "the file changed after it was published; rebuild the rollup");
+    }
+  }
+  return OkStatus();
 }
 
 Result<std::optional<ReaderLease>> RollupStore::OpenForRead(std::string_view rollup) const {

@@ -172,6 +172,12 @@ class RollupStore {
   // file is missing or the manifest cannot be written (the previous manifest stays in force).
   Result<std::int64_t> Publish(const BuildLock& lock, Manifest manifest) const;
 
+  // Checks that every file of `manifest` is in the rollup's folder with its recorded bytes and,
+  // with `checksums`, its recorded checksum (reads every byte). For `strata rollups status` and
+  // tests; queries rely on DuckDB's own read errors instead. Errors: kIo for a missing or
+  // unreadable file; kRollupManifest for a size or checksum that differs; each names the file.
+  Status VerifyFiles(const Manifest& manifest, bool checksums) const;
+
   // Loads the current manifest under a reader lease. nullopt when never built. Waits only while a
   // garbage collection holds the reader lock (a few unlink calls). Errors: as Load; kIo when the
   // reader lock cannot be opened or taken.

@@ -189,6 +189,27 @@ TEST_F(StoreTest, PublishRefusesAndKeepsThePreviousManifest) {
   EXPECT_EQ((*loaded)->files.size(), 1u);
 }
 
+TEST_F(StoreTest, VerifyFilesFindsMissingTruncatedAndChangedFiles) {
+  RollupStore store(root_);
+  Result<BuildLock> lock = store.LockForBuild(kRollup);
+  ASSERT_TRUE(lock.ok());
+  Manifest manifest = NewManifest(
+      kRollup, {WriteFile(store, kRollup, 0, "abcdef"), WriteFile(store, kRollup, 1, "ghijkl")});
+  ASSERT_TRUE(store.Publish(*lock, manifest).ok());
+  EXPECT_TRUE(store.VerifyFiles(manifest, /*checksums=*/true).ok());
+  const fs::path first = root_ / kRollup / manifest.files[0].path;
+  WriteBytes(first, "abcdeX");  // same size, other bytes
+  EXPECT_TRUE(store.VerifyFiles(manifest, /*checksums=*/false).ok());
+  EXPECT_EQ(store.VerifyFiles(manifest, true).error().code, ErrorCode::kRollupManifest);
+  WriteBytes(first, "abc");
+  EXPECT_EQ(store.VerifyFiles(manifest, false).error().code, ErrorCode::kRollupManifest);
+  fs::remove(first);
+  Status missing = store.VerifyFiles(manifest, false);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, ErrorCode::kIo);
+  EXPECT_NE(missing.error().message.find(manifest.files[0].path), std::string::npos);
+}
+
 TEST_F(StoreTest, MalformedManifestOnDiskIsACodedError) {
   RollupStore store(root_);
   {
