@@ -7,6 +7,7 @@
 #include "project/did_you_mean.h"
 #include "semantic/internal/plan.h"
 #include "semantic/literal.h"
+#include "semantic/stored_sql.h"
 
 namespace strata::semantic {
 namespace {
@@ -24,18 +25,6 @@ Result<std::string> FilterPredicate(const FilterRequest& filter, const std::stri
   return predicate;
 }
 
-struct RangeRequest {
-  MemberRef ref;
-  const Dimension* dimension = nullptr;
-  std::string from, to;  // literals
-};
-
-struct DimensionFilter {
-  MemberRef ref;
-  const Dimension* dimension = nullptr;
-  const FilterRequest* filter = nullptr;
-};
-
 struct OutputMeasure {
   std::string name;
   const Entity* entity = nullptr;
@@ -45,8 +34,28 @@ struct OutputMeasure {
 
 class Planner {
  public:
-  Planner(const SemanticModel& model, const SemanticQuery& query, const PlanOptions& options)
-      : model_(model), query_(query), options_(options) {}
+  Planner(const SemanticModel& model, const SemanticQuery& query, const PlanOptions& options,
+          const std::vector<const StoredRelation*>* stored = nullptr)
+      : model_(model), query_(query), options_(options), stored_(stored) {}
+
+  // Plans against stored relations (PlanStoredQuery): every partial tries each relation of its
+  // entity; the plan is composed only when every partial found one.
+  Result<StoredPlan> RunStored() {
+    candidates_.assign(stored_->size(), StoredCandidate{});
+    for (std::size_t i = 0; i < stored_->size(); ++i) candidates_[i].relation = (*stored_)[i];
+    STRATA_TRY(ResolveRole());
+    STRATA_TRY(ResolveDimensions());
+    STRATA_TRY(ResolveMeasures());
+    STRATA_TRY(ResolveFilters());
+    STRATA_TRY(BuildPartials());
+    StoredPlan out;
+    out.candidates = std::move(candidates_);
+    out.chosen = chosen_;
+    if (std::find(chosen_.begin(), chosen_.end(), nullptr) != chosen_.end()) return out;
+    STRATA_ASSIGN_OR_RETURN(LivePlan plan, Compose());
+    out.plan = std::move(plan);
+    return out;
+  }
 
   Result<LivePlan> Run() {
     STRATA_TRY(ResolveRole());
@@ -127,7 +136,7 @@ class Planner {
     const auto literal = [&](UnixSeconds t) {
       return "TIMESTAMP " + sql::QuoteString(FormatSqlTimestamp(t), options_.dialect);
     };
-    ranges_.push_back({ref, dimension, literal(*from), literal(*to)});
+    ranges_.push_back({ref, dimension, literal(*from), literal(*to), *from, *to});
     return OkStatus();
   }
 
@@ -300,6 +309,7 @@ class Planner {
 
   Status BuildPartial(const Entity& base) {
     Partial partial(model_, base, options_.dialect);
+    if (stored_ != nullptr) return BuildStored(base, std::move(partial));
     for (const DimensionRequest& request : dimensions_) {
       STRATA_ASSIGN_OR_RETURN(const int node, partial.Resolve(request.ref));
       const std::string column = partial.Column(node, request.dimension->sql);
@@ -332,6 +342,29 @@ class Planner {
     STRATA_TRY(CheckAccess(partial));
     STRATA_TRY(ApplyRowFilters(partial));
     partials_.push_back(std::move(partial));
+    return OkStatus();
+  }
+
+  // A partial reading the stored relation of `base` with the fewest rows to scan among those
+  // that answer it (stored_sql.h); every candidate's miss is recorded.
+  Status BuildStored(const Entity& base, Partial partial) {
+    const StoredInputs inputs{model_, role_, dimensions_, ranges_, dimension_filters_, needed_};
+    std::optional<Partial> best;
+    const StoredRelation* best_relation = nullptr;
+    std::int64_t best_rows = 0;
+    for (std::size_t i = 0; i < stored_->size(); ++i) {
+      const StoredRelation* candidate = (*stored_)[i];
+      if (candidate->entity != &base) continue;
+      Partial attempt = partial;
+      StoredCandidate& outcome = candidates_[i];
+      STRATA_TRY(BuildStoredPartial(inputs, *candidate, attempt, &outcome.miss, &outcome.rows));
+      if (outcome.miss || (best && outcome.rows >= best_rows)) continue;
+      best.emplace(std::move(attempt));
+      best_relation = candidate;
+      best_rows = outcome.rows;
+    }
+    chosen_.push_back(best_relation);
+    partials_.push_back(best ? std::move(*best) : std::move(partial));
     return OkStatus();
   }
 
@@ -488,6 +521,9 @@ class Planner {
   const SemanticModel& model_;
   const SemanticQuery& query_;
   const PlanOptions& options_;
+  const std::vector<const StoredRelation*>* stored_;
+  std::vector<StoredCandidate> candidates_;    // stored plans: one per relation
+  std::vector<const StoredRelation*> chosen_;  // stored plans: one per partial (or null)
   const DataRole* role_ = nullptr;
   std::vector<DimensionRequest> dimensions_;
   std::vector<RangeRequest> ranges_;
@@ -505,6 +541,15 @@ class Planner {
 Result<LivePlan> PlanLiveQuery(const SemanticModel& model, const SemanticQuery& query,
                                const PlanOptions& options) {
   return Planner(model, query, options).Run();
+}
+
+Result<StoredPlan> PlanStoredQuery(const SemanticModel& model, const SemanticQuery& query,
+                                   const PlanOptions& options,
+                                   const std::vector<const StoredRelation*>& relations) {
+  if (options.dialect != sql::Dialect::kDuckDb) {
+    return MakeError(ErrorCode::kInternal, "stored plans are DuckDB SQL");
+  }
+  return Planner(model, query, options, &relations).RunStored();
 }
 
 }  // namespace strata::semantic

@@ -144,7 +144,8 @@ void Partial::AddWhere(std::string predicate, bool first) {
 
 std::string Partial::FromAndWhere() const {
   std::string sql = "FROM ";
-  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+  if (!relation_.empty()) sql += relation_ + " AS " + Quote("t0", dialect_);
+  for (std::size_t i = 0; i < nodes_.size() && relation_.empty(); ++i) {
     const JoinNode& node = nodes_[i];
     std::string projection;
     for (std::size_t k = 0; k < node.expressions.size(); ++k) {

@@ -11,6 +11,7 @@
 #include "semantic/model.h"
 #include "semantic/path.h"
 #include "semantic/query.h"
+#include "semantic/stored_sql.h"
 
 namespace strata::semantic {
 
@@ -38,6 +39,21 @@ struct DimensionRequest {
   const Dimension* dimension = nullptr;
   std::optional<TimeGrain> grain;
   std::string output_name;
+};
+
+// A time_dimensions range [from, to) of the query.
+struct RangeRequest {
+  MemberRef ref;
+  const Dimension* dimension = nullptr;
+  std::string from, to;  // literals
+  UnixSeconds from_seconds = 0, to_seconds = 0;
+};
+
+// A filter of the query on a dimension.
+struct DimensionFilter {
+  MemberRef ref;
+  const Dimension* dimension = nullptr;
+  const FilterRequest* filter = nullptr;
 };
 
 // A measure some partial aggregates, as column "m<index>".
@@ -73,7 +89,11 @@ class Partial {
   const std::vector<std::pair<std::size_t, std::string>>& aggregates() const { return aggregates_; }
   sql::Dialect dialect() const { return dialect_; }
 
-  // FROM ... [WHERE ...] (no SELECT): the joined derived tables and the predicates.
+  // Reads `relation` (as "t0") instead of the joined derived tables: a stored partial.
+  void SetRelation(std::string relation) { relation_ = std::move(relation); }
+
+  // FROM ... [WHERE ...] (no SELECT): the joined derived tables (or the stored relation) and
+  // the predicates.
   std::string FromAndWhere() const;
 
  private:
@@ -84,7 +104,24 @@ class Partial {
   std::size_t row_filters_ = 0;  // the first row_filters_ entries of where_ are row filters
   std::vector<std::string> keys_;
   std::vector<std::pair<std::size_t, std::string>> aggregates_;
+  std::string relation_;
 };
+
+// What a stored partial reads from the planner's resolved query.
+struct StoredInputs {
+  const SemanticModel& model;
+  const DataRole* role;  // null: a trusted caller
+  const std::vector<DimensionRequest>& dimensions;
+  const std::vector<RangeRequest>& ranges;
+  const std::vector<DimensionFilter>& filters;
+  const std::vector<NeededMeasure>& needed;
+};
+
+// Fills `partial` (keys, predicates, re-aggregations, relation) to read `relation`
+// (stored_sql.h). A member the relation cannot answer exactly sets *miss and returns ok; else
+// *rows is the number of stored rows it scans.
+Status BuildStoredPartial(const StoredInputs& inputs, const StoredRelation& relation,
+                          Partial& partial, std::optional<StoredMiss>* miss, std::int64_t* rows);
 
 // SQL pieces (render.cc).
 std::string TruncateTime(const std::string& column, TimeGrain grain, int fiscal_start_month);

@@ -1,0 +1,239 @@
+#include "semantic/rollup_sql.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "semantic/internal/plan.h"
+#include "semantic/path.h"
+
+namespace strata::semantic {
+namespace {
+
+std::string GroupBy(std::size_t count) {
+  std::string out;
+  for (std::size_t i = 1; i <= count; ++i) {
+    out += (i == 1 ? "\nGROUP BY " : ", ") + std::to_string(i);
+  }
+  return out;
+}
+
+std::string TimestampLiteral(UnixSeconds seconds, sql::Dialect dialect) {
+  return "TIMESTAMP " + sql::QuoteString(FormatSqlTimestamp(seconds), dialect);
+}
+
+// The raw (untruncated) column of dimension `path` of the partial's base, joining its path.
+Result<std::string> RawColumn(const SemanticModel& model, Partial& partial, const std::string& path,
+                              const Dimension** out = nullptr) {
+  STRATA_ASSIGN_OR_RETURN(const MemberPath walked,
+                          WalkPath(model, partial.base(), path, ErrorCode::kSemanticInvalid));
+  const Dimension* dimension = walked.target->FindDimension(walked.member);
+  if (dimension == nullptr) {
+    return MakeError(ErrorCode::kSemanticInvalid,
+                     fmt::format("\"{}\" is not a dimension of {}", path, partial.base().name));
+  }
+  if (out != nullptr) *out = dimension;
+  const int node = partial.AddPath(walked.hops, /*from_query=*/true);
+  return partial.Column(node, dimension->sql);
+}
+
+class BuildPlanner {
+ public:
+  BuildPlanner(const SemanticModel& model, const Rollup& rollup, const Entity& entity,
+               sql::Dialect dialect)
+      : model_(model), rollup_(rollup), dialect_(dialect), partial_(model, entity, dialect) {}
+
+  Result<RollupBuildPlan> Run(std::optional<std::pair<UnixSeconds, UnixSeconds>> window,
+                              bool null_time) {
+    STRATA_TRY(Keys());
+    STRATA_TRY(Measures());
+    if (window || null_time) STRATA_TRY(Window(window, null_time));
+    plan_.sql = "SELECT " + select_ + "\n" + partial_.FromAndWhere() + GroupBy(plan_.key_count);
+    for (Pending& pending : pending_) {
+      partial_.where().push_back(pending.input + " IS NOT NULL");
+      pending.query.sql = "SELECT " + keys_ + pending.value + "\n" + partial_.FromAndWhere() +
+                          GroupBy(plan_.key_count + 1);
+      partial_.where().pop_back();
+      plan_.sketches.push_back(std::move(pending.query));
+    }
+    return std::move(plan_);
+  }
+
+ private:
+  std::string Q(const std::string& name) const { return Quote(name, dialect_); }
+
+  Status Keys() {
+    for (const RollupDimension& dimension : rollup_.dimensions) {
+      STRATA_ASSIGN_OR_RETURN(std::string column, RawColumn(model_, partial_, dimension.path));
+      std::optional<TimeGrain> grain;
+      if (dimension.grain) grain = ParseTimeGrain(*dimension.grain);
+      const std::string key =
+          grain ? TruncateTime(column, *grain, model_.fiscal_year_start_month) : column;
+      const std::string alias = Q("d" + std::to_string(plan_.key_count++));
+      keys_ += key + " AS " + alias + ", ";
+      plan_.columns.push_back({dimension.path, true, dimension.path, "", grain});
+      plan_.dimensions.push_back({dimension.path, grain, dimension.path});
+    }
+    select_ = keys_;
+    return OkStatus();
+  }
+
+  void Add(const std::string& aggregate, const std::string& column, const std::string& source,
+           const std::string& part) {
+    select_ += aggregate + " AS " + Q("s" + std::to_string(parts_++)) + ", ";
+    plan_.columns.push_back({column, false, source, part, std::nullopt});
+  }
+
+  void Client(const std::string& input, const std::string& value, const std::string& column,
+              const std::string& source, const std::string& part, RollupSketchQuery::Kind kind) {
+    pending_.push_back({input, value, {"", plan_.key_count, column, kind}});
+    client_columns_.push_back({column, false, source, part, std::nullopt});
+  }
+
+  Status Measures() {
+    const Entity& entity = partial_.base();
+    for (const std::string& name : rollup_.measures) {
+      const Measure* measure = entity.FindMeasure(name);
+      if (measure == nullptr) {
+        return MakeError(ErrorCode::kSemanticInvalid,
+                         fmt::format("entity \"{}\" has no measure \"{}\"", entity.name, name));
+      }
+      const std::string input = MeasureInput(*measure);
+      const std::string column = input.empty() ? "" : partial_.Column(0, input);
+      const bool sketched = std::find(rollup_.sketches.begin(), rollup_.sketches.end(), name) !=
+                            rollup_.sketches.end();
+      AddMeasure(*measure, column, sketched);
+    }
+    Add("COUNT(*)", "__rows", "", "rows");
+    for (RollupColumn& column : client_columns_) plan_.columns.push_back(std::move(column));
+    select_.resize(select_.size() - 2);
+    return OkStatus();
+  }
+
+  void AddMeasure(const Measure& measure, const std::string& column, bool sketched) {
+    const std::string& name = measure.name;
+    const std::string value = column + " AS " + Q("v");
+    switch (measure.agg) {
+      case Aggregation::kSum:
+      case Aggregation::kCount:
+      case Aggregation::kMin:
+      case Aggregation::kMax:
+        Add(RenderAggregate(measure, column, dialect_), name, name, "");
+        plan_.measures.push_back({name, StoredForm::kAdditive, {name}});
+        return;
+      case Aggregation::kAvg:
+        Add("SUM(" + column + ")", name + "__sum", name, "sum");
+        Add("COUNT(" + column + ")", name + "__count", name, "count");
+        plan_.measures.push_back(
+            {name, StoredForm::kSumAndCount, {name + "__sum", name + "__count"}});
+        return;
+      case Aggregation::kCountDistinct:
+        Add(RenderAggregate(measure, column, dialect_), name, name, "");
+        plan_.measures.push_back({name, StoredForm::kExactOnly, {name}});
+        return;
+      case Aggregation::kCountDistinctApprox:
+        if (sketched) {
+          Client(column, value, name + "__hll", name, "hll", RollupSketchQuery::Kind::kHll);
+          plan_.measures.push_back({name, StoredForm::kHll, {name + "__hll"}});
+        } else {
+          Client(column, value, name, name, "", RollupSketchQuery::Kind::kHllEstimate);
+          plan_.measures.push_back({name, StoredForm::kExactOnly, {name}});
+        }
+        return;
+      case Aggregation::kMedian:
+      case Aggregation::kP90:
+      case Aggregation::kP95:
+      case Aggregation::kP99:
+        if (sketched) {
+          const std::string counted =
+              "CAST(" + column + " AS DOUBLE PRECISION) AS " + Q("v") + ", COUNT(*) AS " + Q("n");
+          Client(column, counted, name + "__values", name, "values",
+                 RollupSketchQuery::Kind::kValueCounts);
+          plan_.measures.push_back({name, StoredForm::kValueCounts, {name + "__values"}});
+        } else {
+          Add(RenderAggregate(measure, column, dialect_), name, name, "");
+          plan_.measures.push_back({name, StoredForm::kExactOnly, {name}});
+        }
+        return;
+    }
+  }
+
+  Status Window(std::optional<std::pair<UnixSeconds, UnixSeconds>> window, bool null_time) {
+    const std::optional<std::string> time = RollupTimeDimension(rollup_);
+    if (!time) {
+      return MakeError(ErrorCode::kSemanticInvalid,
+                       fmt::format("rollup \"{}\" has no time dimension", rollup_.name));
+    }
+    STRATA_ASSIGN_OR_RETURN(const std::string column, RawColumn(model_, partial_, *time));
+    if (null_time) {
+      partial_.AddWhere(column + " IS NULL");
+    } else {
+      partial_.AddWhere(column + " >= " + TimestampLiteral(window->first, dialect_) + " AND " +
+                        column + " < " + TimestampLiteral(window->second, dialect_));
+    }
+    return OkStatus();
+  }
+
+  struct Pending {
+    std::string input;
+    std::string value;
+    RollupSketchQuery query;
+  };
+
+  const SemanticModel& model_;
+  const Rollup& rollup_;
+  sql::Dialect dialect_;
+  Partial partial_;
+  RollupBuildPlan plan_;
+  std::string keys_, select_;
+  std::size_t parts_ = 0;
+  std::vector<Pending> pending_;
+  std::vector<RollupColumn> client_columns_;
+};
+
+}  // namespace
+
+std::optional<std::string> RollupTimeDimension(const Rollup& rollup) {
+  if (rollup.build_range) return rollup.build_range->dimension;
+  for (const RollupDimension& dimension : rollup.dimensions) {
+    if (dimension.grain) return dimension.path;
+  }
+  return std::nullopt;
+}
+
+std::optional<TimeGrain> RollupDimensionGrain(const Rollup& rollup, std::string_view path) {
+  for (const RollupDimension& dimension : rollup.dimensions) {
+    if (dimension.path == path && dimension.grain) return ParseTimeGrain(*dimension.grain);
+  }
+  return std::nullopt;
+}
+
+Result<RollupBuildPlan> PlanRollupBuild(const SemanticModel& model, const Rollup& rollup,
+                                        sql::Dialect dialect,
+                                        std::optional<std::pair<UnixSeconds, UnixSeconds>> window,
+                                        bool null_time) {
+  const Entity* entity = model.FindEntity(rollup.entity);
+  if (entity == nullptr) {
+    return MakeError(
+        ErrorCode::kSemanticInvalid,
+        fmt::format("rollup \"{}\": unknown entity \"{}\"", rollup.name, rollup.entity));
+  }
+  return BuildPlanner(model, rollup, *entity, dialect).Run(window, null_time);
+}
+
+Result<std::string> PlanRollupTimeBounds(const SemanticModel& model, const Rollup& rollup,
+                                         sql::Dialect dialect) {
+  const Entity* entity = model.FindEntity(rollup.entity);
+  const std::optional<std::string> time = RollupTimeDimension(rollup);
+  if (entity == nullptr || !time) {
+    return MakeError(ErrorCode::kSemanticInvalid,
+                     fmt::format("rollup \"{}\" has no time dimension", rollup.name));
+  }
+  Partial partial(model, *entity, dialect);
+  STRATA_ASSIGN_OR_RETURN(const std::string column, RawColumn(model, partial, *time));
+  const std::string timestamp = "CAST(" + column + " AS TIMESTAMP)";
+  return "SELECT MIN(" + timestamp + ") AS " + Quote("lo", dialect) + ", MAX(" + timestamp +
+         ") AS " + Quote("hi", dialect) + "\n" + partial.FromAndWhere();
+}
+
+}  // namespace strata::semantic

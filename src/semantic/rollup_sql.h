@@ -1,0 +1,77 @@
+// The warehouse SQL that computes a rollup's stored rows (the builder's half of
+// docs/rollup-store.md): one grouped query at the rollup's dimensions (time dimensions truncated
+// to their stored grain, joined dimensions through their many_to_one/one_to_one path) with the
+// stored partial aggregates, plus one (group, value) query per measure whose stored form is
+// computed client-side (sketches, approximate distinct counts), exactly as the live path
+// computes them, so a stored sketch and a live one of the same values are the same bytes.
+//
+// Pure: no I/O; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "base/time.h"
+#include "semantic/model.h"
+#include "semantic/query.h"
+#include "semantic/stored_sql.h"
+#include "sql/dialect.h"
+
+namespace strata::semantic {
+
+// One column of the stored rows, in file order.
+struct RollupColumn {
+  std::string name;                // the stored column name (docs/rollup-store.md)
+  bool dimension = false;          // a dimension (group key) or a measure part
+  std::string source;              // the dimension path or the measure name
+  std::string part;                // "" | "sum" | "count" | "hll" | "values"
+  std::optional<TimeGrain> grain;  // a time dimension's stored grain
+};
+
+// A query returning the group keys (the first `key_count` columns, as in the main query) and
+// then the value (`with_counts`: and its count) of one measure, for one client-side column.
+struct RollupSketchQuery {
+  enum class Kind {
+    kHll,          // the serialized HLL of the group's values (BLOB)
+    kHllEstimate,  // llround of that HLL's estimate (BIGINT): unsketched count_distinct_approx
+    kValueCounts,  // the sorted (value, count) list (LIST(STRUCT(value DOUBLE, count BIGINT)))
+  };
+  std::string sql;
+  std::size_t key_count = 0;
+  std::string column;  // the stored column it fills
+  Kind kind = Kind::kHll;
+};
+
+struct RollupBuildPlan {
+  std::string sql;                    // group keys "d0".., then the stored measure parts "s0"..
+  std::vector<RollupColumn> columns;  // of `sql` then one per sketch, in stored order
+  std::size_t key_count = 0;
+  std::vector<RollupSketchQuery> sketches;
+  // The stored measures and dimensions, for the router.
+  std::vector<StoredDimension> dimensions;
+  std::vector<StoredMeasure> measures;
+};
+
+// The rollup's partition (and build range) time dimension: build_range.dimension when set, else
+// the first dimension with a grain; nullopt when the rollup has no time dimension with a grain.
+std::optional<std::string> RollupTimeDimension(const Rollup& rollup);
+
+// The stored grain of `rollup`'s dimension `path` (nullopt: not a time dimension with a grain).
+std::optional<TimeGrain> RollupDimensionGrain(const Rollup& rollup, std::string_view path);
+
+// The rows of `rollup` whose time dimension (RollupTimeDimension) lies in [from, to) when a
+// window is given (`null_time`: exactly the rows whose time dimension is NULL), all rows
+// otherwise. REQUIRES: `rollup` was validated against `model` by the loader.
+Result<RollupBuildPlan> PlanRollupBuild(const SemanticModel& model, const Rollup& rollup,
+                                        sql::Dialect dialect,
+                                        std::optional<std::pair<UnixSeconds, UnixSeconds>> window,
+                                        bool null_time = false);
+
+// SELECT min, max of the rollup's time dimension (truncation-free) over the entity's rows; one
+// row of two timestamps (NULLs when the entity is empty).
+Result<std::string> PlanRollupTimeBounds(const SemanticModel& model, const Rollup& rollup,
+                                         sql::Dialect dialect);
+
+}  // namespace strata::semantic
