@@ -37,3 +37,17 @@ echo "== the same question as the north_analyst data role (sees only region nort
 "$strata" query --project "$project" --output table --role north_analyst \
   '{"measures": ["Order.revenue", "Ticket.ticket_count", "Order.tickets_per_order"],
     "dimensions": ["Customer.region"]}'
+echo
+echo "== strata rollups build: the example's rollup as Parquet files (a file per month of the last year)"
+"$strata" rollups build --project "$project" --output human
+echo
+month=$(date -u +%Y-%m-01)
+from=$(date -u -d "$month -10 months" +%Y-%m-01)
+echo "== revenue and distinct customers by month and region, $from to $month: answered from the rollup"
+"$strata" query --project "$project" --output table \
+  "{\"measures\": [\"Order.revenue\", \"Order.customer_id_approx\"],
+    \"dimensions\": [\"Customer.region\"],
+    \"time_dimensions\": [{\"dimension\": \"Order.order_date\", \"grain\": \"quarter\",
+                           \"range\": [\"$from\", \"$month\"]}],
+    \"order\": [{\"member\": \"Order.order_date.quarter\"}, {\"member\": \"Customer.region\"}],
+    \"limit\": 8}"

@@ -12,37 +12,15 @@
 #include "cli/session.h"
 #include "materialize/warehouse_factory.h"
 #include "query/query_engine.h"
+#include "rollup/status.h"
+#include "rollup/store.h"
 #include "semantic/loader.h"
+#include "warehouse/duckdb/duckdb_engine.h"
 
 namespace strata::cli {
 namespace {
 
 using nlohmann::json;
-
-struct LoadedModel {
-  project::Project project;
-  project::WarehouseConfig warehouse;
-  sql::Dialect dialect = sql::Dialect::kDuckDb;  // of the selected warehouse
-  semantic::SemanticModel model;
-};
-
-std::optional<LoadedModel> LoadModel(const CommonOptions& common) {
-  std::optional<LoadedProject> loaded = LoadProjectAndWarehouse(common);
-  if (!loaded) return std::nullopt;
-  Result<sql::Dialect> dialect = materialize::DialectOf(loaded->warehouse);
-  if (!dialect.ok()) {
-    PrintError(dialect.error(), common.output);
-    return std::nullopt;
-  }
-  semantic::SemanticLoadOutcome semantic =
-      semantic::LoadProjectSemanticModel(loaded->project.config, *dialect);
-  if (!semantic.model) {
-    PrintErrors(semantic.errors, common.output);
-    return std::nullopt;
-  }
-  return LoadedModel{std::move(loaded->project), std::move(loaded->warehouse), *dialect,
-                     std::move(*semantic.model)};
-}
 
 std::string CellText(const nlohmann::ordered_json& cell) {
   if (cell.is_null()) return "";
@@ -55,6 +33,21 @@ std::string CsvField(const std::string& text) {
   std::string quoted = "\"";
   for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
   return quoted + "\"";
+}
+
+// "rollup monthly_revenue" or "live; monthly_revenue: grain_not_derivable, ...".
+std::string RouteText(const query::QueryResponse& response) {
+  if (!response.used.empty()) {
+    std::string names;
+    for (const std::string& name : response.used) names += (names.empty() ? "" : " + ") + name;
+    return (response.used.size() > 1 ? "rollups " : "rollup ") + names;
+  }
+  if (response.missed.empty()) return "live; no rollup declared";
+  std::string misses;
+  for (const query::RollupMiss& miss : response.missed) {
+    misses += (misses.empty() ? "" : ", ") + miss.rollup + ": " + miss.reason;
+  }
+  return "live; " + misses;
 }
 
 void PrintResponse(const query::QueryResponse& response, QueryOutput output) {
@@ -85,8 +78,8 @@ void PrintResponse(const query::QueryResponse& response, QueryOutput output) {
         rows.push_back(std::move(cells));
       }
       std::cout << RenderTable(header, rows);
-      std::cout << fmt::format("{} rows in {:.1f} ms (live; rollups not built)\n", rows.size(),
-                               response.duration_ms);
+      std::cout << fmt::format("{} rows in {:.1f} ms ({})\n", rows.size(), response.duration_ms,
+                               RouteText(response));
       return;
     }
   }
@@ -142,18 +135,23 @@ json EntityJson(const semantic::Entity& entity) {
   return out;
 }
 
-json RollupJson(const semantic::Rollup& rollup) {
+json RollupJson(const semantic::Rollup& rollup, const rollup::RollupStatus& status) {
   json dimensions = json::array();
   for (const auto& d : rollup.dimensions) {
     dimensions.push_back(d.grain ? json{{"name", d.path}, {"grain", *d.grain}} : json(d.path));
   }
-  return {{"name", rollup.name},         {"entity", rollup.entity},
-          {"dimensions", dimensions},    {"measures", rollup.measures},
-          {"sketches", rollup.sketches}, {"live_tail", rollup.live_tail},
-          {"status", "not_built"}};
+  return {{"name", rollup.name},
+          {"entity", rollup.entity},
+          {"dimensions", dimensions},
+          {"measures", rollup.measures},
+          {"sketches", rollup.sketches},
+          {"live_tail", rollup.live_tail},
+          {"status", status.state},
+          {"built_at", status.manifest ? json(status.manifest->built_at) : json(nullptr)}};
 }
 
-void PrintMetaHuman(const semantic::SemanticModel& model) {
+void PrintMetaHuman(const semantic::SemanticModel& model,
+                    const std::vector<rollup::RollupStatus>& statuses) {
   for (const semantic::Entity& entity : model.entities) {
     std::cout << entity.name << "\n";
     std::vector<std::vector<std::string>> rows;
@@ -169,10 +167,11 @@ void PrintMetaHuman(const semantic::SemanticModel& model) {
     std::cout << RenderTable({"kind", "member", "type"}, rows) << "\n";
   }
   std::vector<std::vector<std::string>> rollups;
-  for (const semantic::Rollup& rollup : model.rollups) {
+  for (std::size_t i = 0; i < model.rollups.size(); ++i) {
+    const semantic::Rollup& rollup = model.rollups[i];
     std::string measures;
     for (const auto& m : rollup.measures) measures += (measures.empty() ? "" : ", ") + m;
-    rollups.push_back({rollup.name, rollup.entity, measures, "not_built"});
+    rollups.push_back({rollup.name, rollup.entity, measures, statuses[i].state});
   }
   if (!rollups.empty())
     std::cout << "Rollups\n" << RenderTable({"rollup", "entity", "measures", "status"}, rollups);
@@ -197,21 +196,33 @@ int RunQuery(const CommonOptions& common, const QueryCommandOptions& options) {
     PrintError(plan.error(), errors_as.output);
     return 1;
   }
-  // Read-only: queries only read, and a DuckDB file opened read-only is shared by any number of
-  // concurrent queries (a writer's lock is reported naming its process).
-  auto warehouse = materialize::OpenWarehouse(loaded->project.config, loaded->warehouse,
-                                              warehouse::AccessMode::kReadOnly);
-  if (!warehouse.ok()) {
-    PrintError(warehouse.error(), errors_as.output);
-    return 1;
+  const rollup::RollupStore store(rollup::ResolveStoreDir(loaded->project.config));
+  Result<std::unique_ptr<warehouse::Warehouse>> engine = warehouse::OpenDuckDbEngine({});
+  std::unique_ptr<warehouse::Connection> engine_connection;
+  if (engine.ok()) {
+    if (auto connected = (*engine)->Connect(); connected.ok()) {
+      engine_connection = std::move(*connected);
+    }
   }
-  auto connection = (*warehouse)->Connect();
-  if (!connection.ok()) {
-    PrintError(connection.error(), errors_as.output);
-    return 1;
-  }
+  // The warehouse opens only when the query runs live: a rollup hit never touches it. Read-only:
+  // queries only read, and a DuckDB file opened read-only is shared by any number of concurrent
+  // queries (a writer's lock is reported naming its process).
+  std::unique_ptr<warehouse::Warehouse> warehouse;
+  std::unique_ptr<warehouse::Connection> connection;
+  query::QueryContext context;
+  context.dialect = dialect;
+  context.store = engine_connection ? &store : nullptr;
+  context.engine = engine_connection.get();
+  context.live = [&]() -> Result<warehouse::Connection*> {
+    if (connection) return connection.get();
+    STRATA_ASSIGN_OR_RETURN(warehouse,
+                            materialize::OpenWarehouse(loaded->project.config, loaded->warehouse,
+                                                       warehouse::AccessMode::kReadOnly));
+    STRATA_ASSIGN_OR_RETURN(connection, warehouse->Connect());
+    return connection.get();
+  };
   Result<query::QueryResponse> response =
-      query::AnswerQuery(loaded->model, **connection, dialect, *text, {options.role});
+      query::Answer(loaded->model, context, *text, {options.role});
   if (!response.ok()) {
     PrintError(response.error(), errors_as.output);
     return 1;
@@ -224,13 +235,17 @@ int RunMeta(const CommonOptions& common) {
   std::optional<LoadedModel> loaded = LoadModel(common);
   if (!loaded) return 1;
   const semantic::SemanticModel& model = loaded->model;
+  const rollup::RollupStore store(rollup::ResolveStoreDir(loaded->project.config));
+  const std::vector<rollup::RollupStatus> statuses = rollup::StatusOf(model, store);
   if (common.output == OutputFormat::kHuman) {
-    PrintMetaHuman(model);
+    PrintMetaHuman(model, statuses);
     return 0;
   }
   json entities = json::array(), rollups = json::array(), roles = json::array();
   for (const auto& entity : model.entities) entities.push_back(EntityJson(entity));
-  for (const auto& rollup : model.rollups) rollups.push_back(RollupJson(rollup));
+  for (std::size_t i = 0; i < model.rollups.size(); ++i) {
+    rollups.push_back(RollupJson(model.rollups[i], statuses[i]));
+  }
   for (const auto& role : model.data_roles) roles.push_back(role.name);
   PrintJson(json{{"entities", entities},
                  {"rollups", rollups},

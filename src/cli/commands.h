@@ -35,6 +35,12 @@ struct QueryCommandOptions {
   QueryOutput output = QueryOutput::kTable;
 };
 
+struct RollupsBuildOptions {
+  std::vector<std::string> rollups;  // --rollup, repeatable; empty: every rollup
+  bool full = false;                 // rebuild every period
+  int parallel = 1;                  // periods in flight
+};
+
 struct RunCommandOptions {
   materialize::SelectionOptions selection;
   int parallel = 4;
@@ -53,6 +59,11 @@ int RunSchema(const std::string& name);
 // strata query: exit 0 with the result; 1 for a usage error, an invalid project, model or query,
 // a refused data role (AccessDenied) or a warehouse error.
 int RunQuery(const CommonOptions& common, const QueryCommandOptions& options);
+// strata rollups build: 0 when every rollup built, 2 when some period failed (the previous
+// manifest stays in force), 1 for a usage or configuration error.
+int RunRollupsBuild(const CommonOptions& common, const RollupsBuildOptions& options);
+// strata rollups status: what the rollup store holds per rollup (human or --output json).
+int RunRollupsStatus(const CommonOptions& common);
 // strata meta: the semantic model's entities, members and rollups (human or --output json).
 int RunMeta(const CommonOptions& common);
 

@@ -85,15 +85,17 @@ Result<std::int64_t> ParseBoundedInteger(std::string_view flag, const std::strin
 // The numeric flags, as CLI11 reads them (text; checked by ParseNumericFlags).
 struct NumericFlags {
   std::optional<std::string> lookback;
-  std::optional<std::string> parallel;        // plan / run
-  std::optional<std::string> apply_parallel;  // apply
-  std::optional<std::string> limit;           // show
+  std::optional<std::string> parallel;         // plan / run
+  std::optional<std::string> apply_parallel;   // apply
+  std::optional<std::string> rollup_parallel;  // rollups build
+  std::optional<std::string> limit;            // show
 };
 
 struct NumericValues {
   std::optional<std::uint32_t> lookback;
   std::optional<int> parallel;
   std::optional<int> apply_parallel;
+  std::optional<int> rollup_parallel;
   int limit = 10;
 };
 
@@ -119,6 +121,13 @@ Result<NumericValues> ParseNumericFlags(const NumericFlags& flags) {
         ParseBoundedInteger("--parallel", *flags.apply_parallel, 1, kMaxParallel, parallel_hint);
     if (!parallel.ok()) return parallel.error();
     values.apply_parallel = static_cast<int>(*parallel);
+  }
+  if (flags.rollup_parallel) {
+    auto parallel = ParseBoundedInteger("--parallel", *flags.rollup_parallel, 1, kMaxParallel,
+                                        "periods built at once: 1 (serial) to " +
+                                            std::to_string(kMaxParallel) + "; the default is 1");
+    if (!parallel.ok()) return parallel.error();
+    values.rollup_parallel = static_cast<int>(*parallel);
   }
   if (flags.limit) {
     auto limit = ParseBoundedInteger("--limit", *flags.limit, 0, std::numeric_limits<int>::max(),
@@ -231,6 +240,20 @@ int Main(int argc, char** argv) {
   meta->add_option("--project", common.project_dir, "project folder (holds strata.toml)");
   meta->add_option("--warehouse", common.warehouse, "named warehouse from [warehouses.NAME]");
   meta->add_option("--output", output, "human | json")->check(CLI::IsMember({"human", "json"}));
+  strata::cli::RollupsBuildOptions rollups_build;
+  CLI::App* rollups = app.add_subcommand("rollups", "build and inspect the semantic rollups");
+  rollups->require_subcommand(1);
+  CLI::App* rollups_build_command =
+      rollups->add_subcommand("build", "build rollups into the rollup store (Parquet)");
+  rollups_build_command->add_option("--rollup", rollups_build.rollups,
+                                    "only this rollup (repeatable)");
+  rollups_build_command->add_flag("--full", rollups_build.full, "rebuild every period");
+  rollups_build_command->add_option("--parallel", numeric.rollup_parallel,
+                                    "periods in flight (default 1)");
+  AddCommon(rollups_build_command, common, output);
+  CLI::App* rollups_status =
+      rollups->add_subcommand("status", "show what the rollup store holds per rollup");
+  AddCommon(rollups_status, common, output);
   CLI::App* schema = app.add_subcommand("schema", "print a JSON Schema of an output document");
   schema->add_option("NAME", schema_name, "run-output")->required();
 
@@ -270,6 +293,11 @@ int Main(int argc, char** argv) {
     return strata::cli::RunQuery(common, query_options);
   }
   if (*meta) return strata::cli::RunMeta(common);
+  if (*rollups_build_command) {
+    if (values->rollup_parallel) rollups_build.parallel = *values->rollup_parallel;
+    return strata::cli::RunRollupsBuild(common, rollups_build);
+  }
+  if (*rollups_status) return strata::cli::RunRollupsStatus(common);
   return 1;
 }
 

@@ -1,6 +1,8 @@
 #include "cli/session.h"
 
 #include "cli/render.h"
+#include "materialize/warehouse_factory.h"
+#include "semantic/loader.h"
 
 namespace strata::cli {
 
@@ -18,6 +20,24 @@ std::optional<LoadedProject> LoadProjectAndWarehouse(const CommonOptions& common
     return std::nullopt;
   }
   return LoadedProject{std::move(*outcome.project), std::move(*warehouse)};
+}
+
+std::optional<LoadedModel> LoadModel(const CommonOptions& common) {
+  std::optional<LoadedProject> loaded = LoadProjectAndWarehouse(common);
+  if (!loaded) return std::nullopt;
+  Result<sql::Dialect> dialect = materialize::DialectOf(loaded->warehouse);
+  if (!dialect.ok()) {
+    PrintError(dialect.error(), common.output);
+    return std::nullopt;
+  }
+  semantic::SemanticLoadOutcome semantic =
+      semantic::LoadProjectSemanticModel(loaded->project.config, *dialect);
+  if (!semantic.model) {
+    PrintErrors(semantic.errors, common.output);
+    return std::nullopt;
+  }
+  return LoadedModel{std::move(loaded->project), std::move(loaded->warehouse), *dialect,
+                     std::move(*semantic.model)};
 }
 
 std::optional<Session> OpenSession(const CommonOptions& common) {

@@ -7,6 +7,8 @@
 
 #include "cli/commands.h"
 #include "project/project.h"
+#include "semantic/model.h"
+#include "sql/dialect.h"
 #include "state/state_store.h"
 
 namespace strata::cli {
@@ -26,6 +28,18 @@ struct LoadedProject {
 // Loads the project and selects the warehouse; prints the load's warnings (stderr, unless --quiet)
 // and every error, and returns nullopt on failure.
 std::optional<LoadedProject> LoadProjectAndWarehouse(const CommonOptions& common);
+
+// The project, the selected warehouse and its semantic model.
+struct LoadedModel {
+  project::Project project;
+  project::WarehouseConfig warehouse;
+  sql::Dialect dialect = sql::Dialect::kDuckDb;  // of the selected warehouse
+  semantic::SemanticModel model;
+};
+
+// LoadProjectAndWarehouse, then the semantic model; prints every error and returns nullopt on
+// failure.
+std::optional<LoadedModel> LoadModel(const CommonOptions& common);
 
 // LoadProjectAndWarehouse, then opens the state store; prints every error and returns nullopt
 // on failure.

@@ -9,8 +9,10 @@
 #include <map>
 
 #include "base/hll.h"
+#include "rollup/router.h"
 #include "semantic/literal.h"
 #include "semantic/query.h"
+#include "semantic/stored_sql.h"
 
 namespace strata::query {
 namespace {
@@ -120,11 +122,17 @@ nlohmann::ordered_json QueryResponse::ToJson() const {
   }
   ordered row_list = ordered::array();
   for (const auto& row : rows) row_list.push_back(row);
-  ordered missed_list = ordered::array();
-  for (const RollupMiss& miss : missed)
-    missed_list.push_back({{"rollup", miss.rollup}, {"reason", miss.reason}});
-  ordered meta = {
-      {"rollup", {{"missed", missed_list}}}, {"sql", sql}, {"duration_ms", duration_ms}};
+  ordered rollup = ordered::object();
+  if (!used.empty()) {
+    rollup["used"] = used.front();
+    if (used.size() > 1) rollup["joined"] = used;
+  } else {
+    ordered missed_list = ordered::array();
+    for (const RollupMiss& miss : missed)
+      missed_list.push_back({{"rollup", miss.rollup}, {"reason", miss.reason}});
+    rollup["missed"] = missed_list;
+  }
+  ordered meta = {{"rollup", rollup}, {"sql", sql}, {"duration_ms", duration_ms}};
   return ordered{{"columns", column_list}, {"rows", row_list}, {"meta", meta}};
 }
 
@@ -133,7 +141,7 @@ std::vector<RollupMiss> RollupMisses(const semantic::SemanticModel& model,
   std::vector<RollupMiss> misses;
   for (const semantic::Rollup& rollup : model.rollups) {
     if (std::find(entities.begin(), entities.end(), rollup.entity) != entities.end()) {
-      misses.push_back({rollup.name, "not_built"});
+      misses.push_back({rollup.name, "not_built", "no rollup store"});
     }
   }
   return misses;
@@ -146,36 +154,99 @@ Result<semantic::LivePlan> PlanQuery(const semantic::SemanticModel& model, sql::
   return semantic::PlanLiveQuery(model, query, {dialect, options.role});
 }
 
-Result<QueryResponse> AnswerQuery(const semantic::SemanticModel& model,
-                                  warehouse::Connection& connection, sql::Dialect dialect,
-                                  std::string_view query_json, const QueryOptions& options) {
-  const auto started = std::chrono::steady_clock::now();
-  STRATA_ASSIGN_OR_RETURN(const semantic::LivePlan plan,
-                          PlanQuery(model, dialect, query_json, options));
-  Result<warehouse::QueryResult> executed = connection.Execute(plan.sql);
-  if (!executed.ok()) {
-    return std::move(executed.error().Note("while running the live SQL of a semantic query"));
-  }
-  warehouse::QueryResult& result = *executed;
-  if (result.columns.size() != plan.columns.size()) {
-    return MakeError(ErrorCode::kInternal,
-                     fmt::format("the live SQL returned {} columns, expected {}",
-                                 result.columns.size(), plan.columns.size()));
-  }
-  STRATA_TRY(FillSketches(connection, plan, result));
-  QueryResponse response;
+namespace {
+
+// The typed rows of `result` (whose columns are the plan's).
+void FillRows(const semantic::LivePlan& plan, const warehouse::QueryResult& result,
+              QueryResponse& response) {
   response.columns = plan.columns;
   response.sql = plan.sql;
-  response.missed = RollupMisses(model, plan.entities);
   response.rows.resize(result.row_count());
   for (std::size_t row = 0; row < result.row_count(); ++row) {
     for (std::size_t c = 0; c < plan.columns.size(); ++c) {
       response.rows[row].push_back(Cell(result.columns[c].values[row], plan.columns[c].type));
     }
   }
+}
+
+Status CheckShape(const semantic::LivePlan& plan, const warehouse::QueryResult& result,
+                  const char* where) {
+  if (result.columns.size() == plan.columns.size()) return OkStatus();
+  return MakeError(ErrorCode::kInternal,
+                   fmt::format("the {} returned {} columns, expected {}", where,
+                               result.columns.size(), plan.columns.size()));
+}
+
+Status AnswerLive(warehouse::Connection& connection, const semantic::LivePlan& plan,
+                  QueryResponse& response) {
+  Result<warehouse::QueryResult> executed = connection.Execute(plan.sql);
+  if (!executed.ok()) {
+    return std::move(executed.error().Note("while running the live SQL of a semantic query"));
+  }
+  STRATA_TRY(CheckShape(plan, *executed, "live SQL"));
+  STRATA_TRY(FillSketches(connection, plan, *executed));
+  FillRows(plan, *executed, response);
+  return OkStatus();
+}
+
+// Answers from the routed rollups; false (with `missed` filled) when their files fail to read.
+bool AnswerFromRollups(const QueryContext& context, rollup::Route& route, QueryResponse& response) {
+  Result<warehouse::QueryResult> executed = context.engine->Execute(route.plan->sql);
+  if (executed.ok() && CheckShape(*route.plan, *executed, "rollup SQL").ok()) {
+    FillRows(*route.plan, *executed, response);
+    response.used = route.used;
+    return true;
+  }
+  const std::string detail = executed.ok() ? "unexpected columns" : executed.error().message;
+  for (const std::string& name : route.used) {
+    response.missed.push_back({name, semantic::miss::kStoreError, detail});
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<QueryResponse> Answer(const semantic::SemanticModel& model, const QueryContext& context,
+                             std::string_view query_json, const QueryOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  STRATA_ASSIGN_OR_RETURN(const semantic::SemanticQuery query,
+                          semantic::ParseQueryJson(query_json));
+  STRATA_ASSIGN_OR_RETURN(const semantic::LivePlan plan,
+                          semantic::PlanLiveQuery(model, query, {context.dialect, options.role}));
+  QueryResponse response;
+  bool answered = false;
+  if (context.store != nullptr && context.engine != nullptr) {
+    // The rollup SQL is DuckDB's; the live plan above checked the query in the warehouse's
+    // dialect, and the literals of both come from the same typed values.
+    const semantic::PlanOptions engine_options{sql::Dialect::kDuckDb, options.role};
+    rollup::Route route = rollup::RouteQuery(model, query, engine_options, plan, *context.store);
+    if (route.hit()) {
+      answered = AnswerFromRollups(context, route, response);
+    } else {
+      for (rollup::RollupMiss& miss : route.missed) {
+        response.missed.push_back({miss.rollup, miss.reason, miss.detail});
+      }
+    }
+  } else {
+    response.missed = RollupMisses(model, plan.entities);
+  }
+  if (!answered) {
+    if (!context.live) return MakeError(ErrorCode::kInternal, "no warehouse connection");
+    STRATA_ASSIGN_OR_RETURN(warehouse::Connection * connection, context.live());
+    STRATA_TRY(AnswerLive(*connection, plan, response));
+  }
   response.duration_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   return response;
+}
+
+Result<QueryResponse> AnswerQuery(const semantic::SemanticModel& model,
+                                  warehouse::Connection& connection, sql::Dialect dialect,
+                                  std::string_view query_json, const QueryOptions& options) {
+  QueryContext context;
+  context.dialect = dialect;
+  context.live = [&connection]() -> Result<warehouse::Connection*> { return &connection; };
+  return Answer(model, context, query_json, options);
 }
 
 }  // namespace strata::query

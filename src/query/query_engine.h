@@ -1,12 +1,17 @@
 // Answers one semantic query (DESIGN.md `query`): parse the JSON, resolve it against the model
-// with the caller's data role, route it (no rollup is built yet, so every rollup of the queried
-// entities is reported as missed with reason `not_built` and the query runs live), execute the
-// live SQL on the warehouse, estimate count_distinct_approx sketches client-side, and return
-// typed columns, rows and `meta`. `strata query` and (later) POST /v1/query both call this.
+// with the caller's data role, route it (rollup/router.h: a rollup that answers exactly is read
+// through the in-process DuckDB engine and the warehouse is never opened; otherwise the query
+// runs live: the live SQL on the warehouse, count_distinct_approx sketches estimated
+// client-side), and return typed columns, rows and `meta`. `strata query` and (later)
+// POST /v1/query both call this.
 //
-// Thread safety: AnswerQuery uses `connection` only; callers give each thread its own.
+// Routing never fails a query: a rollup whose files cannot be read (deleted, truncated,
+// corrupted) sends the query live with the miss reason `store_error`.
+//
+// Thread safety: Answer uses the context's connections only; callers give each thread its own.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -14,6 +19,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "rollup/store.h"
 #include "semantic/live_sql.h"
 #include "semantic/model.h"
 #include "warehouse/warehouse.h"
@@ -23,6 +29,7 @@ namespace strata::query {
 struct RollupMiss {
   std::string rollup;
   std::string reason;  // a stable reason string of spec/semantic.md ("not_built")
+  std::string detail;  // for humans (not in the JSON contract)
 };
 
 struct QueryResponse {
@@ -32,12 +39,14 @@ struct QueryResponse {
   // text "1e999" of a VARCHAR or NUMERIC column) comes back as that text; an infinite or NaN
   // double as null.
   std::vector<std::vector<nlohmann::ordered_json>> rows;
-  std::vector<RollupMiss> missed;
+  std::vector<std::string> used;   // the rollups that answered (one per entity); empty: live
+  std::vector<RollupMiss> missed;  // when live: one per rollup of the queried entities
   std::string sql;
   double duration_ms = 0;
 
-  // {"columns":[{"name","type"}],"rows":[[...]],"meta":{"rollup":{"missed":[...]},"sql":...,
-  //  "duration_ms":...}}, keys in this order.
+  // {"columns":[{"name","type"}],"rows":[[...]],"meta":{"rollup":{...},"sql":...,
+  //  "duration_ms":...}}, keys in this order. meta.rollup is {"used": name} on a hit (with
+  //  "joined": [names] when several rollups were joined), else {"missed": [{rollup, reason}]}.
   nlohmann::ordered_json ToJson() const;
 };
 
@@ -45,8 +54,24 @@ struct QueryOptions {
   std::optional<std::string> role;  // nullopt: a trusted caller (see semantic/live_sql.h)
 };
 
+// Where answers may come from.
+struct QueryContext {
+  sql::Dialect dialect = sql::Dialect::kDuckDb;  // the warehouse's
+  // The warehouse connection, opened on first use: called only when the query runs live.
+  std::function<Result<warehouse::Connection*>()> live;
+  const rollup::RollupStore* store = nullptr;  // null: no routing (every rollup not_built)
+  // A connection of the rollup engine (warehouse/duckdb/duckdb_engine.h); kept warm by the
+  // caller across queries. Required when `store` is set.
+  warehouse::Connection* engine = nullptr;
+};
+
 // Errors: kQueryInvalid, kAmbiguousPath, kFanOut, kAccessDenied from parsing and planning;
-// warehouse error codes from execution (with a note naming the query).
+// warehouse error codes from live execution (with a note naming the query). Never an error
+// from a rollup.
+Result<QueryResponse> Answer(const semantic::SemanticModel& model, const QueryContext& context,
+                             std::string_view query_json, const QueryOptions& options);
+
+// Answer without rollups, live on `connection`.
 Result<QueryResponse> AnswerQuery(const semantic::SemanticModel& model,
                                   warehouse::Connection& connection, sql::Dialect dialect,
                                   std::string_view query_json, const QueryOptions& options);

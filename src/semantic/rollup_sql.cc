@@ -104,7 +104,7 @@ class BuildPlanner {
                             rollup_.sketches.end();
       AddMeasure(*measure, column, sketched);
     }
-    Add("COUNT(*)", "__rows", "", "rows");
+    Add("COUNT(*)", "__rows", "*", "rows");
     for (RollupColumn& column : client_columns_) plan_.columns.push_back(std::move(column));
     select_.resize(select_.size() - 2);
     return OkStatus();

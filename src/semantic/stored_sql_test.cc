@@ -130,9 +130,9 @@ TEST_F(StoredPlanTest, MissReasons) {
                       "dimensions": ["Order.status", "Customer.region"],
                       "time_dimensions": [{"dimension": "Order.order_date", "grain": "day"}]})"),
             "");
-  EXPECT_EQ(Route(R"({"measures": ["Order.revenue"], "dimensions": ["Order.status"]})",
-                  "by_channel"),
-            miss::kRowSecurity);
+  EXPECT_EQ(
+      Route(R"({"measures": ["Order.revenue"], "dimensions": ["Order.status"]})", "by_channel"),
+      miss::kRowSecurity);
   EXPECT_EQ(Route(R"({"measures": ["Order.revenue"], "dimensions": ["Order.status"]})", "north"),
             "");
 }
@@ -207,12 +207,12 @@ TEST(GrainDerivable, FixedTable) {
 }
 
 TEST(GrainBoundary, Buckets) {
-  EXPECT_TRUE(IsGrainBoundary(1767225600, TimeGrain::kYear, 1));       // 2026-01-01
+  EXPECT_TRUE(IsGrainBoundary(1767225600, TimeGrain::kYear, 1));  // 2026-01-01
   EXPECT_FALSE(IsGrainBoundary(1767225600, TimeGrain::kFiscalYear, 4));
   EXPECT_TRUE(IsGrainBoundary(1767225600 + 3600, TimeGrain::kHour, 1));
   EXPECT_FALSE(IsGrainBoundary(1767225600 + 3600, TimeGrain::kDay, 1));
-  EXPECT_TRUE(IsGrainBoundary(1767571200, TimeGrain::kWeek, 1));       // Monday 2026-01-05
-  EXPECT_FALSE(IsGrainBoundary(1767225600, TimeGrain::kWeek, 1));      // Thursday
+  EXPECT_TRUE(IsGrainBoundary(1767571200, TimeGrain::kWeek, 1));   // Monday 2026-01-05
+  EXPECT_FALSE(IsGrainBoundary(1767225600, TimeGrain::kWeek, 1));  // Thursday
 }
 
 }  // namespace

@@ -1,0 +1,333 @@
+#include "rollup/builder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "project/did_you_mean.h"
+#include "rollup/definition.h"
+#include "rollup/internal/period_writer.h"
+#include "rollup/periods.h"
+#include "semantic/literal.h"
+#include "semantic/rollup_sql.h"
+
+namespace strata::rollup {
+namespace {
+
+using semantic::TimeGrain;
+constexpr UnixSeconds kDay = 86400;
+
+double MillisSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// One file the build writes (or keeps).
+struct PlannedPeriod {
+  PeriodOutcome outcome;
+  std::optional<ManifestFile> kept;  // set when the previous file is kept
+};
+
+struct RollupPlan {
+  std::vector<PlannedPeriod> periods;
+  std::optional<UnixSeconds> range_start, range_end;
+};
+
+PeriodOutcome Outcome(std::string label, std::optional<UnixSeconds> start,
+                      std::optional<UnixSeconds> end, bool null_time) {
+  PeriodOutcome outcome;
+  outcome.label = std::move(label);
+  outcome.start = start;
+  outcome.end = end;
+  outcome.null_time = null_time;
+  outcome.status = "built";
+  return outcome;
+}
+
+std::optional<TimeGrain> PartitionGrain(const semantic::Rollup& rollup) {
+  if (!rollup.partition) return std::nullopt;
+  return semantic::ParseTimeGrain(rollup.partition->by);
+}
+
+// The unit that bounds a build range: partition.by, else the time dimension's stored grain.
+TimeGrain RangeUnit(const semantic::Rollup& rollup) {
+  if (const auto by = PartitionGrain(rollup)) return *by;
+  if (const auto time = semantic::RollupTimeDimension(rollup)) {
+    if (const auto grain = semantic::RollupDimensionGrain(rollup, *time)) return *grain;
+  }
+  return TimeGrain::kDay;
+}
+
+// The source rows' time bounds, for rollups without a build range.
+Result<std::optional<std::pair<UnixSeconds, UnixSeconds>>> SourceBounds(
+    const semantic::SemanticModel& model, const semantic::Rollup& rollup,
+    warehouse::Warehouse& warehouse) {
+  STRATA_ASSIGN_OR_RETURN(const std::string sql,
+                          semantic::PlanRollupTimeBounds(model, rollup, warehouse.dialect()));
+  STRATA_ASSIGN_OR_RETURN(auto connection, warehouse.Connect());
+  STRATA_ASSIGN_OR_RETURN(const warehouse::QueryResult result, connection->Execute(sql));
+  if (result.row_count() != 1 || result.columns.size() != 2) {
+    return MakeError(ErrorCode::kInternal, "the time bounds query returned no row");
+  }
+  const auto seconds = [](const warehouse::Value& value) -> std::optional<UnixSeconds> {
+    if (std::holds_alternative<std::monostate>(value)) return std::nullopt;
+    std::string text = warehouse::ValueToString(value);
+    if (const std::size_t dot = text.find('.', 10); dot != std::string::npos) text.resize(dot);
+    return semantic::ParseTimeText(text);
+  };
+  const auto lo = seconds(result.columns[0].values[0]);
+  const auto hi = seconds(result.columns[1].values[0]);
+  if (!lo || !hi) return std::optional<std::pair<UnixSeconds, UnixSeconds>>();
+  return std::optional<std::pair<UnixSeconds, UnixSeconds>>(std::make_pair(*lo, *hi));
+}
+
+// The periods the build covers, and which of the previous manifest's files it keeps.
+Result<RollupPlan> PlanPeriods(const semantic::SemanticModel& model, const semantic::Rollup& rollup,
+                               warehouse::Warehouse& warehouse,
+                               const std::optional<Manifest>& previous, bool full,
+                               UnixSeconds now) {
+  RollupPlan plan;
+  const std::optional<TimeGrain> by = PartitionGrain(rollup);
+  const bool windowed = by || rollup.build_range || rollup.live_tail;
+  if (!windowed) {
+    plan.periods.push_back({Outcome("all", std::nullopt, std::nullopt, false), std::nullopt});
+    return plan;
+  }
+  const TimeGrain unit = RangeUnit(rollup);
+  UnixSeconds from = 0, to = 0;
+  if (rollup.build_range) {
+    from = PeriodStart(now - static_cast<UnixSeconds>(rollup.build_range->days) * kDay, unit);
+    to = NextPeriodStart(PeriodStart(now, unit), unit);
+  } else {
+    STRATA_ASSIGN_OR_RETURN(const auto bounds, SourceBounds(model, rollup, warehouse));
+    if (bounds) {
+      from = PeriodStart(bounds->first, unit);
+      to = NextPeriodStart(PeriodStart(std::max(bounds->second, now), unit), unit);
+    }
+  }
+  if (rollup.live_tail) to = std::max(from, PeriodStart(now, unit));
+  if (from < to) {
+    plan.range_start = from;
+    plan.range_end = to;
+  }
+  std::vector<Period> periods =
+      by ? PeriodsCovering(from, to, *by)
+         : (from < to ? std::vector<Period>{{from, to}} : std::vector<Period>{});
+  const std::size_t refresh_last = rollup.partition ? rollup.partition->refresh_last : 0;
+  for (std::size_t i = 0; i < periods.size(); ++i) {
+    const auto [start, end] = periods[i];
+    PlannedPeriod planned{Outcome(PeriodLabel(start), start, end, false), std::nullopt};
+    const bool newest = i + refresh_last >= periods.size();
+    if (by && previous && !full && !newest) {
+      for (const ManifestFile& file : previous->files) {
+        if (file.start == start && file.end == end) planned.kept = file;
+      }
+    }
+    if (planned.kept) {
+      planned.outcome.status = "kept";
+      planned.outcome.rows = planned.kept->rows;
+      planned.outcome.bytes = planned.kept->bytes;
+    }
+    plan.periods.push_back(std::move(planned));
+  }
+  if (by && !rollup.build_range && !rollup.live_tail) {
+    plan.periods.push_back({Outcome("null", std::nullopt, std::nullopt, true), std::nullopt});
+  }
+  return plan;
+}
+
+class RollupBuild {
+ public:
+  RollupBuild(const semantic::SemanticModel& model, const semantic::Rollup& rollup,
+              warehouse::Warehouse& warehouse, warehouse::Warehouse& engine,
+              const RollupStore& store, const BuildOptions& options, UnixSeconds now)
+      : model_(model),
+        rollup_(rollup),
+        warehouse_(warehouse),
+        engine_(engine),
+        store_(store),
+        options_(options),
+        now_(now) {}
+
+  RollupOutcome Run() {
+    const auto started = std::chrono::steady_clock::now();
+    outcome_.rollup = rollup_.name;
+    Status built = Build();
+    outcome_.duration_ms = MillisSince(started);
+    if (!built.ok() && !outcome_.error) outcome_.error = std::move(built).error();
+    outcome_.status = outcome_.error ? "failed" : "built";
+    return std::move(outcome_);
+  }
+
+ private:
+  Status Build() {
+    STRATA_ASSIGN_OR_RETURN(BuildLock lock, store_.LockForBuild(rollup_.name));
+    Result<std::optional<Manifest>> loaded = store_.Load(rollup_.name);
+    std::optional<Manifest> previous = loaded.ok() ? std::move(*loaded) : std::nullopt;
+    const std::string hash = DefinitionHash(model_, rollup_);
+    const bool full = options_.full || !previous || previous->definition_hash != hash;
+    STRATA_ASSIGN_OR_RETURN(RollupPlan plan,
+                            PlanPeriods(model_, rollup_, warehouse_, previous, full, now_));
+    WriteAll(plan);
+    for (const PlannedPeriod& period : plan.periods) outcome_.periods.push_back(period.outcome);
+    if (outcome_.error) {
+      if (Result<GarbageReport> garbage = store_.CollectGarbage(lock); garbage.ok()) {
+        outcome_.garbage = garbage->summary;
+      }
+      return OkStatus();
+    }
+    Manifest manifest = NewManifest(plan, hash, previous);
+    STRATA_ASSIGN_OR_RETURN(outcome_.version, store_.Publish(lock, manifest));
+    outcome_.rows = manifest.TotalRows();
+    if (Result<GarbageReport> garbage = store_.CollectGarbage(lock); garbage.ok()) {
+      outcome_.garbage = garbage->summary;
+    }
+    return OkStatus();
+  }
+
+  Manifest NewManifest(const RollupPlan& plan, const std::string& hash,
+                       const std::optional<Manifest>& previous) {
+    Manifest manifest;
+    manifest.rollup = rollup_.name;
+    manifest.definition_hash = hash;
+    manifest.built_at = FormatIso8601(now_);
+    manifest.built_through = now_;
+    manifest.range_start = plan.range_start;
+    manifest.range_end = plan.range_end;
+    manifest.partition_by = rollup_.partition ? rollup_.partition->by : "";
+    manifest.time_dimension = semantic::RollupTimeDimension(rollup_).value_or("");
+    manifest.columns = columns_;
+    if (manifest.columns.empty() && previous) manifest.columns = previous->columns;
+    for (const PlannedPeriod& period : plan.periods) {
+      manifest.files.push_back(period.kept ? *period.kept : written_.at(&period));
+    }
+    return manifest;
+  }
+
+  // Writes every period that is not kept, `parallel` at a time.
+  void WriteAll(RollupPlan& plan) {
+    std::vector<PlannedPeriod*> todo;
+    for (PlannedPeriod& period : plan.periods) {
+      if (!period.kept) todo.push_back(&period);
+    }
+    std::atomic<std::size_t> next{0};
+    const auto worker = [&] {
+      Result<std::unique_ptr<warehouse::Connection>> source = warehouse_.Connect();
+      Result<std::unique_ptr<warehouse::Connection>> engine = engine_.Connect();
+      for (std::size_t i = next++; i < todo.size(); i = next++) {
+        if (!source.ok() || !engine.ok()) {
+          Finish(*todo[i], source.ok() ? engine.error() : source.error(), std::nullopt, 0);
+          continue;
+        }
+        WriteOne(*todo[i], **source, **engine);
+      }
+    };
+    const std::size_t threads =
+        std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1, options_.parallel)), 1,
+                                std::max<std::size_t>(1, todo.size()));
+    total_ = todo.size();
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+    worker();
+    for (std::thread& thread : pool) thread.join();
+  }
+
+  void WriteOne(PlannedPeriod& period, warehouse::Connection& source,
+                warehouse::Connection& engine) {
+    const auto started = std::chrono::steady_clock::now();
+    PeriodRequest request;
+    request.null_time = period.outcome.null_time;
+    if (period.outcome.start) request.window = {*period.outcome.start, *period.outcome.end};
+    Result<std::filesystem::path> path = store_.NewFilePath(rollup_.name, period.outcome.label);
+    if (!path.ok()) return Finish(period, path.error(), std::nullopt, MillisSince(started));
+    Result<WrittenPeriod> written =
+        WritePeriod(model_, rollup_, warehouse_.dialect(), source, engine, request, *path);
+    if (!written.ok()) return Finish(period, written.error(), std::nullopt, MillisSince(started));
+    Result<FileDigest> digest = ChecksumFile(*path);
+    if (!digest.ok()) return Finish(period, digest.error(), std::nullopt, MillisSince(started));
+    ManifestFile file;
+    if (rollup_.partition) {  // an unpartitioned rollup's one file is the whole rollup
+      file.start = period.outcome.start;
+      file.end = period.outcome.end;
+    }
+    file.null_time = period.outcome.null_time;
+    file.path = path->filename().string();
+    file.rows = written->rows;
+    file.bytes = digest->bytes;
+    file.checksum = digest->checksum;
+    file.build_ms = MillisSince(started);
+    file.built_at = FormatIso8601(now_);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (columns_.empty()) columns_ = written->columns;
+    }
+    Finish(period, std::nullopt, file, file.build_ms);
+  }
+
+  void Finish(PlannedPeriod& period, std::optional<Error> error, std::optional<ManifestFile> file,
+              double duration_ms) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    period.outcome.duration_ms = duration_ms;
+    if (error) {
+      period.outcome.status = "failed";
+      period.outcome.error = *error;
+      if (!outcome_.error) outcome_.error = *error;
+    } else {
+      period.outcome.rows = file->rows;
+      period.outcome.bytes = file->bytes;
+      written_[&period] = *file;
+    }
+    ++done_;
+    if (options_.progress) options_.progress(rollup_.name, period.outcome, done_, total_);
+  }
+
+  const semantic::SemanticModel& model_;
+  const semantic::Rollup& rollup_;
+  warehouse::Warehouse& warehouse_;
+  warehouse::Warehouse& engine_;
+  const RollupStore& store_;
+  const BuildOptions& options_;
+  const UnixSeconds now_;
+  RollupOutcome outcome_;
+  std::mutex mutex_;  // guards written_, columns_, done_ and outcome_.error
+  std::map<const PlannedPeriod*, ManifestFile> written_;
+  std::vector<ManifestColumn> columns_;
+  std::size_t done_ = 0, total_ = 0;
+};
+
+}  // namespace
+
+bool BuildReport::ok() const {
+  return std::all_of(rollups.begin(), rollups.end(),
+                     [](const RollupOutcome& rollup) { return !rollup.error; });
+}
+
+Result<BuildReport> BuildRollups(const semantic::SemanticModel& model,
+                                 warehouse::Warehouse& warehouse, warehouse::Warehouse& engine,
+                                 const RollupStore& store, const BuildOptions& options) {
+  std::vector<std::string> names;
+  for (const semantic::Rollup& rollup : model.rollups) names.push_back(rollup.name);
+  for (const std::string& wanted : options.rollups) {
+    if (std::find(names.begin(), names.end(), wanted) == names.end()) {
+      return MakeError(ErrorCode::kConfig, fmt::format("no rollup named \"{}\"", wanted),
+                       project::SuggestionHint(wanted, names));
+    }
+  }
+  const UnixSeconds now = (options.clock != nullptr ? *options.clock : SystemClock()).Now();
+  BuildReport report;
+  for (const semantic::Rollup& rollup : model.rollups) {
+    if (!options.rollups.empty() && std::find(options.rollups.begin(), options.rollups.end(),
+                                              rollup.name) == options.rollups.end()) {
+      continue;
+    }
+    report.rollups.push_back(
+        RollupBuild(model, rollup, warehouse, engine, store, options, now).Run());
+  }
+  return report;
+}
+
+}  // namespace strata::rollup

@@ -1,0 +1,82 @@
+// The rollup builder (`strata rollups build`): computes each period of a rollup on the warehouse
+// (semantic/rollup_sql.h), loads the rows into the in-process DuckDB engine
+// (warehouse/duckdb/duckdb_engine.h; sketches are computed there by the registered strata_*
+// functions from the values' canonical text, as the live path computes them), writes one
+// Parquet file per period with COPY ... (FORMAT parquet), sorted by sort_by, and publishes a new
+// manifest through the store (rollup/store.h).
+//
+// Which periods: partition.by periods of the rollup's time dimension over the build range
+// (build_range: the periods from the one containing now - days through the one containing now;
+// else those of the source rows' min through max, plus one file for rows whose time is NULL); a
+// live_tail rollup stops before the open period (the live tail reads it). Unpartitioned
+// rollups are one file. A plain build builds the periods its manifest lacks and rebuilds the
+// newest `refresh_last`; `full` (or a changed definition) rebuilds every period. Files of
+// periods that are not rebuilt are kept as they are.
+//
+// Failure: a period that fails leaves the previous manifest in force (nothing is published for
+// that rollup; its new files are garbage for the next collection) and is reported; other
+// rollups still build. A held build lock is a failure of that rollup.
+//
+// Thread safety: BuildRollups runs up to `parallel` periods at once, each with its own warehouse
+// and engine connection; the warehouse must allow that many connections.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "base/time.h"
+#include "rollup/store.h"
+#include "semantic/model.h"
+#include "warehouse/warehouse.h"
+
+namespace strata::rollup {
+
+struct PeriodOutcome {
+  std::string label;  // "2026-04-01", "all", "null"
+  std::optional<UnixSeconds> start, end;
+  bool null_time = false;
+  std::string status;  // "built" | "kept" | "failed"
+  std::int64_t rows = 0;
+  std::uint64_t bytes = 0;
+  double duration_ms = 0;
+  std::optional<Error> error;
+};
+
+struct RollupOutcome {
+  std::string rollup;
+  std::string status;  // "built" | "failed"
+  std::vector<PeriodOutcome> periods;
+  std::optional<Error> error;  // the first failure
+  std::int64_t version = 0;    // the published manifest version
+  std::int64_t rows = 0;       // rows of the published manifest
+  double duration_ms = 0;
+  std::string garbage;  // the garbage collection's summary
+};
+
+struct BuildReport {
+  std::vector<RollupOutcome> rollups;
+  bool ok() const;
+};
+
+struct BuildOptions {
+  std::vector<std::string> rollups;  // empty: every rollup of the model
+  bool full = false;
+  int parallel = 1;
+  const Clock* clock = nullptr;  // null: the system clock
+  // Called (from worker threads, serialized) after each period finishes.
+  std::function<void(const std::string& rollup, const PeriodOutcome& period, std::size_t done,
+                     std::size_t total)>
+      progress;
+};
+
+// Errors: kConfig for a rollup name that the model does not declare (with a "did you mean");
+// everything else is reported per rollup and period.
+Result<BuildReport> BuildRollups(const semantic::SemanticModel& model,
+                                 warehouse::Warehouse& warehouse, warehouse::Warehouse& engine,
+                                 const RollupStore& store, const BuildOptions& options);
+
+}  // namespace strata::rollup

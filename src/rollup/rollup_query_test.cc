@@ -1,0 +1,353 @@
+// Rollups end to end in one process: build into a temporary store from a real DuckDB warehouse,
+// route queries, answer them from the Parquet files through the engine, and compare every
+// answer with the live answer of the same query. Plus a property test: random rollup
+// definitions and random queries, rollup answer == live answer (sketches included: a merged
+// HLL is the HLL of the union, so even approximate distinct counts agree exactly).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include "query/query_engine.h"
+#include "rollup/builder.h"
+#include "semantic/loader.h"
+#include "warehouse/duckdb/duckdb_engine.h"
+#include "warehouse/duckdb/duckdb_warehouse.h"
+
+namespace strata::rollup {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+const char* kEntities = R"(entities:
+  - name: Order
+    table: raw.orders
+    primary_key: order_id
+    dimensions:
+      - { name: order_id, type: number }
+      - { name: status, type: string }
+      - { name: channel, type: string }
+      - { name: order_date, type: time, sql: order_at }
+    measures:
+      - { name: revenue, agg: sum, sql: amount }
+      - { name: order_count, agg: count }
+      - { name: paid_revenue, agg: sum, sql: amount, filter: "status = 'paid'" }
+      - { name: min_amount, agg: min, sql: amount }
+      - { name: max_amount, agg: max, sql: amount }
+      - { name: avg_amount, agg: avg, sql: amount }
+      - { name: customers, agg: count_distinct, sql: customer_id }
+      - { name: customers_approx, agg: count_distinct_approx, sql: customer_id }
+      - { name: median_amount, agg: median, sql: amount }
+      - { name: p90_amount, agg: p90, sql: amount }
+    relationships:
+      - { name: customer, entity: Customer, type: many_to_one, foreign_key: customer_id }
+    metrics:
+      - { name: aov, expr: revenue / order_count }
+  - name: Customer
+    table: raw.customers
+    primary_key: customer_id
+    dimensions:
+      - { name: customer_id, type: number }
+      - { name: region, type: string }
+data_roles:
+  - name: north
+    access:
+      - { entity: Order, row_filter: { member: customer.region, op: equals, values: [north] } }
+      - { entity: Customer, row_filter: { member: region, op: equals, values: [north] } }
+)";
+
+const char* kTables = R"(
+CREATE SCHEMA raw;
+CREATE TABLE raw.customers AS
+  SELECT i AS customer_id, ['north', 'south', 'east', NULL][1 + i % 4] AS region
+  FROM range(200) t(i);
+CREATE TABLE raw.orders AS
+  SELECT i AS order_id, i % 200 AS customer_id,
+         ['paid', 'shipped', 'refunded'][1 + (i * 7) % 3] AS status,
+         ['web', 'store'][1 + (i * 13) % 2] AS channel,
+         TIMESTAMP '2025-11-03 00:00:00' + to_minutes(CAST(i * 97 AS BIGINT)) AS order_at,
+         CAST(((i * 7919) % 10000) / 100.0 AS DECIMAL(12, 2)) AS amount
+  FROM range(6000) t(i);
+INSERT INTO raw.orders VALUES (99999, 1, 'paid', 'web', NULL, 5.00);
+)";
+
+class RollupQueryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ =
+        fs::temp_directory_path() / fmt::format("strata-rollup-test-{}-{}", ::getpid(), counter_++);
+    fs::remove_all(root_);
+    auto warehouse = warehouse::OpenDuckDb(":memory:");
+    ASSERT_TRUE(warehouse.ok());
+    warehouse_ = std::move(*warehouse);
+    auto connection = warehouse_->Connect();
+    ASSERT_TRUE(connection.ok());
+    connection_ = std::move(*connection);
+    ASSERT_TRUE(connection_->Execute(kTables).ok());
+    auto engine = warehouse::OpenDuckDbEngine({});
+    ASSERT_TRUE(engine.ok()) << engine.error().ToString();
+    engine_ = std::move(*engine);
+    auto engine_connection = engine_->Connect();
+    ASSERT_TRUE(engine_connection.ok());
+    engine_connection_ = std::move(*engine_connection);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  void Load(const std::string& rollups) {
+    auto outcome = semantic::LoadSemanticModel({{"m.yml", std::string(kEntities) + rollups}},
+                                               sql::Dialect::kDuckDb, 4);
+    ASSERT_TRUE(outcome.errors.empty()) << outcome.errors[0].ToString();
+    model_ = std::move(*outcome.model);
+    store_.emplace(root_ / "store");
+  }
+
+  BuildReport Build(BuildOptions options = {}) {
+    auto report = BuildRollups(model_, *warehouse_, *engine_, *store_, options);
+    EXPECT_TRUE(report.ok()) << report.error().ToString();
+    for (const RollupOutcome& rollup : report->rollups) {
+      EXPECT_FALSE(rollup.error) << rollup.rollup << ": " << rollup.error->ToString();
+    }
+    return std::move(*report);
+  }
+
+  Result<query::QueryResponse> Ask(const std::string& text, bool routed,
+                                   std::optional<std::string> role = std::nullopt) {
+    query::QueryContext context;
+    context.dialect = sql::Dialect::kDuckDb;
+    warehouse::Connection* live = connection_.get();
+    context.live = [live]() -> Result<warehouse::Connection*> { return live; };
+    if (routed) {
+      context.store = &*store_;
+      context.engine = engine_connection_.get();
+    }
+    return query::Answer(model_, context, text, {role});
+  }
+
+  static bool Close(const json& a, const json& b) {
+    if (a.is_number() && b.is_number()) {
+      const double x = a.get<double>(), y = b.get<double>();
+      return std::abs(x - y) <= 1e-9 * std::max({1.0, std::abs(x), std::abs(y)});
+    }
+    return a == b;
+  }
+
+  // The rollup answer equals the live one; returns the rollup used ("" when live).
+  std::string ExpectSameAnswer(const std::string& text,
+                               std::optional<std::string> role = std::nullopt) {
+    auto live = Ask(text, false, role);
+    auto routed = Ask(text, true, role);
+    EXPECT_TRUE(live.ok() && routed.ok()) << text;
+    if (!live.ok() || !routed.ok()) return "error";
+    const json want = json::parse(live->ToJson()["rows"].dump());
+    const json got = json::parse(routed->ToJson()["rows"].dump());
+    EXPECT_EQ(want.size(), got.size()) << text << "\nlive: " << want << "\nrollup: " << got << "\n"
+                                       << routed->sql;
+    for (std::size_t r = 0; r < std::min(want.size(), got.size()); ++r) {
+      EXPECT_EQ(want[r].size(), got[r].size());
+      for (std::size_t c = 0; c < std::min(want[r].size(), got[r].size()); ++c) {
+        EXPECT_TRUE(Close(want[r][c], got[r][c]))
+            << text << "\nrow " << r << " col " << c << ": live " << want[r] << " rollup " << got[r]
+            << "\n"
+            << routed->sql;
+      }
+    }
+    return routed->used.empty() ? "" : routed->used.front();
+  }
+
+  std::string Reason(const std::string& text, const std::string& rollup,
+                     std::optional<std::string> role = std::nullopt) {
+    auto routed = Ask(text, true, role);
+    EXPECT_TRUE(routed.ok());
+    if (!routed.ok()) return "error";
+    if (!routed->used.empty()) return "used";
+    for (const query::RollupMiss& miss : routed->missed) {
+      if (miss.rollup == rollup) return miss.reason;
+    }
+    return "absent";
+  }
+
+  static inline int counter_ = 0;
+  fs::path root_;
+  std::unique_ptr<warehouse::Warehouse> warehouse_, engine_;
+  std::unique_ptr<warehouse::Connection> connection_, engine_connection_;
+  semantic::SemanticModel model_;
+  std::optional<RollupStore> store_;
+};
+
+const char* kDaily = R"(rollups:
+  - name: daily
+    entity: Order
+    dimensions: [status, { name: order_date, grain: day }, customer.region]
+    measures: [revenue, order_count, paid_revenue, min_amount, max_amount, avg_amount, customers,
+               customers_approx, median_amount]
+    sketches: [customers_approx, median_amount]
+    partition: { by: month }
+    sort_by: [order_date, customer.region]
+  - name: by_status
+    entity: Order
+    dimensions: [status]
+    measures: [revenue, order_count]
+)";
+
+TEST_F(RollupQueryTest, AnswersEqualLiveAndRouteToTheSmallestRollup) {
+  Load(kDaily);
+  const BuildReport report = Build();
+  ASSERT_EQ(report.rollups.size(), 2u);
+  EXPECT_GT(report.rollups[0].periods.size(), 3u);  // months plus the NULL-time file
+  EXPECT_EQ(ExpectSameAnswer(R"({"measures": ["Order.revenue", "Order.order_count"],
+                                 "dimensions": ["Order.status"]})"),
+            "by_status");
+  EXPECT_EQ(ExpectSameAnswer(R"({"measures": ["Order.revenue", "Order.avg_amount", "Order.aov",
+                                   "Order.min_amount", "Order.max_amount",
+                                   "Order.customers_approx", "Order.median_amount"],
+                                 "dimensions": ["Customer.region"],
+                                 "time_dimensions": [{"dimension": "Order.order_date",
+                                                      "grain": "month"}]})"),
+            "daily");
+  EXPECT_EQ(ExpectSameAnswer(R"({"measures": ["Order.paid_revenue"],
+                                 "time_dimensions": [{"dimension": "Order.order_date",
+                                   "grain": "fiscal_quarter", "range": ["2026-01-01", "2026-03-01"]}],
+                                 "filters": [{"member": "Order.status", "op": "not_equals",
+                                              "values": ["refunded"]}]})"),
+            "daily");
+  EXPECT_EQ(ExpectSameAnswer(R"({"measures": ["Order.revenue"], "dimensions": ["Order.status"]})",
+                             "north"),
+            "daily");
+  EXPECT_EQ(ExpectSameAnswer(R"({"measures": ["Order.customers"],
+                                 "dimensions": ["Order.status", "Customer.region"],
+                                 "time_dimensions": [{"dimension": "Order.order_date",
+                                                      "grain": "day"}]})"),
+            "daily");
+  EXPECT_EQ(ExpectSameAnswer(R"({"measures": ["Order.revenue"], "dimensions": ["Order.channel"]})"),
+            "");
+  EXPECT_EQ(Reason(R"({"measures": ["Order.revenue"], "dimensions": ["Order.channel"]})", "daily"),
+            "dimension_not_stored");
+  EXPECT_EQ(Reason(R"({"measures": ["Order.customers"], "dimensions": ["Order.status"]})", "daily"),
+            "not_additive");
+  EXPECT_EQ(Reason(R"({"measures": ["Order.revenue"], "time_dimensions": [
+                       {"dimension": "Order.order_date", "grain": "month",
+                        "range": ["2026-01-01 06:00:00", "2026-02-01"]}]})",
+                   "daily"),
+            "range_not_aligned");
+  EXPECT_EQ(Reason(R"({"measures": ["Order.revenue"], "time_dimensions": [
+                       {"dimension": "Order.order_date", "grain": "month",
+                        "range": ["2030-01-01", "2030-02-01"]}]})",
+                   "daily"),
+            "partition_missing");
+}
+
+TEST_F(RollupQueryTest, DefinitionChangeAndUnreadableFilesGoLive) {
+  Load(kDaily);
+  Build();
+  const std::string text = R"({"measures": ["Order.revenue"], "dimensions": ["Order.status"],
+                               "time_dimensions": [{"dimension": "Order.order_date",
+                                                    "grain": "year"}]})";
+  EXPECT_EQ(ExpectSameAnswer(text), "daily");
+  // Corrupt one file of the manifest: the query answers live, with store_error.
+  auto manifest = store_->Load("daily");
+  ASSERT_TRUE(manifest.ok() && manifest->has_value());
+  const fs::path victim = store_->FolderOf("daily") / (*manifest)->files.front().path;
+  fs::resize_file(victim, fs::file_size(victim) / 2);
+  EXPECT_EQ(ExpectSameAnswer(text), "");
+  EXPECT_EQ(Reason(text, "daily"), "store_error");
+  // A changed definition is never served in its old shape.
+  Load(std::string(kDaily).replace(std::string(kDaily).find("min_amount, max_amount"), 22,
+                                   "max_amount"));
+  EXPECT_EQ(Reason(text, "daily"), "not_built");
+  Build();
+  EXPECT_EQ(ExpectSameAnswer(text), "daily");
+}
+
+TEST_F(RollupQueryTest, PlainBuildKeepsOldPeriodsAndRebuildsTheNewest) {
+  Load(std::string(kDaily).replace(std::string(kDaily).find("partition: { by: month }"), 24,
+                                   "partition: { by: month, refresh_last: 2 }"));
+  Build();
+  const BuildReport second = Build();
+  int kept = 0, built = 0;
+  for (const PeriodOutcome& period : second.rollups[0].periods) {
+    kept += period.status == "kept";
+    built += period.status == "built";
+  }
+  EXPECT_GT(kept, 0);
+  EXPECT_EQ(built, 3);  // the newest two months and the NULL-time file
+  BuildOptions full;
+  full.full = true;
+  full.parallel = 3;
+  const BuildReport third = Build(full);
+  for (const PeriodOutcome& period : third.rollups[0].periods) EXPECT_EQ(period.status, "built");
+}
+
+// Random rollups, random queries: whatever routes must answer what the live path answers.
+TEST_F(RollupQueryTest, PropertyRollupAnswersEqualLive) {
+  std::mt19937 random(20261201);
+  const std::vector<std::string> dims = {"status", "channel", "customer.region"};
+  const std::vector<std::string> grains = {"hour", "day", "week", "month", "quarter"};
+  const std::vector<std::string> measures = {"revenue",          "order_count",   "paid_revenue",
+                                             "min_amount",       "max_amount",    "avg_amount",
+                                             "customers_approx", "median_amount", "p90_amount"};
+  std::string yaml = "rollups:\n";
+  for (int r = 0; r < 12; ++r) {
+    std::string dimension_list;
+    for (const std::string& d : dims) {
+      if (random() % 2) dimension_list += d + ", ";
+    }
+    const std::string grain = grains[random() % grains.size()];
+    dimension_list += "{ name: order_date, grain: " + grain + " }";
+    std::string measure_list, sketch_list;
+    for (const std::string& m : measures) {
+      if (random() % 3 == 0) continue;
+      measure_list += (measure_list.empty() ? "" : ", ") + m;
+      if ((m == "customers_approx" || m.find("amount") != std::string::npos) && m != "min_amount" &&
+          m != "max_amount" && m != "avg_amount" && random() % 4 != 0) {
+        sketch_list += (sketch_list.empty() ? "" : ", ") + m;
+      }
+    }
+    yaml += fmt::format(
+        "  - name: r{}\n    entity: Order\n    dimensions: [{}]\n"
+        "    measures: [{}]\n    sketches: [{}]\n",
+        r, dimension_list, measure_list, sketch_list);
+    if (random() % 2 && grain != "hour" && grain != "week") {
+      yaml += "    partition: { by: " + std::string(random() % 2 ? "month" : "quarter") + " }\n";
+    }
+  }
+  Load(yaml);
+  BuildOptions options;
+  options.parallel = 2;
+  Build(options);
+  const std::vector<std::string> query_grains = {"day",     "week", "month",
+                                                 "quarter", "year", "fiscal_year"};
+  const std::vector<std::string> query_dims = {"Order.status", "Order.channel", "Customer.region"};
+  int hits = 0;
+  for (int q = 0; q < 60; ++q) {
+    json query = {{"measures", json::array()}};
+    for (const std::string& m : measures) {
+      if (random() % 4 == 0) query["measures"].push_back("Order." + m);
+    }
+    if (query["measures"].empty()) query["measures"].push_back("Order.revenue");
+    json dimension_list = json::array();
+    for (const std::string& d : query_dims) {
+      if (random() % 3 == 0) dimension_list.push_back(d);
+    }
+    query["dimensions"] = dimension_list;
+    if (random() % 3 != 0) {
+      json time = {{"dimension", "Order.order_date"},
+                   {"grain", query_grains[random() % query_grains.size()]}};
+      if (random() % 2) time["range"] = {"2025-12-01", "2026-03-01"};
+      query["time_dimensions"] = json::array({time});
+    }
+    if (random() % 3 == 0) {
+      query["filters"] = json::array(
+          {{{"member", "Order.status"}, {"op", "equals"}, {"values", {"paid", "shipped"}}}});
+    }
+    const std::optional<std::string> role =
+        random() % 5 == 0 ? std::optional<std::string>("north") : std::nullopt;
+    if (!ExpectSameAnswer(query.dump(), role).empty()) ++hits;
+  }
+  EXPECT_GE(hits, 15) << "too few queries routed to a rollup for the property to mean much";
+}
+
+}  // namespace
+}  // namespace strata::rollup

@@ -1,0 +1,54 @@
+// The rollup router (spec/semantic.md "Routing rules"): decides, for a query the live planner
+// accepted, whether built rollups answer it exactly, and plans the DuckDB SQL over their Parquet
+// files when they do. Routing never fails a query: anything that goes wrong (an unreadable
+// manifest, a definition that changed, a rule that does not hold) is a miss with a stable reason,
+// and the caller answers live.
+//
+// Candidates are the rollups of the live plan's entities, in declaration order. Each is loaded
+// under a reader lease (rollup/store.h); a hit keeps the leases of the rollups it reads, so their
+// files stay until the caller has run the SQL and drops the Route. Among the rollups of an entity
+// that answer, the one with the fewest stored rows to scan (the rows of the files its range
+// touches) wins. A query over several entities is answered from one rollup per entity or not at
+// all (join_rollup_incomplete); never with live_tail rollups (live_tail_in_join) nor with
+// count_distinct / count_distinct_approx / percentile measures (distinct_across_entities).
+//
+// Until live tails are read (a later change), a live_tail rollup stores only the periods before
+// the open one and answers ranges that end before it; other queries miss it with
+// outside_build_range.
+//
+// Thread safety: RouteQuery is safe to call from many threads with the same store.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rollup/store.h"
+#include "semantic/live_sql.h"
+#include "semantic/model.h"
+#include "semantic/query.h"
+
+namespace strata::rollup {
+
+struct RollupMiss {
+  std::string rollup;
+  std::string reason;  // a semantic::miss:: reason
+  std::string detail;  // for humans; not part of the stable contract
+};
+
+struct Route {
+  std::optional<semantic::LivePlan> plan;  // DuckDB SQL over the store, on a hit
+  std::vector<std::string> used;           // the rollups read, one per entity (hit only)
+  std::vector<RollupMiss> missed;          // one per candidate rollup (miss only)
+  std::vector<ReaderLease> leases;         // hold until the SQL has run
+
+  bool hit() const { return plan.has_value(); }
+};
+
+// `live` is the live plan of `query` under `options` (so the query is valid and the role may
+// read what it reads). REQUIRES: options.dialect is kDuckDb.
+Route RouteQuery(const semantic::SemanticModel& model, const semantic::SemanticQuery& query,
+                 const semantic::PlanOptions& options, const semantic::LivePlan& live,
+                 const RollupStore& store);
+
+}  // namespace strata::rollup
