@@ -172,6 +172,7 @@ class RollupBuild {
     const bool full = options_.full || !previous || previous->definition_hash != hash;
     STRATA_ASSIGN_OR_RETURN(RollupPlan plan,
                             PlanPeriods(model_, rollup_, warehouse_, previous, full, now_));
+    STRATA_ASSIGN_OR_RETURN(marker_, ReadMarker());
     WriteAll(plan);
     for (const PlannedPeriod& period : plan.periods) outcome_.periods.push_back(period.outcome);
     if (outcome_.error) {
@@ -189,6 +190,24 @@ class RollupBuild {
     return OkStatus();
   }
 
+  // The freshness marker's value as text (before the periods are read, so rows that land during
+  // the build move it again); nullopt without when_changed / when_changed_sql.
+  Result<std::optional<std::string>> ReadMarker() {
+    STRATA_ASSIGN_OR_RETURN(const std::optional<std::string> sql,
+                            semantic::PlanRollupMarker(model_, rollup_, warehouse_.dialect()));
+    if (!sql) return std::optional<std::string>();
+    STRATA_ASSIGN_OR_RETURN(auto connection, warehouse_.Connect());
+    Result<warehouse::QueryResult> result = connection->Execute(*sql);
+    if (!result.ok()) {
+      return std::move(
+          result.error().Note("while reading the freshness marker of rollup " + rollup_.name));
+    }
+    if (result->row_count() == 0 || result->columns.empty()) return std::optional<std::string>();
+    const warehouse::Value& value = result->columns[0].values[0];
+    if (std::holds_alternative<std::monostate>(value)) return std::optional<std::string>();
+    return std::optional<std::string>(warehouse::ValueToString(value));
+  }
+
   Manifest NewManifest(const RollupPlan& plan, const std::string& hash,
                        const std::optional<Manifest>& previous) {
     Manifest manifest;
@@ -196,6 +215,7 @@ class RollupBuild {
     manifest.definition_hash = hash;
     manifest.built_at = FormatIso8601(now_);
     manifest.built_through = now_;
+    manifest.freshness_marker = marker_;
     manifest.range_start = plan.range_start;
     manifest.range_end = plan.range_end;
     manifest.partition_by = rollup_.partition ? rollup_.partition->by : "";
@@ -296,6 +316,7 @@ class RollupBuild {
   std::mutex mutex_;  // guards written_, columns_, done_ and outcome_.error
   std::map<const PlannedPeriod*, ManifestFile> written_;
   std::vector<ManifestColumn> columns_;
+  std::optional<std::string> marker_;
   std::size_t done_ = 0, total_ = 0;
 };
 

@@ -190,6 +190,7 @@ const char* kDaily = R"(rollups:
     entity: Order
     dimensions: [status]
     measures: [revenue, order_count]
+    refresh: { every: 1h, when_changed: order_date }
 )";
 
 TEST_F(RollupQueryTest, AnswersEqualLiveAndRouteToTheSmallestRollup) {
@@ -197,6 +198,13 @@ TEST_F(RollupQueryTest, AnswersEqualLiveAndRouteToTheSmallestRollup) {
   const BuildReport report = Build();
   ASSERT_EQ(report.rollups.size(), 2u);
   EXPECT_GT(report.rollups[0].periods.size(), 3u);  // months plus the NULL-time file
+  // The freshness marker is the source's max(order_at) at build time.
+  auto newest = connection_->Execute("SELECT CAST(MAX(order_at) AS VARCHAR) FROM raw.orders");
+  ASSERT_TRUE(newest.ok());
+  auto manifest = store_->Load("by_status");
+  ASSERT_TRUE(manifest.ok() && manifest->has_value());
+  EXPECT_EQ((*manifest)->freshness_marker,
+            std::optional<std::string>(std::get<std::string>(newest->columns[0].values[0])));
   EXPECT_EQ(ExpectSameAnswer(R"({"measures": ["Order.revenue", "Order.order_count"],
                                  "dimensions": ["Order.status"]})"),
             "by_status");

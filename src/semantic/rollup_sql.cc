@@ -236,4 +236,26 @@ Result<std::string> PlanRollupTimeBounds(const SemanticModel& model, const Rollu
          ") AS " + Quote("hi", dialect) + "\n" + partial.FromAndWhere();
 }
 
+Result<std::optional<std::string>> PlanRollupMarker(const SemanticModel& model,
+                                                    const Rollup& rollup, sql::Dialect dialect) {
+  if (!rollup.refresh) return std::optional<std::string>();
+  if (rollup.refresh->when_changed_sql) {
+    return std::optional<std::string>(*rollup.refresh->when_changed_sql);
+  }
+  if (!rollup.refresh->when_changed) return std::optional<std::string>();
+  const Entity* entity = model.FindEntity(rollup.entity);
+  if (entity == nullptr) {
+    return MakeError(
+        ErrorCode::kSemanticInvalid,
+        fmt::format("rollup \"{}\": unknown entity \"{}\"", rollup.name, rollup.entity));
+  }
+  const std::string& name = *rollup.refresh->when_changed;
+  const Dimension* dimension = entity->FindDimension(name);
+  Partial partial(model, *entity, dialect);
+  const std::string column =
+      partial.Column(0, dimension != nullptr ? dimension->sql : Quote(name, dialect));
+  return std::optional<std::string>("SELECT MAX(" + column + ") AS " + Quote("marker", dialect) +
+                                    "\n" + partial.FromAndWhere());
+}
+
 }  // namespace strata::semantic

@@ -74,4 +74,10 @@ Result<RollupBuildPlan> PlanRollupBuild(const SemanticModel& model, const Rollup
 Result<std::string> PlanRollupTimeBounds(const SemanticModel& model, const Rollup& rollup,
                                          sql::Dialect dialect);
 
+// The freshness marker query of a rollup with `refresh.when_changed` (SELECT MAX of that column
+// of the entity, or of the dimension of that name: its SQL) or `refresh.when_changed_sql` (as
+// written); nullopt when it has neither. One row, one column.
+Result<std::optional<std::string>> PlanRollupMarker(const SemanticModel& model,
+                                                    const Rollup& rollup, sql::Dialect dialect);
+
 }  // namespace strata::semantic
