@@ -143,17 +143,19 @@ class SemanticProject:
         self.bin = strata_bin
         self.name = name
 
-    def query(self, query, role: str | None = None, raw_text: str | None = None) -> QueryResult:
-        """Runs `strata query --file q.json` (raw_text: the file's exact text, for malformed JSON)."""
+    def query(self, query, role: str | None = None, raw_text: str | None = None,
+              env: dict | None = None, output: str = "json") -> QueryResult:
+        """Runs `strata query --file q.json` (raw_text: the file's exact text, for malformed JSON;
+        env: variables added to the environment; output: --output)."""
         handle, path = tempfile.mkstemp(prefix="q-", suffix=".json", dir=self.root)
         with os.fdopen(handle, "w") as out:
             out.write(raw_text if raw_text is not None else json.dumps(query))
-        argv = [self.bin, "query", "--project", str(self.root), "--output", "json", "--file", path]
+        argv = [self.bin, "query", "--project", str(self.root), "--output", output, "--file", path]
         if role is not None:
             argv += ["--role", role]
         try:
             completed = subprocess.run(argv, capture_output=True, text=True, timeout=QUERY_TIMEOUT,
-                                       cwd=self.root)
+                                       cwd=self.root, env={**os.environ, **env} if env else None)
         finally:
             os.unlink(path)
         return QueryResult(argv, completed, query if raw_text is None else raw_text)
@@ -266,7 +268,7 @@ def normalize(value, kind: str):
     return _to_string(value)
 
 
-def _close(expected, got, column: str, null_is_zero: bool) -> bool:
+def _close(expected, got, column: str, null_is_zero: bool, tolerance: float = 1e-7) -> bool:
     if null_is_zero:
         expected = 0.0 if expected is None else expected
         got = 0.0 if got is None else got
@@ -278,7 +280,7 @@ def _close(expected, got, column: str, null_is_zero: bool) -> bool:
         if column in APPROX_MEASURES:
             return abs(got - expected) <= max(APPROX_RELATIVE_ERROR * abs(expected),
                                               APPROX_SMALL_SET_SLACK)
-        return abs(got - expected) <= 1e-7 * max(abs(expected), 1.0)
+        return abs(got - expected) <= tolerance * max(abs(expected), 1.0)
     return expected == got
 
 
@@ -344,7 +346,9 @@ def compare_answer(case: dict, result: QueryResult, expected_rows: list[tuple]) 
 
 def _rows_close(want, got, names, case) -> bool:
     null_is_zero = set(case.get("null_is_zero", ()))
-    return all(_close(w, g, name, name in null_is_zero) for w, g, name in zip(want, got, names))
+    tolerance = case.get("tolerance", {})  # {column: relative tolerance}, default 1e-7
+    return all(_close(w, g, name, name in null_is_zero, tolerance.get(name, 1e-7))
+               for w, g, name in zip(want, got, names))
 
 
 # ----- one corpus case, end to end -----------------------------------------------------------
