@@ -34,6 +34,9 @@ python3 -c 'import pytest' >/dev/null 2>&1 || python3 -m pip install -q pytest
 python3 -c 'import jsonschema' >/dev/null 2>&1 || python3 -m pip install -q jsonschema
 python3 -c 'import duckdb, sys; sys.exit(duckdb.__version__ != "1.4.4")' >/dev/null 2>&1 ||
   python3 -m pip install -q duckdb==1.4.4
+# pyarrow: the independent Parquet reader of the rollup store tests (tests/e2e/test_rollup_*.py).
+python3 -c 'import pyarrow, sys; sys.exit(pyarrow.__version__ != "17.0.0")' >/dev/null 2>&1 ||
+  python3 -m pip install -q pyarrow==17.0.0
 
 # DuckDB 1.4.4: the shared library from the node bindings package, the header from the duckdb
 # package. Both fetched with `npm pack`, integrity compared with what the registry reports.

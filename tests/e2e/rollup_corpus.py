@@ -392,6 +392,13 @@ def partial_reason(rollup: dict, query: dict, role, store: Store):
     return None
 
 
+def single_reasons(query: dict, role, store: Store) -> dict:
+    """{rollup: reason or None} for every rollup of a single-entity query's entity."""
+    entity, = query_entities(query)
+    return {r["name"]: "not_built" if r["name"] not in BUILT else partial_reason(r, query, role, store)
+            for r in ROLLUPS if r["entity"] == entity}
+
+
 def query_range(query: dict, rollup: dict):
     time_dimension = next((p for p, g in rollup["dimensions"] if g), None)
     lo = hi = None

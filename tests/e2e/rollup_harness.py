@@ -212,3 +212,77 @@ def check_route(case: dict, result) -> None:
 def parquet_rows(path: Path) -> int:
     import pyarrow.parquet as pq
     return pq.read_table(path).num_rows
+
+
+class SmallWarehouse:
+    """A DuckDB file with every 40th order, every 10th ticket and every customer of the example
+    (the same tables and columns), for tests that build many times."""
+
+    def __init__(self, path: Path, model_yaml: str, dates):
+        self.path = path
+        self.model_yaml = model_yaml  # the example's model.yml without its rollups
+        self.dates = dates
+        self._oracle = None
+
+    @property
+    def oracle(self):
+        from semantic_harness import DuckDbOracle
+        if self._oracle is None:
+            self._oracle = DuckDbOracle(self.oracle_path)
+        return self._oracle
+
+    @property
+    def oracle_path(self) -> Path:
+        return self.path.with_name("small_oracle.duckdb")
+
+    def project(self, root: Path, strata_bin: str, rollups_yaml: str, copy_warehouse=False,
+                extra_toml: str = "") -> RollupProject:
+        warehouse = self.path
+        if copy_warehouse:
+            root.mkdir(parents=True)
+            warehouse = root / "warehouse.duckdb"
+            shutil.copyfile(self.path, warehouse)
+        return write_project(root, strata_bin, duckdb_toml(warehouse), self.model_yaml,
+                             rollups_yaml, extra_toml=extra_toml)
+
+
+@pytest.fixture(scope="session")
+def small_warehouse(semantic_example, tmp_path_factory):
+    import duckdb
+    from rollup_corpus import strip_rollups
+    base = tmp_path_factory.mktemp("small_warehouse")
+    path = base / "small.duckdb"
+    con = duckdb.connect(str(path))
+    try:
+        con.execute(f"ATTACH '{semantic_example.oracle_path}' AS src (READ_ONLY)")
+        con.execute("CREATE SCHEMA raw")
+        con.execute("CREATE TABLE raw.orders AS SELECT * FROM src.raw.orders WHERE order_id % 40 = 0")
+        con.execute("CREATE TABLE raw.customers AS SELECT * FROM src.raw.customers")
+        con.execute("CREATE TABLE raw.tickets AS SELECT * FROM src.raw.tickets WHERE ticket_id % 10 = 0")
+        con.execute("DETACH src")
+    finally:
+        con.close()
+    shutil.copyfile(path, base / "small_oracle.duckdb")
+    model = strip_rollups((semantic_example.project.root / "semantic" / "model.yml").read_text())
+    warehouse = SmallWarehouse(path, model, semantic_example.dates)
+    yield warehouse
+    if warehouse._oracle is not None:
+        warehouse._oracle.close()
+
+
+def check_store_files(project: RollupProject, rollup: str) -> dict:
+    """Reads the rollup's manifest and checks every file it names: it exists with the recorded
+    size, pyarrow reads it, its row count is the manifest's and its columns are the manifest's
+    columns, in order. Returns the manifest."""
+    import pyarrow.parquet as pq
+    manifest = project.manifest(rollup)
+    assert manifest["rollup"] == rollup and manifest["files"], manifest
+    names = [c["name"] for c in manifest["columns"]]
+    for entry in manifest["files"]:
+        path = project.store / rollup / entry["path"]
+        assert path.is_file(), f"{rollup}: the manifest names {entry['path']}, which is missing"
+        assert path.stat().st_size == entry["bytes"], (rollup, entry, path.stat().st_size)
+        table = pq.read_table(path)
+        assert table.num_rows == entry["rows"], (rollup, entry["path"], table.num_rows, entry["rows"])
+        assert table.schema.names == names, (rollup, table.schema.names, names)
+    return manifest

@@ -18,8 +18,8 @@ Comparison rules (`compare_answer`):
   expected SQL returns dimensions, then time dimensions with a grain, then measures, in query
   order; strata's columns may come in any order and are matched by name;
 - the same rows as multisets (in order when the query has `order`);
-- numbers within a relative 1e-7 (sums of DECIMAL are exact in both engines; avg and double sums
-  may differ in the last bits), percentiles included: a continuous percentile interpolates
+- numbers within a relative 1e-7, or the case's `tolerance` for that column (sums of DECIMAL are
+  exact in both engines; avg and double sums may differ in the last bits), percentiles included: a continuous percentile interpolates
   between two values (the median of 131.21 and 131.22 is 131.215, which DuckDB's quantile_cont
   over a DECIMAL(12, 2) column would round to the column's scale); count_distinct_approx within 3 x 1.6 % relative of the
   exact count, or 3 for small sets (APPROX_SMALL_SET_SLACK);
