@@ -182,6 +182,11 @@ ROW_FILTERS = {  # role -> {entity: (path relative to the entity, SQL predicate)
     "admin": {},
 }
 PERCENTILE_TOLERANCE = 1e-9
+# count_distinct_approx against the exact count: the corpus has hundreds of HLL groups, many of
+# 5-15 k distinct customers (HLL's worst regime, between linear counting and the raw estimate),
+# so 3 standard errors (semantic_harness) fail by chance on some days: 4.5 x 1.6 % here. The
+# test also requires a rollup's estimate to equal the live path's (the same sketch, merged).
+APPROX_TOLERANCE = 4.5 * 0.016
 
 
 def measures_read(member: str) -> list[str]:
@@ -521,7 +526,7 @@ def single_sql(query: dict, role=None) -> str:
     if query.get("order"):
         sql += " ORDER BY " + ", ".join(
             f"{names.index(o['member']) + 1}{' DESC' if o.get('desc') else ''}" for o in query["order"])
-    if query.get("limit") is not None:
+    if query.get("limit") is not None and query.get("order"):  # else: limit_only, any rows
         sql += f" LIMIT {query['limit']}"
     return sql
 
@@ -597,6 +602,8 @@ def build_corpus(d, now: dt.datetime) -> list[dict]:
                      if m in MEASURES and MEASURES[m][0] in PERCENTILES}
         if tolerance:
             case["tolerance"] = tolerance
+        if any(MEASURES.get(m, ("",))[0] == "count_distinct_approx" for m in query.get("measures", [])):
+            case["approx_tolerance"] = APPROX_TOLERANCE
         case.update(extra)
         cases.append(case)
 
@@ -621,8 +628,8 @@ def build_corpus(d, now: dt.datetime) -> list[dict]:
     n = 0
     for grain in GRAINS[1:]:
         for dims in dimension_sets:
-            for k in range(3):
-                measures = measure_sets[(n + k) % len(measure_sets)]
+            for k in range(2):
+                measures = measure_sets[(n + 2 * k) % len(measure_sets)]
                 query = q(measures, dims, [td("Order.order_date", grain)])
                 used, _ = expected_route(query, None, store)
                 add(f"grain_{grain}_{'_'.join(x.split('.')[-1] for x in dims) or 'total'}_{k}",
@@ -685,7 +692,7 @@ def build_corpus(d, now: dt.datetime) -> list[dict]:
         q(["Order.order_count"], time_dimensions=[td("Order.loaded_at", "month")]),
         None, "loaded_at is stored nowhere")
     add("dim_name", "dimension", q(["Order.revenue"], ["Customer.name"],
-                                   filters=[flt("Customer.name", "starts_with", "Customer 10")]),
+                                   filters=[flt("Customer.name", "starts_with", "Nora")]),
         None, "customer.name is stored nowhere")
     add("dim_raw_order_date", "dimension",
         q(["Order.revenue"], ["Order.order_date"], filters=[flt("Order.order_id", "lte", 20)]),
@@ -1012,7 +1019,7 @@ def build_corpus(d, now: dt.datetime) -> list[dict]:
         None, "Customer has no rollup: join_rollup_incomplete")
     add("join_incomplete_ticket", "join",
         q(["Order.revenue", "Ticket.ticket_count"], ["Customer.segment"],
-          filters=[flt("Customer.name", "starts_with", "Customer 1")]),
+          filters=[flt("Customer.name", "starts_with", "Ke")]),
         None, "name is stored nowhere")
     add("join_incomplete_p95", "join",
         q(["Order.revenue", "Ticket.avg_resolution_hours"], ["Customer.segment"],

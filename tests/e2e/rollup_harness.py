@@ -286,3 +286,31 @@ def check_store_files(project: RollupProject, rollup: str) -> dict:
         assert table.num_rows == entry["rows"], (rollup, entry["path"], table.num_rows, entry["rows"])
         assert table.schema.names == names, (rollup, table.schema.names, names)
     return manifest
+
+
+def live_answer(project: RollupProject, query: dict, role=None):
+    """The query answered live: ENGINE_ROLLUP_STORE_DIR at an empty folder (nothing built)."""
+    empty = project.root / ".empty_store"
+    empty.mkdir(exist_ok=True)
+    return project.query(query, role=role, env={STORE_ENV: str(empty)})
+
+
+def rows_in_query_order(result, query: dict) -> list[tuple]:
+    """A result's rows with columns in expected_columns order (to use it as an expected answer)."""
+    from semantic_harness import expected_columns
+    columns = [c["name"] for c in result.body["columns"]]
+    order = [columns.index(name) for name in expected_columns(query)]
+    return [tuple(row[k] for k in order) for row in result.body["rows"]]
+
+
+def check_sketch_equals_live(case: dict, project: RollupProject, result) -> None:
+    """A rollup's HLL estimate is the live path's (the same sketch, merged): on a hit with a
+    count_distinct_approx measure, the answer equals the live answer (not only the exact count
+    within HLL error)."""
+    if not case.get("approx_tolerance") or not route_of(result).get("used"):
+        return
+    live = live_answer(project, case["query"], case.get("role"))
+    assert live.ok, repr(live)
+    strict = {**case, "approx_tolerance": 1e-9, "id": case["id"] + " (rollup vs live)"}
+    from semantic_harness import compare_answer
+    compare_answer(strict, result, rows_in_query_order(live, case["query"]))

@@ -19,10 +19,11 @@ Comparison rules (`compare_answer`):
   order; strata's columns may come in any order and are matched by name;
 - the same rows as multisets (in order when the query has `order`);
 - numbers within a relative 1e-7, or the case's `tolerance` for that column (sums of DECIMAL are
-  exact in both engines; avg and double sums may differ in the last bits), percentiles included: a continuous percentile interpolates
-  between two values (the median of 131.21 and 131.22 is 131.215, which DuckDB's quantile_cont
-  over a DECIMAL(12, 2) column would round to the column's scale); count_distinct_approx within 3 x 1.6 % relative of the
-  exact count, or 3 for small sets (APPROX_SMALL_SET_SLACK);
+  exact in both engines; avg and double sums may differ in the last bits), percentiles included:
+  a continuous percentile interpolates between two values (the median of 131.21 and 131.22 is
+  131.215, which DuckDB's quantile_cont over a DECIMAL(12, 2) column would round to the column's
+  scale); count_distinct_approx within 3 x 1.6 % relative of the exact count (or the case's
+  `approx_tolerance`), or 3 for small sets (APPROX_SMALL_SET_SLACK);
 - times as naive UTC datetimes ("2026-01-01T00:00:00Z", DuckDB's DATE/TIMESTAMP and psql's text
   all normalize to the same value).
 """
@@ -268,7 +269,8 @@ def normalize(value, kind: str):
     return _to_string(value)
 
 
-def _close(expected, got, column: str, null_is_zero: bool, tolerance: float = 1e-7) -> bool:
+def _close(expected, got, column: str, null_is_zero: bool, tolerance: float = 1e-7,
+           approx_tolerance: float = APPROX_RELATIVE_ERROR) -> bool:
     if null_is_zero:
         expected = 0.0 if expected is None else expected
         got = 0.0 if got is None else got
@@ -278,7 +280,7 @@ def _close(expected, got, column: str, null_is_zero: bool, tolerance: float = 1e
         if math.isnan(expected) or math.isnan(got):
             return math.isnan(expected) and math.isnan(got)
         if column in APPROX_MEASURES:
-            return abs(got - expected) <= max(APPROX_RELATIVE_ERROR * abs(expected),
+            return abs(got - expected) <= max(approx_tolerance * abs(expected),
                                               APPROX_SMALL_SET_SLACK)
         return abs(got - expected) <= tolerance * max(abs(expected), 1.0)
     return expected == got
@@ -347,7 +349,8 @@ def compare_answer(case: dict, result: QueryResult, expected_rows: list[tuple]) 
 def _rows_close(want, got, names, case) -> bool:
     null_is_zero = set(case.get("null_is_zero", ()))
     tolerance = case.get("tolerance", {})  # {column: relative tolerance}, default 1e-7
-    return all(_close(w, g, name, name in null_is_zero, tolerance.get(name, 1e-7))
+    approx = case.get("approx_tolerance", APPROX_RELATIVE_ERROR)
+    return all(_close(w, g, name, name in null_is_zero, tolerance.get(name, 1e-7), approx)
                for w, g, name in zip(want, got, names))
 
 

@@ -165,8 +165,7 @@ def test_kill9_during_build(small_warehouse, strata_bin, tmp_path):
             assert not (old_paths & new_paths), \
                 f"trial {trial}: a --full build's manifest mixes files of the previous version"
             outcomes["new"] += 1
-        if trial % 4 == 0:
-            _check_answers(project, small_warehouse, cases)
+        _check_answers(project, small_warehouse, [cases[trial % len(cases)]])
         previous = manifest
     _check_answers(project, small_warehouse, cases)
     # The next build collects what the killed ones left.

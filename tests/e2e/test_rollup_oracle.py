@@ -17,7 +17,7 @@ import pytest
 pytest.register_assert_rewrite("semantic_harness", "rollup_harness")
 
 from rollup_corpus import BUILT, ROLLUPS, Store, build_corpus, case_ids
-from rollup_harness import check_route
+from rollup_harness import check_route, check_sketch_equals_live
 from semantic_harness import Dates, compare_answer
 
 pytest_plugins = ["semantic_harness", "rollup_harness"]
@@ -109,6 +109,7 @@ def test_rollup_oracle_duckdb(case_id, rollup_duckdb, rollup_duckdb_cases):
     result = rollup_duckdb.project.query(case["query"], role=case.get("role"))
     compare_answer(case, result, rollup_duckdb.oracle.rows(case["sql"]))
     check_route(case, result)
+    check_sketch_equals_live(case, rollup_duckdb.project, result)
 
 
 @pytest.mark.slow
@@ -118,6 +119,7 @@ def test_rollup_oracle_postgres(case_id, rollup_pg, rollup_pg_cases):
     result = rollup_pg.project.query(case["query"], role=case.get("role"))
     compare_answer(case, result, rollup_pg.oracle.rows(case.get("postgres_sql") or case["sql"]))
     check_route(case, result)
+    check_sketch_equals_live(case, rollup_pg.project, result)
 
 
 def test_human_output_names_the_route(rollup_duckdb, rollup_duckdb_cases):

@@ -63,7 +63,8 @@ def test_pyarrow_reads_every_file(rollup_duckdb):
 
 
 FULL_HITS = ["total_by_region", "total_by_status", "distinct_segment_region", "join_region",
-             "ticket_region_total", "grain_month_status_0", "approx_unsketched_exact"]
+             "ticket_region_total", "grain_quarter_status_0", "grain_fiscal_year_status_1",
+             "approx_unsketched_exact"]
 MISS = "dim_loaded_at"
 
 
