@@ -171,7 +171,7 @@ def test_kill9_during_build(small_warehouse, strata_bin, tmp_path):
     _check_answers(project, small_warehouse, cases)
     rng = random.Random(20261201)
     outcomes = {"old": 0, "new": 0}
-    for trial in range(22):
+    for trial in range(20):
         process = subprocess.Popen([strata_bin, "rollups", "build", "--full", "--project",
                                     str(project.root), "--output", "json"],
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=project.root)
@@ -222,7 +222,7 @@ def test_queries_during_rebuilds(small_warehouse, strata_bin, tmp_path):
     thread = threading.Thread(target=rebuild, daemon=True)
     thread.start()
     try:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 10
         rounds = 0
         while time.monotonic() < deadline or len(builds) < 2:
             _check_answers(project, small_warehouse, cases)
