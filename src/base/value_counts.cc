@@ -47,6 +47,27 @@ std::vector<ValueCount> MergeValueCounts(std::vector<ValueCount> counts) {
   return merged;
 }
 
+std::vector<ValueCount> MergeMergedValueCounts(std::span<const ValueCount> a,
+                                               std::span<const ValueCount> b) {
+  std::vector<ValueCount> merged;
+  merged.reserve(a.size() + b.size());
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (ValueLess(a[i].value, b[j].value)) {
+      merged.push_back(a[i++]);
+    } else if (ValueLess(b[j].value, a[i].value)) {
+      merged.push_back(b[j++]);
+    } else {
+      merged.push_back({a[i].value, a[i].count + b[j].count});
+      ++i;
+      ++j;
+    }
+  }
+  merged.insert(merged.end(), a.begin() + i, a.end());
+  merged.insert(merged.end(), b.begin() + j, b.end());
+  return merged;
+}
+
 std::optional<double> QuantileOfMerged(std::span<const ValueCount> merged, double q,
                                        QuantileInterpolation interpolation) {
   STRATA_CHECK(q >= 0 && q <= 1);

@@ -41,6 +41,11 @@ enum class QuantileInterpolation {
 // REQUIRES: every count >= 0, and the sum of all counts fits in int64.
 std::vector<ValueCount> MergeValueCounts(std::vector<ValueCount> counts);
 
+// The union of two merged sketches (each as MergeValueCounts returns), in one linear pass: the
+// same as MergeValueCounts of both together.
+std::vector<ValueCount> MergeMergedValueCounts(std::span<const ValueCount> a,
+                                               std::span<const ValueCount> b);
+
 // The continuous quantile q of the multiset `merged` describes; nullopt when it is empty.
 // REQUIRES: 0 <= q <= 1; `merged` is ascending by value with distinct values and positive counts
 // (as MergeValueCounts returns) whose sum fits in int64.

@@ -17,6 +17,21 @@ TEST(ValueCounts, MergeSortsAndSumsEqualValues) {
   EXPECT_EQ(merged, expected);
 }
 
+TEST(ValueCounts, MergingMergedSketchesIsMergingEverything) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<ValueCount> a = {{-2, 1}, {0.5, 2}, {3, 1}, {7, 4}};
+  const std::vector<ValueCount> b = {{-3, 1}, {0.5, 1}, {7, 1}, {9, 2}, {nan, 1}};
+  std::vector<ValueCount> all = a;
+  all.insert(all.end(), b.begin(), b.end());
+  const std::vector<ValueCount> merged = MergeMergedValueCounts(a, b);
+  const std::vector<ValueCount> expected = MergeValueCounts(all);
+  ASSERT_EQ(merged.size(), expected.size());
+  for (std::size_t i = 0; i + 1 < merged.size(); ++i) EXPECT_EQ(merged[i], expected[i]);
+  EXPECT_TRUE(std::isnan(merged.back().value));
+  EXPECT_EQ(MergeMergedValueCounts(b, a).size(), merged.size());
+  EXPECT_EQ(MergeMergedValueCounts(a, {}), a);
+}
+
 TEST(ValueCounts, NanSortsLastAsOneValue) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const std::vector<ValueCount> merged = MergeValueCounts({{nan, 1}, {2, 1}, {nan, 2}, {1, 1}});

@@ -1,9 +1,11 @@
 // strata_value_counts and strata_quantile_merge (contract in sketch_functions.h).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,23 +16,31 @@
 namespace strata::warehouse {
 namespace {
 
-// A group's counts: appended as they come, merged (MergeValueCounts) when the unmerged tail
-// outgrows the merged head, so memory stays near the number of distinct values.
+// A group's counts: a merged run (sorted, one entry per value: MergeValueCounts) and a tail of
+// entries as they come. When the tail outgrows the run (or 4096 entries) it is sorted and merged
+// into the run, so the work is O(n log n) and memory stays near the number of distinct values.
 struct Counts {
-  std::vector<ValueCount> entries;
-  std::size_t merged = 0;  // entries[0, merged) are merged
+  std::vector<ValueCount> merged;
+  std::vector<ValueCount> tail;
   std::int64_t total = 0;
 
-  // False when the total would overflow BIGINT. REQUIRES: count > 0.
+  // False when the total would overflow BIGINT. REQUIRES: entry.count > 0.
   bool Add(ValueCount entry) {
     if (__builtin_add_overflow(total, entry.count, &total)) return false;
-    entries.push_back(entry);
-    if (entries.size() >= 2 * merged + 4096) Merge();
+    tail.push_back(entry);
+    if (tail.size() >= std::max<std::size_t>(4096, merged.size())) Merge();
     return true;
   }
+  // Folds the tail into the merged run.
   void Merge() {
-    entries = MergeValueCounts(std::move(entries));
-    merged = entries.size();
+    if (tail.empty()) return;
+    std::vector<ValueCount> run = MergeValueCounts(std::move(tail));
+    tail.clear();
+    if (merged.empty()) {
+      merged = std::move(run);
+      return;
+    }
+    merged = MergeMergedValueCounts(merged, run);
   }
 };
 
@@ -166,8 +176,10 @@ std::string CombineOne(const CountsState& source, CountsState& target) {
   }
   if (source.counts == nullptr) return {};
   if (target.counts == nullptr) target.counts = new Counts();
-  for (const ValueCount& entry : source.counts->entries) {
-    if (!target.counts->Add(entry)) return std::string("strata sketch combine: ") + kOverflow;
+  for (const std::vector<ValueCount>* part : {&source.counts->merged, &source.counts->tail}) {
+    for (const ValueCount& entry : *part) {
+      if (!target.counts->Add(entry)) return std::string("strata sketch combine: ") + kOverflow;
+    }
   }
   return {};
 }
@@ -184,12 +196,12 @@ void CountsCombine(duckdb_function_info info, duckdb_aggregate_state* sources,
   }
 }
 
-// The state's counts merged (in place: the multiset it stands for is unchanged), or null.
-const std::vector<ValueCount>* MergedCounts(duckdb_aggregate_state state) {
+// The state's counts, merged (MergeValueCounts); nullopt when it has none.
+std::optional<std::vector<ValueCount>> MergedCounts(duckdb_aggregate_state state) {
   Counts* counts = StateOf(state).counts;
-  if (counts == nullptr || counts->total == 0) return nullptr;
-  if (counts->merged != counts->entries.size()) counts->Merge();
-  return &counts->entries;
+  if (counts == nullptr || counts->total == 0) return std::nullopt;
+  counts->Merge();  // in place: the multiset it stands for is unchanged
+  return counts->merged;
 }
 
 void QuantileMergeFinalize(duckdb_function_info info, duckdb_aggregate_state* sources,
@@ -197,8 +209,8 @@ void QuantileMergeFinalize(duckdb_function_info info, duckdb_aggregate_state* so
   try {
     auto* data = static_cast<double*>(duckdb_vector_get_data(result));
     for (idx_t i = 0; i < count; ++i) {
-      const std::vector<ValueCount>* merged = MergedCounts(sources[i]);
-      if (merged == nullptr) {
+      const std::optional<std::vector<ValueCount>> merged = MergedCounts(sources[i]);
+      if (!merged) {
         SetRowNull(result, offset + i);
         continue;
       }
@@ -230,12 +242,12 @@ void ValueCountsFinalize(duckdb_function_info info, duckdb_aggregate_state* sour
                          duckdb_vector result, idx_t count, idx_t offset) {
   try {
     for (idx_t i = 0; i < count; ++i) {
-      const std::vector<ValueCount>* merged = MergedCounts(sources[i]);
+      const std::optional<std::vector<ValueCount>> merged = MergedCounts(sources[i]);
       const duckdb_list_entry entry =
-          merged == nullptr ? duckdb_list_entry{duckdb_list_vector_get_size(result), 0}
-                            : AppendList(result, *merged);
+          merged ? AppendList(result, *merged)
+                 : duckdb_list_entry{duckdb_list_vector_get_size(result), 0};
       static_cast<duckdb_list_entry*>(duckdb_vector_get_data(result))[offset + i] = entry;
-      if (merged == nullptr) SetRowNull(result, offset + i);
+      if (!merged) SetRowNull(result, offset + i);
     }
   } catch (const std::exception& error) {
     SetError(info, error.what());
