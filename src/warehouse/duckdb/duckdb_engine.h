@@ -6,6 +6,7 @@
 //   strata_hll_estimate(BLOB) -> BIGINT            scalar, std::llround(HyperLogLog::Estimate())
 //   strata_value_counts(DOUBLE) -> LIST(STRUCT(value DOUBLE, count BIGINT))        aggregate
 //   strata_quantile_merge(LIST(STRUCT(value DOUBLE, count BIGINT)), DOUBLE q) -> DOUBLE aggregate
+//   strata_quantile_merge_postgres(same) -> DOUBLE  aggregate, PostgreSQL's percentile_cont form
 //
 // The formats are base/hll.h and base/value_counts.h; the exact semantics and errors are in
 // sketch_functions.h. A malformed sketch or a bad q fails the statement with kWarehouse (never a

@@ -14,6 +14,9 @@ Status RegisterAggregate(duckdb_connection connection, const AggregateSpec& spec
   duckdb_aggregate_function_set_functions(function, spec.state_size, spec.init, spec.update,
                                           spec.combine, spec.finalize);
   if (spec.destroy != nullptr) duckdb_aggregate_function_set_destructor(function, spec.destroy);
+  if (spec.extra_info != nullptr) {
+    duckdb_aggregate_function_set_extra_info(function, spec.extra_info, nullptr);
+  }
   const duckdb_state state = duckdb_register_aggregate_function(connection, function);
   duckdb_destroy_aggregate_function(&function);
   if (state == DuckDBError) {

@@ -15,6 +15,10 @@
 //       aggregate: sums the counts of every list of the group by value and returns the continuous
 //       quantile q (DuckDB's quantile_cont, bit for bit); NULL for an empty multiset. NULL lists,
 //       NULL entries and entries with a NULL value or count are skipped; count 0 adds nothing.
+//   strata_quantile_merge_postgres(LIST(STRUCT(value DOUBLE, count BIGINT)), DOUBLE q) -> DOUBLE
+//       the same with PostgreSQL's percentile_cont interpolation (QuantileInterpolation::
+//       kPostgres), which differs from DuckDB's in the last bits for some inputs: for rollups
+//       whose live answer comes from PostgreSQL.
 //
 // Errors are DuckDB errors (the statement fails, nothing crashes): a blob that is not a
 // version-1 sketch ("strata_hll_merge: bad HyperLogLog sketch: ..."), q NULL, NaN or outside
@@ -60,6 +64,7 @@ struct AggregateSpec {
   duckdb_aggregate_combine_t combine = nullptr;
   duckdb_aggregate_finalize_t finalize = nullptr;
   duckdb_aggregate_destroy_t destroy = nullptr;
+  void* extra_info = nullptr;  // not owned; must outlive the database
 };
 // kWarehouse naming the function when DuckDB refuses it.
 Status RegisterAggregate(duckdb_connection connection, const AggregateSpec& spec);

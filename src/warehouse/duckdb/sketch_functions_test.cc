@@ -309,11 +309,18 @@ TEST_F(SketchFunctionsTest, SmallMultisetsOneValueAndDuplicates) {
         Exec(fmt::format("SELECT g, quantile_cont(x, {}) FROM raw GROUP BY g ORDER BY g", literal));
     QueryResult got = Exec(fmt::format(
         "SELECT g, strata_quantile_merge(vc, {}) FROM parts GROUP BY g ORDER BY g", literal));
+    QueryResult postgres = Exec(fmt::format(
+        "SELECT g, strata_quantile_merge_postgres(vc, {}) FROM parts GROUP BY g ORDER BY g",
+        literal));
     ASSERT_EQ(got.row_count(), 40u);
+    ASSERT_EQ(postgres.row_count(), 40u);
     for (std::size_t g = 0; g < 40; ++g) {
       const double w = std::get<double>(want.columns[1].values[g]);
       EXPECT_TRUE(SameBits(w, std::get<double>(got.columns[1].values[g]))) << q << " " << g;
       EXPECT_TRUE(SameBits(w, *ContinuousQuantile(counts[g], q))) << q << " " << g;
+      EXPECT_TRUE(SameBits(std::get<double>(postgres.columns[1].values[g]),
+                           *ContinuousQuantile(counts[g], q, QuantileInterpolation::kPostgres)))
+          << q << " " << g;
     }
   }
 }

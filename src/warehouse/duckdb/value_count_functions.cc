@@ -207,6 +207,8 @@ std::optional<std::vector<ValueCount>> MergedCounts(duckdb_aggregate_state state
 void QuantileMergeFinalize(duckdb_function_info info, duckdb_aggregate_state* sources,
                            duckdb_vector result, idx_t count, idx_t offset) {
   try {
+    const QuantileInterpolation interpolation =
+        *static_cast<const QuantileInterpolation*>(duckdb_aggregate_function_get_extra_info(info));
     auto* data = static_cast<double*>(duckdb_vector_get_data(result));
     for (idx_t i = 0; i < count; ++i) {
       const std::optional<std::vector<ValueCount>> merged = MergedCounts(sources[i]);
@@ -214,7 +216,7 @@ void QuantileMergeFinalize(duckdb_function_info info, duckdb_aggregate_state* so
         SetRowNull(result, offset + i);
         continue;
       }
-      data[offset + i] = *QuantileOfMerged(*merged, StateOf(sources[i]).q);
+      data[offset + i] = *QuantileOfMerged(*merged, StateOf(sources[i]).q, interpolation);
     }
   } catch (const std::exception& error) {
     SetError(info, error.what());
@@ -274,6 +276,21 @@ AggregateSpec CountsAggregate(const char* name) {
   return spec;
 }
 
+// The finalize's interpolation, as the aggregates' extra info (static: outlives every database).
+constexpr QuantileInterpolation kDuckDbInterpolation = QuantileInterpolation::kDuckDb;
+constexpr QuantileInterpolation kPostgresInterpolation = QuantileInterpolation::kPostgres;
+
+AggregateSpec QuantileAggregate(const char* name, const QuantileInterpolation* interpolation) {
+  AggregateSpec spec = CountsAggregate(name);
+  spec.parameters.push_back(ValueCountListType());
+  spec.parameters.push_back(std::make_unique<LogicalType>(DUCKDB_TYPE_DOUBLE));
+  spec.return_type = std::make_unique<LogicalType>(DUCKDB_TYPE_DOUBLE);
+  spec.update = QuantileMergeUpdate;
+  spec.finalize = QuantileMergeFinalize;
+  spec.extra_info = const_cast<QuantileInterpolation*>(interpolation);
+  return spec;
+}
+
 }  // namespace
 
 Status RegisterValueCountFunctions(duckdb_connection connection) {
@@ -284,13 +301,10 @@ Status RegisterValueCountFunctions(duckdb_connection connection) {
   value_counts.finalize = ValueCountsFinalize;
   STRATA_TRY(RegisterAggregate(connection, value_counts));
 
-  AggregateSpec quantile = CountsAggregate("strata_quantile_merge");
-  quantile.parameters.push_back(ValueCountListType());
-  quantile.parameters.push_back(std::make_unique<LogicalType>(DUCKDB_TYPE_DOUBLE));
-  quantile.return_type = std::make_unique<LogicalType>(DUCKDB_TYPE_DOUBLE);
-  quantile.update = QuantileMergeUpdate;
-  quantile.finalize = QuantileMergeFinalize;
-  return RegisterAggregate(connection, quantile);
+  STRATA_TRY(RegisterAggregate(connection,
+                               QuantileAggregate("strata_quantile_merge", &kDuckDbInterpolation)));
+  return RegisterAggregate(
+      connection, QuantileAggregate("strata_quantile_merge_postgres", &kPostgresInterpolation));
 }
 
 }  // namespace strata::warehouse

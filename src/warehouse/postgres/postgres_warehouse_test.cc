@@ -3,6 +3,7 @@
 // does not start fails them.
 #include "warehouse/postgres/postgres_warehouse.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -11,10 +12,15 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <future>
+#include <iostream>
+#include <random>
 #include <string>
 #include <thread>
 
+#include "base/value_counts.h"
+#include "warehouse/duckdb/duckdb_engine.h"
 #include "warehouse/emitter.h"
 #include "warehouse/postgres/testing/pg_test_server.h"
 
@@ -389,6 +395,57 @@ TEST_F(PostgresWarehouseTest, EmittedStatementsRunOnPostgres) {
     for (const std::string& statement : *view) Exec(statement);
   }
   EXPECT_EQ(Scalar("SELECT count(*) FROM v"), "3");
+}
+
+// The value-count sketch's kPostgres interpolation (and strata_quantile_merge_postgres in the
+// rollup engine) is PostgreSQL's percentile_cont over float8, bit for bit; DuckDB's form
+// (strata_quantile_merge) differs in the last bits for some inputs.
+TEST_F(PostgresWarehouseTest, PercentileContIsTheValueCountsPostgresForm) {
+  std::mt19937_64 random(11);
+  std::uniform_real_distribution<double> wide(-1e6, 1e6);
+  std::vector<ValueCount> counts;
+  std::string values;
+  for (int i = 0; i < 3000; ++i) {
+    const double x =
+        i % 3 == 0 ? static_cast<double>(static_cast<int>(random() % 41) - 20) * 0.1 : wide(random);
+    counts.push_back({x, 1});
+    values += fmt::format("{}({:.17g}::float8)", values.empty() ? "" : ", ", x);
+  }
+  Exec("CREATE TABLE v (x double precision)");
+  Exec("INSERT INTO v VALUES " + values);
+  std::vector<double> quantiles = {0, 1, 0.5, 0.9, 0.95, 0.99, 0.25, 0.001};
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (int i = 0; i < 40; ++i) quantiles.push_back(unit(random));
+  // The same rows fetched from PostgreSQL, appended into the rollup engine and sketched there.
+  auto engine = OpenDuckDbEngine();
+  ASSERT_TRUE(engine.ok());
+  auto duckdb = (*engine)->Connect();
+  ASSERT_TRUE(duckdb.ok());
+  ASSERT_TRUE((*duckdb)->Execute("CREATE TABLE v (x DOUBLE)").ok());
+  ASSERT_TRUE(AppendRows(**duckdb, "v", Exec("SELECT x FROM v")).ok());
+  ASSERT_TRUE((*duckdb)
+                  ->Execute("CREATE TABLE parts AS SELECT strata_value_counts(x) AS vc FROM v "
+                            "GROUP BY hash(x) % 7")
+                  .ok());
+  int duckdb_form_differs = 0;
+  for (const double q : quantiles) {
+    QueryResult result = Exec(
+        fmt::format("SELECT percentile_cont({:.17g}::float8) WITHIN GROUP (ORDER BY x) FROM v", q));
+    ASSERT_EQ(result.row_count(), 1u);
+    const double postgres = std::get<double>(result.columns[0].values[0]);
+    const double ours = *ContinuousQuantile(counts, q, QuantileInterpolation::kPostgres);
+    EXPECT_EQ(std::memcmp(&postgres, &ours, sizeof ours), 0)
+        << fmt::format("q {:.17g}: {:.17g} vs {:.17g}", q, postgres, ours);
+    if (*ContinuousQuantile(counts, q) != postgres) ++duckdb_form_differs;
+    Result<QueryResult> merged = (*duckdb)->Execute(
+        fmt::format("SELECT strata_quantile_merge_postgres(vc, '{:.17g}'::DOUBLE) FROM parts", q));
+    ASSERT_TRUE(merged.ok()) << merged.error().message;
+    const double rollup = std::get<double>(merged->columns[0].values[0]);
+    EXPECT_EQ(std::memcmp(&postgres, &rollup, sizeof rollup), 0)
+        << fmt::format("q {:.17g}: {:.17g} vs {:.17g}", q, postgres, rollup);
+  }
+  std::cout << "DuckDB's interpolation differs from PostgreSQL's for " << duckdb_form_differs
+            << " of " << quantiles.size() << " quantiles\n";
 }
 
 }  // namespace
