@@ -190,7 +190,8 @@ Status AnswerLive(warehouse::Connection& connection, const semantic::LivePlan& p
 }
 
 // Answers from the routed rollups; false (with `missed` filled) when their files fail to read.
-bool AnswerFromRollups(const QueryContext& context, rollup::Route& route, QueryResponse& response) {
+bool AnswerFromRollups(const semantic::SemanticModel& model, const QueryContext& context,
+                       rollup::Route& route, QueryResponse& response) {
   Result<warehouse::QueryResult> executed = context.engine->Execute(route.plan->sql);
   if (executed.ok() && CheckShape(*route.plan, *executed, "rollup SQL").ok()) {
     FillRows(*route.plan, *executed, response);
@@ -198,8 +199,18 @@ bool AnswerFromRollups(const QueryContext& context, rollup::Route& route, QueryR
     return true;
   }
   const std::string detail = executed.ok() ? "unexpected columns" : executed.error().message;
-  for (const std::string& name : route.used) {
-    response.missed.push_back({name, semantic::miss::kStoreError, detail});
+  // One entry per rollup of the queried entities, in declaration order: store_error for the
+  // ones read, every other rollup's own reason.
+  for (const semantic::Rollup& declared : model.rollups) {
+    if (std::find(route.used.begin(), route.used.end(), declared.name) != route.used.end()) {
+      response.missed.push_back({declared.name, semantic::miss::kStoreError, detail});
+      continue;
+    }
+    for (const rollup::RollupMiss& miss : route.missed) {
+      if (miss.rollup == declared.name) {
+        response.missed.push_back({miss.rollup, miss.reason, miss.detail});
+      }
+    }
   }
   return false;
 }
@@ -221,7 +232,7 @@ Result<QueryResponse> Answer(const semantic::SemanticModel& model, const QueryCo
     const semantic::PlanOptions engine_options{sql::Dialect::kDuckDb, options.role};
     rollup::Route route = rollup::RouteQuery(model, query, engine_options, plan, *context.store);
     if (route.hit()) {
-      answered = AnswerFromRollups(context, route, response);
+      answered = AnswerFromRollups(model, context, route, response);
     } else {
       for (rollup::RollupMiss& miss : route.missed) {
         response.missed.push_back({miss.rollup, miss.reason, miss.detail});

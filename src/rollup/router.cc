@@ -219,6 +219,19 @@ Route RouteQuery(const semantic::SemanticModel& model, const semantic::SemanticQ
       }
     }
     route.plan = std::move(stored->plan);
+    // The other candidates' reasons, for the answer that falls back live (store_error).
+    for (const auto& candidate : candidates) {
+      if (std::find(route.used.begin(), route.used.end(), candidate->rollup->name) !=
+          route.used.end()) {
+        continue;
+      }
+      std::optional<RollupMiss> missed = candidate->miss;
+      for (const semantic::StoredCandidate& outcome : stored->candidates) {
+        if (outcome.relation != &candidate->relation || !outcome.miss) continue;
+        missed = RollupMiss{candidate->rollup->name, outcome.miss->reason, outcome.miss->detail};
+      }
+      if (missed) route.missed.push_back(std::move(*missed));
+    }
     return route;
   }
   for (const auto& candidate : candidates) {

@@ -83,7 +83,6 @@ def test_damaged_file_answers_live(how, rollup_duckdb, tmp_path):
     assert route_of(repaired).get("used") == "r_segment_total", route_of(repaired)
 
 
-@pytest.mark.xfail(strict=True, reason=XFAIL_STORE_ERROR_LIST)
 def test_store_error_lists_every_rollup(rollup_duckdb, tmp_path):
     """meta.rollup.missed has one entry per rollup of the queried entities, also when the chosen
     rollup's file fails to read: store_error for it, every other rollup's own reason."""
