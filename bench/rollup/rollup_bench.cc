@@ -1,5 +1,5 @@
 // The rollup benchmarks of issue 10, each printing a ratio against a baseline measured in the
-// same process and interleaved with it (docs/benchmarks.md, section 8):
+// same process and interleaved with it (docs/benchmarks.md, section 9):
 //
 //   hit      rollup hit vs live (query::Answer both ways) on an N-row fact table in a DuckDB
 //            warehouse file: revenue by month x region over a year, distinct customers
