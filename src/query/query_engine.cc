@@ -229,8 +229,12 @@ Result<QueryResponse> Answer(const semantic::SemanticModel& model, const QueryCo
   if (context.store != nullptr && context.engine != nullptr) {
     // The rollup SQL is DuckDB's; the live plan above checked the query in the warehouse's
     // dialect, and the literals of both come from the same typed values.
-    const semantic::PlanOptions engine_options{sql::Dialect::kDuckDb, options.role};
-    rollup::Route route = rollup::RouteQuery(model, query, engine_options, plan, *context.store);
+    const rollup::RouteOptions route_options{{sql::Dialect::kDuckDb, options.role},
+                                             context.dialect};
+    std::optional<rollup::RouterCache> one_off;
+    if (context.router == nullptr) one_off.emplace(model, *context.store);
+    const rollup::RouterCache& router = context.router != nullptr ? *context.router : *one_off;
+    rollup::Route route = rollup::RouteQuery(query, route_options, plan, router);
     if (route.hit()) {
       answered = AnswerFromRollups(model, context, route, response);
     } else {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "rollup/router.h"
 #include "rollup/store.h"
 #include "semantic/live_sql.h"
 #include "semantic/model.h"
@@ -63,6 +64,9 @@ struct QueryContext {
   // A connection of the rollup engine (warehouse/duckdb/duckdb_engine.h); kept warm by the
   // caller across queries. Required when `store` is set.
   warehouse::Connection* engine = nullptr;
+  // Routing state kept across queries (a server keeps one per loaded model); made for the one
+  // query when null. REQUIRES: made for the same model and `store`.
+  const rollup::RouterCache* router = nullptr;
 };
 
 // Errors: kQueryInvalid, kAmbiguousPath, kFanOut, kAccessDenied from parsing and planning;

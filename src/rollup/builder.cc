@@ -62,15 +62,20 @@ TimeGrain RangeUnit(const semantic::Rollup& rollup) {
   return TimeGrain::kDay;
 }
 
-// The source rows' time bounds, for rollups without a build range.
-Result<std::optional<std::pair<UnixSeconds, UnixSeconds>>> SourceBounds(
-    const semantic::SemanticModel& model, const semantic::Rollup& rollup,
-    warehouse::Warehouse& warehouse) {
+// The source rows' time bounds (nullopt when no row has a time) and how many rows have none.
+struct SourceTimes {
+  std::optional<std::pair<UnixSeconds, UnixSeconds>> bounds;
+  std::int64_t nulls = 0;
+};
+
+Result<SourceTimes> ReadSourceTimes(const semantic::SemanticModel& model,
+                                    const semantic::Rollup& rollup,
+                                    warehouse::Warehouse& warehouse) {
   STRATA_ASSIGN_OR_RETURN(const std::string sql,
                           semantic::PlanRollupTimeBounds(model, rollup, warehouse.dialect()));
   STRATA_ASSIGN_OR_RETURN(auto connection, warehouse.Connect());
   STRATA_ASSIGN_OR_RETURN(const warehouse::QueryResult result, connection->Execute(sql));
-  if (result.row_count() != 1 || result.columns.size() != 2) {
+  if (result.row_count() != 1 || result.columns.size() != 3) {
     return MakeError(ErrorCode::kInternal, "the time bounds query returned no row");
   }
   const auto seconds = [](const warehouse::Value& value) -> std::optional<UnixSeconds> {
@@ -79,10 +84,15 @@ Result<std::optional<std::pair<UnixSeconds, UnixSeconds>>> SourceBounds(
     if (const std::size_t dot = text.find('.', 10); dot != std::string::npos) text.resize(dot);
     return semantic::ParseTimeText(text);
   };
+  SourceTimes times;
   const auto lo = seconds(result.columns[0].values[0]);
   const auto hi = seconds(result.columns[1].values[0]);
-  if (!lo || !hi) return std::optional<std::pair<UnixSeconds, UnixSeconds>>();
-  return std::optional<std::pair<UnixSeconds, UnixSeconds>>(std::make_pair(*lo, *hi));
+  if (lo && hi) times.bounds = std::make_pair(*lo, *hi);
+  const warehouse::Value& nulls = result.columns[2].values[0];
+  if (!std::holds_alternative<std::monostate>(nulls)) {
+    times.nulls = std::stoll(warehouse::ValueToString(nulls));
+  }
+  return times;
 }
 
 // The periods the build covers, and which of the previous manifest's files it keeps.
@@ -99,15 +109,20 @@ Result<RollupPlan> PlanPeriods(const semantic::SemanticModel& model, const seman
   }
   const TimeGrain unit = RangeUnit(rollup);
   UnixSeconds from = 0, to = 0;
+  bool null_file = false;
   if (rollup.build_range) {
     from = PeriodStart(now - static_cast<UnixSeconds>(rollup.build_range->days) * kDay, unit);
     to = NextPeriodStart(PeriodStart(now, unit), unit);
   } else {
-    STRATA_ASSIGN_OR_RETURN(const auto bounds, SourceBounds(model, rollup, warehouse));
-    if (bounds) {
-      from = PeriodStart(bounds->first, unit);
-      to = NextPeriodStart(PeriodStart(std::max(bounds->second, now), unit), unit);
+    // Through the period of the newest row: later periods are missing (the router answers them
+    // live) until rows arrive, rather than stored empty.
+    STRATA_ASSIGN_OR_RETURN(const SourceTimes times, ReadSourceTimes(model, rollup, warehouse));
+    if (times.bounds) {
+      from = PeriodStart(times.bounds->first, unit);
+      to = NextPeriodStart(PeriodStart(times.bounds->second, unit), unit);
     }
+    // A file for the rows without a time only when there are some (or nothing else is built).
+    null_file = times.nulls > 0 || !times.bounds;
   }
   if (rollup.live_tail) to = std::max(from, PeriodStart(now, unit));
   if (from < to) {
@@ -134,7 +149,7 @@ Result<RollupPlan> PlanPeriods(const semantic::SemanticModel& model, const seman
     }
     plan.periods.push_back(std::move(planned));
   }
-  if (by && !rollup.build_range && !rollup.live_tail) {
+  if (by && null_file && !rollup.live_tail) {
     plan.periods.push_back({Outcome("null", std::nullopt, std::nullopt, true), std::nullopt});
   }
   return plan;
@@ -228,64 +243,118 @@ class RollupBuild {
     return manifest;
   }
 
-  // Writes every period that is not kept, `parallel` at a time.
-  void WriteAll(RollupPlan& plan) {
-    std::vector<PlannedPeriod*> todo;
+  // The periods to write, as batches that each read the warehouse once: runs of adjacent
+  // periods, split so that `parallel` batches can run at once and none spans more than
+  // kMaxBatchPeriods. The whole-rollup and NULL-time files are batches of their own.
+  std::vector<std::vector<PlannedPeriod*>> Batches(RollupPlan& plan) const {
+    constexpr std::size_t kMaxBatchPeriods = 32;
+    std::vector<std::vector<PlannedPeriod*>> runs(1);
+    std::vector<std::vector<PlannedPeriod*>> singles;
     for (PlannedPeriod& period : plan.periods) {
-      if (!period.kept) todo.push_back(&period);
+      if (period.kept) {
+        runs.emplace_back();
+      } else if (!period.outcome.start || !rollup_.partition) {
+        singles.push_back({&period});
+      } else {
+        runs.back().push_back(&period);
+      }
     }
+    std::size_t todo = 0;
+    for (const auto& run : runs) todo += run.size();
+    const std::size_t parallel = static_cast<std::size_t>(std::max(1, options_.parallel));
+    const std::size_t size =
+        std::clamp<std::size_t>((todo + parallel - 1) / parallel, 1, kMaxBatchPeriods);
+    std::vector<std::vector<PlannedPeriod*>> batches;
+    for (const auto& run : runs) {
+      for (std::size_t i = 0; i < run.size(); i += size) {
+        batches.emplace_back(
+            run.begin() + static_cast<std::ptrdiff_t>(i),
+            run.begin() + static_cast<std::ptrdiff_t>(std::min(run.size(), i + size)));
+      }
+    }
+    for (auto& single : singles) batches.push_back(std::move(single));
+    return batches;
+  }
+
+  // Writes every period that is not kept, `parallel` batches at a time.
+  void WriteAll(RollupPlan& plan) {
+    const std::vector<std::vector<PlannedPeriod*>> batches = Batches(plan);
+    total_ = 0;
+    for (const auto& batch : batches) total_ += batch.size();
     std::atomic<std::size_t> next{0};
     const auto worker = [&] {
       Result<std::unique_ptr<warehouse::Connection>> source = warehouse_.Connect();
       Result<std::unique_ptr<warehouse::Connection>> engine = engine_.Connect();
-      for (std::size_t i = next++; i < todo.size(); i = next++) {
+      for (std::size_t i = next++; i < batches.size(); i = next++) {
         if (!source.ok() || !engine.ok()) {
-          Finish(*todo[i], source.ok() ? engine.error() : source.error(), std::nullopt, 0);
+          for (PlannedPeriod* period : batches[i]) {
+            Finish(*period, source.ok() ? engine.error() : source.error(), std::nullopt, 0);
+          }
           continue;
         }
-        WriteOne(*todo[i], **source, **engine);
+        WriteBatch(batches[i], **source, **engine);
       }
     };
     const std::size_t threads =
         std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1, options_.parallel)), 1,
-                                std::max<std::size_t>(1, todo.size()));
-    total_ = todo.size();
+                                std::max<std::size_t>(1, batches.size()));
     std::vector<std::thread> pool;
     for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
     worker();
     for (std::thread& thread : pool) thread.join();
   }
 
-  void WriteOne(PlannedPeriod& period, warehouse::Connection& source,
-                warehouse::Connection& engine) {
+  void WriteBatch(const std::vector<PlannedPeriod*>& batch, warehouse::Connection& source,
+                  warehouse::Connection& engine) {
     const auto started = std::chrono::steady_clock::now();
+    const auto fail = [&](const Error& error) {
+      for (PlannedPeriod* period : batch) {
+        Finish(*period, error, std::nullopt, MillisSince(started) / batch.size());
+      }
+    };
+    const PeriodOutcome& first = batch.front()->outcome;
     PeriodRequest request;
-    request.null_time = period.outcome.null_time;
-    if (period.outcome.start) request.window = {*period.outcome.start, *period.outcome.end};
-    Result<std::filesystem::path> path = store_.NewFilePath(rollup_.name, period.outcome.label);
-    if (!path.ok()) return Finish(period, path.error(), std::nullopt, MillisSince(started));
-    Result<WrittenPeriod> written =
-        WritePeriod(model_, rollup_, warehouse_.dialect(), source, engine, request, *path);
-    if (!written.ok()) return Finish(period, written.error(), std::nullopt, MillisSince(started));
-    Result<FileDigest> digest = ChecksumFile(*path);
-    if (!digest.ok()) return Finish(period, digest.error(), std::nullopt, MillisSince(started));
-    ManifestFile file;
-    if (rollup_.partition) {  // an unpartitioned rollup's one file is the whole rollup
-      file.start = period.outcome.start;
-      file.end = period.outcome.end;
+    request.null_time = first.null_time;
+    if (first.start) request.window = {*first.start, *batch.back()->outcome.end};
+    for (PlannedPeriod* period : batch) {
+      Result<std::filesystem::path> path = store_.NewFilePath(rollup_.name, period->outcome.label);
+      if (!path.ok()) return fail(path.error());
+      PeriodFile file{std::nullopt, *path};
+      if (batch.size() > 1) {  // one period's batch is exactly its rows
+        file.period = {*period->outcome.start, *period->outcome.end};
+      }
+      request.files.push_back(std::move(file));
     }
-    file.null_time = period.outcome.null_time;
-    file.path = path->filename().string();
-    file.rows = written->rows;
-    file.bytes = digest->bytes;
-    file.checksum = digest->checksum;
-    file.build_ms = MillisSince(started);
-    file.built_at = FormatIso8601(now_);
+    Result<WrittenPeriods> written =
+        WritePeriods(model_, rollup_, warehouse_.dialect(), source, engine, request);
+    if (!written.ok()) return fail(written.error());
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (columns_.empty()) columns_ = written->columns;
     }
-    Finish(period, std::nullopt, file, file.build_ms);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      const auto file_started = std::chrono::steady_clock::now();
+      PlannedPeriod& period = *batch[i];
+      const std::filesystem::path& path = request.files[i].path;
+      Result<FileDigest> digest = ChecksumFile(path);
+      if (!digest.ok()) {
+        Finish(period, digest.error(), std::nullopt, written->files[i].ms);
+        continue;
+      }
+      ManifestFile file;
+      if (rollup_.partition) {  // an unpartitioned rollup's one file is the whole rollup
+        file.start = period.outcome.start;
+        file.end = period.outcome.end;
+      }
+      file.null_time = period.outcome.null_time;
+      file.path = path.filename().string();
+      file.rows = written->files[i].rows;
+      file.bytes = digest->bytes;
+      file.checksum = digest->checksum;
+      file.build_ms = written->files[i].ms + MillisSince(file_started);
+      file.built_at = FormatIso8601(now_);
+      Finish(period, std::nullopt, file, file.build_ms);
+    }
   }
 
   void Finish(PlannedPeriod& period, std::optional<Error> error, std::optional<ManifestFile> file,

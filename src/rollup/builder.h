@@ -7,18 +7,21 @@
 //
 // Which periods: partition.by periods of the rollup's time dimension over the build range
 // (build_range: the periods from the one containing now - days through the one containing now;
-// else those of the source rows' min through max, plus one file for rows whose time is NULL); a
-// live_tail rollup stops before the open period (the live tail reads it). Unpartitioned
-// rollups are one file. A plain build builds the periods its manifest lacks and rebuilds the
-// newest `refresh_last`; `full` (or a changed definition) rebuilds every period. Files of
-// periods that are not rebuilt are kept as they are.
+// else those of the source rows' min through max, plus one file for rows whose time is NULL
+// when there are any); a live_tail rollup stops before the open period (the live tail reads
+// it). Unpartitioned rollups are one file. Adjacent periods to write are read from the
+// warehouse as one batch (one grouped query per batch, split into period files in the engine). A
+// plain build builds the periods its manifest lacks and rebuilds the newest `refresh_last`; `full`
+// (or a changed definition) rebuilds every period. Files of periods that are not rebuilt are kept
+// as they are.
 //
 // Failure: a period that fails leaves the previous manifest in force (nothing is published for
 // that rollup; its new files are garbage for the next collection) and is reported; other
 // rollups still build. A held build lock is a failure of that rollup.
 //
-// Thread safety: BuildRollups runs up to `parallel` periods at once, each with its own warehouse
-// and engine connection; the warehouse must allow that many connections.
+// Thread safety: BuildRollups runs up to `parallel` batches at once (the periods are split into
+// at least that many batches when there are enough), each with its own warehouse and engine
+// connection; the warehouse must allow that many connections.
 #pragma once
 
 #include <atomic>

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 
+#include "base/time.h"
 #include "warehouse/duckdb/duckdb_engine.h"
 
 namespace strata::rollup {
@@ -110,10 +112,14 @@ std::string SketchSubquery(const semantic::RollupSketchQuery& sketch, const std:
          (sketch.key_count > 0 ? " GROUP BY ALL" : "") + ")";
 }
 
-// The SELECT that renames the main rows' columns to their stored names, joins the sketches and
-// sorts by sort_by.
-std::string FinalSelect(const semantic::Rollup& rollup, const semantic::RollupBuildPlan& plan,
-                        const std::string& prefix) {
+std::string OrderBy(const semantic::Rollup& rollup) {
+  std::string order;
+  for (const std::string& path : rollup.sort_by) order += (order.empty() ? "" : ", ") + Q(path);
+  return order.empty() ? "" : "\nORDER BY " + order;
+}
+
+// The SELECT that renames the main rows' columns to their stored names and joins the sketches.
+std::string FinalSelect(const semantic::RollupBuildPlan& plan, const std::string& prefix) {
   std::string select, joins;
   const std::size_t main_columns = plan.columns.size() - plan.sketches.size();
   for (std::size_t i = 0; i < main_columns; ++i) {
@@ -132,10 +138,7 @@ std::string FinalSelect(const semantic::Rollup& rollup, const semantic::RollupBu
     joins += "\nLEFT JOIN " + SketchSubquery(sketch, prefix + "_sketch_" + std::to_string(s)) +
              " AS " + Q(alias) + " ON " + KeyJoin(sketch.key_count, alias);
   }
-  std::string order;
-  for (const std::string& path : rollup.sort_by) order += (order.empty() ? "" : ", ") + Q(path);
-  return "SELECT " + select + "\nFROM " + Q(prefix + "_main") + " AS " + Q("m") + joins +
-         (order.empty() ? "" : "\nORDER BY " + order);
+  return "SELECT " + select + "\nFROM " + Q(prefix + "_main") + " AS " + Q("m") + joins;
 }
 
 Result<std::vector<ManifestColumn>> DescribeColumns(warehouse::Connection& engine,
@@ -154,64 +157,142 @@ Result<std::vector<ManifestColumn>> DescribeColumns(warehouse::Connection& engin
   return columns;
 }
 
-Result<WrittenPeriod> Write(const semantic::SemanticModel& model, const semantic::Rollup& rollup,
-                            sql::Dialect dialect, warehouse::Connection& source,
-                            warehouse::Connection& engine, const PeriodRequest& request,
-                            const std::filesystem::path& path) {
+double MillisSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+std::string TimestampLiteral(UnixSeconds t) {
+  const CivilTime c = ToCivil(t);
+  return fmt::format("TIMESTAMP '{:04}-{:02}-{:02} {:02}:{:02}:{:02}'", c.year, c.month, c.day,
+                     c.hour, c.minute, c.second);
+}
+
+// The stored column of the rollup's time dimension.
+Result<std::string> TimeColumn(const semantic::Rollup& rollup,
+                               const semantic::RollupBuildPlan& plan) {
+  const std::optional<std::string> time = semantic::RollupTimeDimension(rollup);
+  for (const semantic::StoredDimension& dimension : plan.dimensions) {
+    if (time && dimension.path == *time) return dimension.column;
+  }
+  return MakeError(ErrorCode::kInternal,
+                   fmt::format("rollup {} has periods but no stored time dimension", rollup.name));
+}
+
+// The rows a COPY wrote: DuckDB returns them as its one cell.
+Result<std::int64_t> CopiedRows(const warehouse::QueryResult& result) {
+  if (result.row_count() == 1) {
+    const warehouse::Value& cell = result.columns[0].values[0];
+    if (const auto* count = std::get_if<std::int64_t>(&cell)) return *count;
+    if (const auto* count = std::get_if<std::uint64_t>(&cell)) {
+      return static_cast<std::int64_t>(*count);
+    }
+  }
+  return MakeError(ErrorCode::kInternal, "COPY did not report the rows it wrote");
+}
+
+Result<std::int64_t> Copy(warehouse::Connection& engine, const std::string& select,
+                          const std::filesystem::path& path) {
+  STRATA_ASSIGN_OR_RETURN(
+      const warehouse::QueryResult copied,
+      engine.Execute("COPY (" + select + ") TO " + sql::QuoteString(path.string(), kEngine) +
+                     " (FORMAT parquet)"));
+  return CopiedRows(copied);
+}
+
+// Stages the batch's rows in the engine as table `<prefix>_main` and one per sketch; appends
+// the names it created to `tables` (also on failure, for the cleanup).
+Status Stage(warehouse::Connection& source, warehouse::Connection& engine,
+             const semantic::RollupBuildPlan& plan, const std::string& prefix,
+             std::vector<std::string>& tables) {
+  STRATA_ASSIGN_OR_RETURN(const warehouse::QueryResult main, source.Execute(plan.sql));
+  tables.push_back(prefix + "_main");
+  const std::vector<std::string> types = Types(main);
+  STRATA_TRY(CreateAndLoad(engine, tables.back(), main, types));
+  for (std::size_t s = 0; s < plan.sketches.size(); ++s) {
+    STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult rows, source.Execute(plan.sketches[s].sql));
+    tables.push_back(prefix + "_sketch_" + std::to_string(s));
+    STRATA_TRY(LoadSketch(engine, tables.back(), std::move(rows), plan.sketches[s], types));
+  }
+  return OkStatus();
+}
+
+// Writes the staged batch: one COPY of the joined rows when the batch is one file of every
+// staged row; else the joined rows once into `<prefix>_final` and one COPY per period.
+Status WriteFiles(warehouse::Connection& engine, const semantic::Rollup& rollup,
+                  const semantic::RollupBuildPlan& plan, const PeriodRequest& request,
+                  const std::string& prefix, std::vector<std::string>& tables,
+                  WrittenPeriods& written) {
+  const std::string select = FinalSelect(plan, prefix);
+  STRATA_ASSIGN_OR_RETURN(written.columns, DescribeColumns(engine, select, plan));
+  const std::string order = OrderBy(rollup);
+  if (request.files.size() == 1 && !request.files[0].period) {
+    const auto started = std::chrono::steady_clock::now();
+    STRATA_ASSIGN_OR_RETURN(const std::int64_t rows,
+                            Copy(engine, select + order, request.files[0].path));
+    written.files.push_back({rows, MillisSince(started)});
+    return OkStatus();
+  }
+  STRATA_ASSIGN_OR_RETURN(const std::string time, TimeColumn(rollup, plan));
+  tables.push_back(prefix + "_final");
+  STRATA_TRY(engine.Execute("CREATE TABLE " + Q(tables.back()) + " AS " + select));
+  for (const PeriodFile& file : request.files) {
+    const auto started = std::chrono::steady_clock::now();
+    std::string where;
+    if (file.period) {
+      const std::string column = "CAST(" + Q(time) + " AS TIMESTAMP)";
+      where = "\nWHERE " + column + " >= " + TimestampLiteral(file.period->first) + " AND " +
+              column + " < " + TimestampLiteral(file.period->second);
+    }
+    STRATA_ASSIGN_OR_RETURN(
+        const std::int64_t rows,
+        Copy(engine, "SELECT * FROM " + Q(tables.back()) + where + order, file.path));
+    written.files.push_back({rows, MillisSince(started)});
+  }
+  return OkStatus();
+}
+
+Result<WrittenPeriods> Write(const semantic::SemanticModel& model, const semantic::Rollup& rollup,
+                             sql::Dialect dialect, warehouse::Connection& source,
+                             warehouse::Connection& engine, const PeriodRequest& request) {
+  if (request.files.empty()) return MakeError(ErrorCode::kInternal, "a batch without files");
+  const auto started = std::chrono::steady_clock::now();
   STRATA_ASSIGN_OR_RETURN(
       const semantic::RollupBuildPlan plan,
       semantic::PlanRollupBuild(model, rollup, dialect, request.window, request.null_time));
-  STRATA_ASSIGN_OR_RETURN(const warehouse::QueryResult main, source.Execute(plan.sql));
-  // The engine's tables are shared by its connections: each period stages under its own names.
+  // The engine's tables are shared by its connections: each batch stages under its own names.
   static std::atomic<std::uint64_t> counter{0};
   const std::string prefix = fmt::format("strata_stage_{}", counter++);
-  std::vector<std::string> tables = {prefix + "_main"};
-  const std::vector<std::string> types = Types(main);
-  Status loaded = CreateAndLoad(engine, tables[0], main, types);
-  for (std::size_t s = 0; s < plan.sketches.size() && loaded.ok(); ++s) {
-    tables.push_back(prefix + "_sketch_" + std::to_string(s));
-    Result<warehouse::QueryResult> rows = source.Execute(plan.sketches[s].sql);
-    loaded = rows.ok()
-                 ? LoadSketch(engine, tables.back(), std::move(*rows), plan.sketches[s], types)
-                 : Status(rows.error());
-  }
-  WrittenPeriod written;
-  if (loaded.ok()) {
-    const std::string select = FinalSelect(rollup, plan, prefix);
-    Result<std::vector<ManifestColumn>> columns = DescribeColumns(engine, select, plan);
-    if (columns.ok()) {
-      written.columns = std::move(*columns);
-      Result<warehouse::QueryResult> copied =
-          engine.Execute("COPY (" + select + ") TO " + sql::QuoteString(path.string(), kEngine) +
-                         " (FORMAT parquet)");
-      if (!copied.ok()) loaded = Status(copied.error());
-    } else {
-      loaded = Status(columns.error());
-    }
-  }
+  std::vector<std::string> tables;
+  WrittenPeriods written;
+  Status status = Stage(source, engine, plan, prefix, tables);
+  const double staged_ms = MillisSince(started);
+  if (status.ok()) status = WriteFiles(engine, rollup, plan, request, prefix, tables, written);
   for (const std::string& table : tables) {
     (void)engine.Execute("DROP TABLE IF EXISTS " + Q(table));
   }
-  STRATA_TRY(loaded);
-  written.rows = static_cast<std::int64_t>(main.row_count());
+  STRATA_TRY(status);
+  for (WrittenFile& file : written.files) {
+    file.ms += staged_ms / static_cast<double>(written.files.size());
+  }
   return written;
 }
 
 }  // namespace
 
-Result<WrittenPeriod> WritePeriod(const semantic::SemanticModel& model,
-                                  const semantic::Rollup& rollup, sql::Dialect dialect,
-                                  warehouse::Connection& warehouse_connection,
-                                  warehouse::Connection& engine_connection,
-                                  const PeriodRequest& request, const std::filesystem::path& path) {
-  Result<WrittenPeriod> written =
-      Write(model, rollup, dialect, warehouse_connection, engine_connection, request, path);
+Result<WrittenPeriods> WritePeriods(const semantic::SemanticModel& model,
+                                    const semantic::Rollup& rollup, sql::Dialect dialect,
+                                    warehouse::Connection& warehouse_connection,
+                                    warehouse::Connection& engine_connection,
+                                    const PeriodRequest& request) {
+  Result<WrittenPeriods> written =
+      Write(model, rollup, dialect, warehouse_connection, engine_connection, request);
   if (!written.ok()) {
-    const std::string period =
-        request.null_time ? "the rows without a time"
-        : request.window  ? fmt::format("period [{}, {})", FormatIso8601(request.window->first),
-                                        FormatIso8601(request.window->second))
-                          : "all rows";
+    const std::string period = request.null_time ? "the rows without a time"
+                               : request.window
+                                   ? fmt::format("[{}, {})", FormatIso8601(request.window->first),
+                                                 FormatIso8601(request.window->second))
+                                   : "all rows";
     written.error().Note(fmt::format("while building {} of rollup {}", period, rollup.name));
   }
   return written;

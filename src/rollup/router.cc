@@ -16,10 +16,11 @@ namespace {
 namespace miss = semantic::miss;
 using semantic::Aggregation;
 
-// One candidate rollup: its lease (whose manifest the relation reads) and relation.
+// One candidate rollup: the cached manifest version its relation reads, and the relation.
 struct Candidate {
   const semantic::Rollup* rollup = nullptr;
-  ReaderLease lease;
+  std::shared_ptr<const StampedManifest> manifest;
+  std::filesystem::path folder;
   semantic::StoredRelation relation;
   std::optional<RollupMiss> miss;  // decided before planning
 };
@@ -68,18 +69,18 @@ bool QueryReadsDistinct(const semantic::SemanticModel& model,
   return false;
 }
 
-std::string ReadParquet(const ReaderLease& lease, const std::vector<const ManifestFile*>& files) {
+std::string ReadParquet(const std::filesystem::path& folder,
+                        const std::vector<const ManifestFile*>& files) {
   std::string list;
   for (const ManifestFile* file : files) {
     list += (list.empty() ? "" : ", ") +
-            sql::QuoteString(lease.FilePath(*file).string(), sql::Dialect::kDuckDb);
+            sql::QuoteString((folder / file->path).string(), sql::Dialect::kDuckDb);
   }
   return "read_parquet([" + list + "])";
 }
 
-semantic::StoredRows Relation(const ReaderLease& lease, std::optional<UnixSeconds> from,
-                              std::optional<UnixSeconds> to) {
-  const Manifest& manifest = lease.manifest();
+semantic::StoredRows Relation(const Manifest& manifest, const std::filesystem::path& folder,
+                              std::optional<UnixSeconds> from, std::optional<UnixSeconds> to) {
   std::vector<const ManifestFile*> files;
   semantic::StoredRows rows;
   for (const ManifestFile& file : manifest.files) {
@@ -89,9 +90,9 @@ semantic::StoredRows Relation(const ReaderLease& lease, std::optional<UnixSecond
     rows.rows += file.rows;
   }
   if (files.empty()) {
-    rows.sql = "(SELECT * FROM " + ReadParquet(lease, {&manifest.files.front()}) + " LIMIT 0)";
+    rows.sql = "(SELECT * FROM " + ReadParquet(folder, {&manifest.files.front()}) + " LIMIT 0)";
   } else {
-    rows.sql = ReadParquet(lease, files);
+    rows.sql = ReadParquet(folder, files);
   }
   return rows;
 }
@@ -132,52 +133,115 @@ std::string RangeReason(const semantic::SemanticModel& model, const semantic::Ro
   return "";
 }
 
-// Loads `rollup` and describes its stored rows; a miss when it cannot be read as built.
-void Prepare(const semantic::SemanticModel& model, const RollupStore& store, Candidate& candidate) {
+// Describes the stored rows of the candidate's cached manifest; a miss when it cannot be read
+// as built.
+void Prepare(const RouterCache& cache, std::size_t index, sql::Dialect warehouse,
+             Candidate& candidate) {
+  const semantic::SemanticModel& model = cache.model();
   const semantic::Rollup& rollup = *candidate.rollup;
   const auto missed = [&](const char* reason, std::string detail) {
     candidate.miss = RollupMiss{rollup.name, reason, std::move(detail)};
   };
-  Result<std::optional<ReaderLease>> opened = store.OpenForRead(rollup.name);
-  if (!opened.ok()) return missed(miss::kStoreError, opened.error().message);
-  if (!opened->has_value()) return missed(miss::kNotBuilt, "never built");
-  candidate.lease = std::move(**opened);
-  const Manifest& manifest = candidate.lease.manifest();
-  if (manifest.definition_hash != DefinitionHash(model, rollup)) {
+  Result<std::shared_ptr<const StampedManifest>> current = cache.manifests().Current(rollup.name);
+  if (!current.ok()) return missed(miss::kStoreError, current.error().message);
+  if (*current == nullptr) return missed(miss::kNotBuilt, "never built");
+  candidate.manifest = std::move(*current);
+  candidate.folder = cache.manifests().store().FolderOf(rollup.name);
+  const Manifest& manifest = candidate.manifest->manifest;
+  const RouterCache::Definition& definition = cache.DefinitionOf(index);
+  if (manifest.definition_hash != definition.hash) {
     return missed(miss::kNotBuilt,
                   fmt::format("the definition changed since the build of {}; run `strata "
                               "rollups build --rollup {}`",
                               manifest.built_at, rollup.name));
   }
   if (manifest.files.empty()) return missed(miss::kPartitionMissing, "no period is built");
-  Result<semantic::RollupBuildPlan> layout =
-      semantic::PlanRollupBuild(model, rollup, sql::Dialect::kDuckDb, std::nullopt);
-  if (!layout.ok()) return missed(miss::kStoreError, layout.error().message);
+  if (!definition.layout.ok()) return missed(miss::kStoreError, definition.layout.error().message);
   semantic::StoredRelation& relation = candidate.relation;
   relation.entity = model.FindEntity(rollup.entity);
-  relation.dimensions = std::move(layout->dimensions);
-  relation.measures = std::move(layout->measures);
-  const ReaderLease* lease = &candidate.lease;
-  relation.relation = [lease](std::optional<UnixSeconds> from, std::optional<UnixSeconds> to) {
-    return Relation(*lease, from, to);
+  relation.dimensions = definition.layout->dimensions;
+  relation.measures = definition.layout->measures;
+  relation.percentiles = warehouse;
+  const Manifest* planned = &manifest;
+  const std::filesystem::path* folder = &candidate.folder;
+  relation.relation = [planned, folder](std::optional<UnixSeconds> from,
+                                        std::optional<UnixSeconds> to) {
+    return Relation(*planned, *folder, from, to);
   };
-  relation.range_check = [&model, &rollup, lease](const semantic::StoredDimension& dimension,
-                                                  UnixSeconds from, UnixSeconds to) {
-    return RangeReason(model, rollup, lease->manifest(), dimension, from, to);
+  relation.range_check = [&model, &rollup, planned](const semantic::StoredDimension& dimension,
+                                                    UnixSeconds from, UnixSeconds to) {
+    return RangeReason(model, rollup, *planned, dimension, from, to);
   };
   relation.range_dimension = manifest.time_dimension;
   if (rollup.build_range || rollup.live_tail) relation.no_range_reason = miss::kOutsideBuildRange;
 }
 
-}  // namespace
+std::optional<RollupMiss> OutcomeMiss(const semantic::StoredPlan& stored,
+                                      const Candidate& candidate) {
+  std::optional<RollupMiss> missed;
+  for (const semantic::StoredCandidate& outcome : stored.candidates) {
+    if (outcome.relation != &candidate.relation || !outcome.miss) continue;
+    missed = RollupMiss{candidate.rollup->name, outcome.miss->reason, outcome.miss->detail};
+  }
+  return missed;
+}
 
-Route RouteQuery(const semantic::SemanticModel& model, const semantic::SemanticQuery& query,
-                 const semantic::PlanOptions& options, const semantic::LivePlan& live,
-                 const RollupStore& store) {
+// The candidates' misses when nothing answers.
+Route MissAll(const std::vector<std::unique_ptr<Candidate>>& candidates,
+              const std::optional<semantic::StoredPlan>& stored, const std::string& failure) {
+  Route route;
+  for (const auto& candidate : candidates) {
+    if (candidate->miss) {
+      route.missed.push_back(*candidate->miss);
+      continue;
+    }
+    std::optional<RollupMiss> missed = stored ? OutcomeMiss(*stored, *candidate) : std::nullopt;
+    if (!missed && !stored) {
+      missed = RollupMiss{candidate->rollup->name, miss::kDimensionNotStored, failure};
+    }
+    if (!missed) {
+      missed = RollupMiss{candidate->rollup->name, miss::kJoinRollupIncomplete,
+                          "another entity of the query has no rollup that answers it"};
+    }
+    route.missed.push_back(std::move(*missed));
+  }
+  return route;
+}
+
+enum class Leased { kAll, kChanged, kFailed };
+
+// Leases the planned versions of the rollups a hit reads. kChanged when one was rebuilt since
+// it was cached; kFailed (with the candidate's miss set to store_error) when a lock fails.
+Leased LeaseChosen(const RollupStore& store, std::vector<std::unique_ptr<Candidate>>& candidates,
+                   const semantic::StoredPlan& stored, Route& route) {
+  for (const semantic::StoredRelation* chosen : stored.chosen) {
+    for (auto& candidate : candidates) {
+      if (&candidate->relation != chosen) continue;
+      Result<std::optional<ReaderLease>> lease =
+          store.OpenForReadIfCurrent(candidate->rollup->name, *candidate->manifest);
+      if (!lease.ok()) {
+        candidate->miss =
+            RollupMiss{candidate->rollup->name, miss::kStoreError, lease.error().message};
+        return Leased::kFailed;
+      }
+      if (!lease->has_value()) return Leased::kChanged;
+      route.used.push_back(candidate->rollup->name);
+      route.leases.push_back(std::move(**lease));
+    }
+  }
+  return Leased::kAll;
+}
+
+// One routing attempt over the manifests cached now. nullopt when a chosen rollup was rebuilt
+// between planning and leasing (the caller tries again with the new version).
+std::optional<Route> TryRoute(const semantic::SemanticQuery& query, const RouteOptions& options,
+                              const semantic::LivePlan& live, const RouterCache& cache) {
+  const semantic::SemanticModel& model = cache.model();
   std::vector<std::unique_ptr<Candidate>> candidates;
   const bool joined = live.entities.size() > 1;
   const bool distinct = joined && QueryReadsDistinct(model, query);
-  for (const semantic::Rollup& rollup : model.rollups) {
+  for (std::size_t index = 0; index < model.rollups.size(); ++index) {
+    const semantic::Rollup& rollup = model.rollups[index];
     if (std::find(live.entities.begin(), live.entities.end(), rollup.entity) ==
         live.entities.end()) {
       continue;
@@ -190,11 +254,10 @@ Route RouteQuery(const semantic::SemanticModel& model, const semantic::SemanticQ
     } else if (joined && rollup.live_tail) {
       candidate->miss = RollupMiss{rollup.name, miss::kLiveTailInJoin, "live_tail rollup"};
     } else {
-      Prepare(model, store, *candidate);
+      Prepare(cache, index, options.warehouse, *candidate);
     }
     candidates.push_back(std::move(candidate));
   }
-  Route route;
   std::vector<const semantic::StoredRelation*> relations;
   for (const auto& candidate : candidates) {
     if (!candidate->miss) relations.push_back(&candidate->relation);
@@ -203,59 +266,75 @@ Route RouteQuery(const semantic::SemanticModel& model, const semantic::SemanticQ
   std::string failure;
   if (!relations.empty()) {
     Result<semantic::StoredPlan> planned =
-        semantic::PlanStoredQuery(model, query, options, relations);
+        semantic::PlanStoredQuery(model, query, options.plan, relations);
     if (planned.ok()) {
       stored = std::move(*planned);
     } else {
       failure = planned.error().message;
     }
   }
-  if (stored && stored->plan && stored->plan->entities == live.entities) {
-    for (const semantic::StoredRelation* chosen : stored->chosen) {
-      for (auto& candidate : candidates) {
-        if (&candidate->relation != chosen) continue;
-        route.used.push_back(candidate->rollup->name);
-        route.leases.push_back(std::move(candidate->lease));
-      }
-    }
-    route.plan = std::move(stored->plan);
-    // The other candidates' reasons, for the answer that falls back live (store_error).
-    for (const auto& candidate : candidates) {
-      if (std::find(route.used.begin(), route.used.end(), candidate->rollup->name) !=
-          route.used.end()) {
-        continue;
-      }
-      std::optional<RollupMiss> missed = candidate->miss;
-      for (const semantic::StoredCandidate& outcome : stored->candidates) {
-        if (outcome.relation != &candidate->relation || !outcome.miss) continue;
-        missed = RollupMiss{candidate->rollup->name, outcome.miss->reason, outcome.miss->detail};
-      }
-      if (missed) route.missed.push_back(std::move(*missed));
-    }
-    return route;
+  if (!stored || !stored->plan || stored->plan->entities != live.entities) {
+    return MissAll(candidates, stored, failure);
   }
+  Route route;
+  switch (LeaseChosen(cache.manifests().store(), candidates, *stored, route)) {
+    case Leased::kAll:
+      break;
+    case Leased::kChanged:
+      return std::nullopt;
+    case Leased::kFailed:
+      return MissAll(candidates, stored, failure);
+  }
+  route.plan = std::move(stored->plan);
+  // The other candidates' reasons, for the answer that falls back live (store_error).
   for (const auto& candidate : candidates) {
-    if (candidate->miss) {
-      route.missed.push_back(*candidate->miss);
+    if (std::find(route.used.begin(), route.used.end(), candidate->rollup->name) !=
+        route.used.end()) {
       continue;
     }
-    std::optional<RollupMiss> missed;
-    if (stored) {
-      for (const semantic::StoredCandidate& outcome : stored->candidates) {
-        if (outcome.relation != &candidate->relation || !outcome.miss) continue;
-        missed = RollupMiss{candidate->rollup->name, outcome.miss->reason, outcome.miss->detail};
-      }
-    }
-    if (!missed && !stored) {
-      missed = RollupMiss{candidate->rollup->name, miss::kDimensionNotStored, failure};
-    }
-    if (!missed) {
-      missed = RollupMiss{candidate->rollup->name, miss::kJoinRollupIncomplete,
-                          "another entity of the query has no rollup that answers it"};
-    }
-    route.missed.push_back(std::move(*missed));
+    std::optional<RollupMiss> missed = candidate->miss;
+    if (std::optional<RollupMiss> outcome = OutcomeMiss(*stored, *candidate)) missed = outcome;
+    if (missed) route.missed.push_back(std::move(*missed));
   }
   return route;
+}
+
+}  // namespace
+
+RouterCache::RouterCache(const semantic::SemanticModel& model, const RollupStore& store)
+    : model_(model), manifests_(store) {
+  definitions_.reserve(model.rollups.size());
+  for (const semantic::Rollup& rollup : model.rollups) {
+    definitions_.push_back(
+        {DefinitionHash(model, rollup),
+         semantic::PlanRollupBuild(model, rollup, sql::Dialect::kDuckDb, std::nullopt)});
+  }
+}
+
+Route RouteQuery(const semantic::SemanticQuery& query, const RouteOptions& options,
+                 const semantic::LivePlan& live, const RouterCache& cache) {
+  // A rebuild between planning and leasing is rare; three in a row means a build loop.
+  constexpr int kAttempts = 3;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    if (std::optional<Route> route = TryRoute(query, options, live, cache))
+      return std::move(*route);
+  }
+  Route route;
+  for (const semantic::Rollup& rollup : cache.model().rollups) {
+    if (std::find(live.entities.begin(), live.entities.end(), rollup.entity) !=
+        live.entities.end()) {
+      route.missed.push_back({rollup.name, miss::kStoreError,
+                              "the rollups were rebuilt while the query was routed; it runs live"});
+    }
+  }
+  return route;
+}
+
+Route RouteQuery(const semantic::SemanticModel& model, const semantic::SemanticQuery& query,
+                 const semantic::PlanOptions& options, const semantic::LivePlan& live,
+                 const RollupStore& store) {
+  const RouterCache cache(model, store);
+  return RouteQuery(query, RouteOptions{options, sql::Dialect::kDuckDb}, live, cache);
 }
 
 }  // namespace strata::rollup

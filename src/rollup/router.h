@@ -4,9 +4,11 @@
 // manifest, a definition that changed, a rule that does not hold) is a miss with a stable reason,
 // and the caller answers live.
 //
-// Candidates are the rollups of the live plan's entities, in declaration order. Each is loaded
-// under a reader lease (rollup/store.h); a hit keeps the leases of the rollups it reads, so their
-// files stay until the caller has run the SQL and drops the Route. Among the rollups of an entity
+// Candidates are the rollups of the live plan's entities, in declaration order. Each is planned
+// from its cached manifest (RouterCache: one stat per candidate when nothing changed); a hit
+// then takes reader leases (rollup/store.h) on the versions it planned with, only for the
+// rollups it reads, and plans again when one was rebuilt meanwhile. The Route keeps the leases,
+// so the files stay until the caller has run the SQL and drops it. Among the rollups of an entity
 // that answer, the one with the fewest stored rows to scan (the rows of the files its range
 // touches) wins. A query over several entities is answered from one rollup per entity or not at
 // all (join_rollup_incomplete); never with live_tail rollups (live_tail_in_join) nor with
@@ -23,10 +25,12 @@
 #include <string>
 #include <vector>
 
+#include "rollup/manifest_cache.h"
 #include "rollup/store.h"
 #include "semantic/live_sql.h"
 #include "semantic/model.h"
 #include "semantic/query.h"
+#include "semantic/rollup_sql.h"
 
 namespace strata::rollup {
 
@@ -47,8 +51,43 @@ struct Route {
   bool hit() const { return plan.has_value(); }
 };
 
-// `live` is the live plan of `query` under `options` (so the query is valid and the role may
-// read what it reads). REQUIRES: options.dialect is kDuckDb.
+// What routing keeps across the queries of one model over one store: each rollup's definition
+// hash and stored layout (computed once, in the constructor) and the parsed manifests
+// (ManifestCache). Thread-safe. REQUIRES: the model and the store outlive it.
+class RouterCache {
+ public:
+  RouterCache(const semantic::SemanticModel& model, const RollupStore& store);
+
+  const semantic::SemanticModel& model() const { return model_; }
+  const ManifestCache& manifests() const { return manifests_; }
+
+  struct Definition {
+    std::string hash;                          // DefinitionHash
+    Result<semantic::RollupBuildPlan> layout;  // the stored dimensions and measures
+  };
+  // REQUIRES: `index` < model().rollups.size().
+  const Definition& DefinitionOf(std::size_t index) const { return definitions_[index]; }
+
+ private:
+  const semantic::SemanticModel& model_;
+  ManifestCache manifests_;
+  std::vector<Definition> definitions_;
+};
+
+// How a routed query will meet the warehouse it would otherwise run on.
+struct RouteOptions {
+  semantic::PlanOptions plan;  // REQUIRES: plan.dialect is kDuckDb (the store's SQL)
+  // The warehouse of the live answer: stored percentiles interpolate as its percentile_cont
+  // does, so a hit returns the live answer's bits.
+  sql::Dialect warehouse = sql::Dialect::kDuckDb;
+};
+
+// `live` is the live plan of `query` (so the query is valid and the role may read what it
+// reads), over the cache's model.
+Route RouteQuery(const semantic::SemanticQuery& query, const RouteOptions& options,
+                 const semantic::LivePlan& live, const RouterCache& cache);
+
+// RouteQuery with a cache made for this one query (parses each candidate's manifest).
 Route RouteQuery(const semantic::SemanticModel& model, const semantic::SemanticQuery& query,
                  const semantic::PlanOptions& options, const semantic::LivePlan& live,
                  const RollupStore& store);

@@ -179,6 +179,31 @@ std::string Summarize(const GarbageReport& report, const std::vector<std::string
   return text;
 }
 
+// The manifest text of `path`, which must name `rollup`.
+Result<Manifest> ParseOwnManifest(const std::string& text, const std::filesystem::path& path,
+                                  std::string_view rollup) {
+  STRATA_ASSIGN_OR_RETURN(Manifest manifest, ParseManifestJson(text, path.string()));
+  if (manifest.rollup != rollup) {
+    return MakeError(ErrorCode::kRollupManifest,
+                     fmt::format("{} belongs to rollup \"{}\", not \"{}\"", path.string(),
+                                 manifest.rollup, rollup),
+                     "a rollup folder was copied or renamed by hand; rebuild the rollup");
+  }
+  return manifest;
+}
+
+ManifestStamp StampOf(const struct stat& info) {
+  ManifestStamp stamp;
+  stamp.device = static_cast<std::uint64_t>(info.st_dev);
+  stamp.inode = static_cast<std::uint64_t>(info.st_ino);
+  stamp.size = static_cast<std::uint64_t>(info.st_size);
+  stamp.mtime_ns =
+      static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec;
+  stamp.ctime_ns =
+      static_cast<std::int64_t>(info.st_ctim.tv_sec) * 1000000000 + info.st_ctim.tv_nsec;
+  return stamp;
+}
+
 }  // namespace
 
 std::filesystem::path ResolveStoreDir(const project::ProjectConfig& config,
@@ -280,13 +305,7 @@ Result<std::optional<Manifest>> RollupStore::Load(std::string_view rollup) const
   const std::filesystem::path path = FolderOf(rollup) / kManifestName;
   STRATA_ASSIGN_OR_RETURN(std::optional<std::string> text, internal::ReadWholeFile(path));
   if (!text) return std::optional<Manifest>();
-  STRATA_ASSIGN_OR_RETURN(Manifest manifest, ParseManifestJson(*text, path.string()));
-  if (manifest.rollup != rollup) {
-    return MakeError(ErrorCode::kRollupManifest,
-                     fmt::format("{} belongs to rollup \"{}\", not \"{}\"", path.string(),
-                                 manifest.rollup, rollup),
-                     "a rollup folder was copied or renamed by hand; rebuild the rollup");
-  }
+  STRATA_ASSIGN_OR_RETURN(Manifest manifest, ParseOwnManifest(*text, path, rollup));
   return std::optional<Manifest>(std::move(manifest));
 }
 
@@ -372,11 +391,7 @@ Status RollupStore::VerifyFiles(const Manifest& manifest, bool checksums) const 
   return OkStatus();
 }
 
-Result<std::optional<ReaderLease>> RollupStore::OpenForRead(std::string_view rollup) const {
-  STRATA_TRY(CheckRollupName(rollup));
-  const std::filesystem::path folder = FolderOf(rollup);
-  std::error_code error;
-  if (!std::filesystem::exists(folder / kManifestName, error)) return std::optional<ReaderLease>();
+Result<int> RollupStore::LockForReading(const std::filesystem::path& folder) const {
   const std::filesystem::path path = folder / kReaderLockName;
   STRATA_ASSIGN_OR_RETURN(int fd, internal::OpenLockFile(path));
   // A garbage collection holds the lock exclusively only for its unlink calls; wait that out, but
@@ -385,7 +400,7 @@ Result<std::optional<ReaderLease>> RollupStore::OpenForRead(std::string_view rol
   for (int attempt = 0;; ++attempt) {
     Result<bool> taken = internal::TryLock(fd, internal::LockMode::kShared, path);
     if (!taken.ok()) return internal::CloseFd(fd), std::move(taken).error();
-    if (*taken) break;
+    if (*taken) return fd;
     if (attempt == kAttempts) {
       internal::CloseFd(fd);
       return MakeError(ErrorCode::kIo,
@@ -394,10 +409,50 @@ Result<std::optional<ReaderLease>> RollupStore::OpenForRead(std::string_view rol
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
+}
+
+Result<std::optional<ReaderLease>> RollupStore::OpenForRead(std::string_view rollup) const {
+  STRATA_TRY(CheckRollupName(rollup));
+  const std::filesystem::path folder = FolderOf(rollup);
+  std::error_code error;
+  if (!std::filesystem::exists(folder / kManifestName, error)) return std::optional<ReaderLease>();
+  STRATA_ASSIGN_OR_RETURN(const int fd, LockForReading(folder));
   ReaderLease lease(fd, Manifest{}, folder);
   STRATA_ASSIGN_OR_RETURN(std::optional<Manifest> manifest, Load(rollup));
   if (!manifest) return std::optional<ReaderLease>();
   lease.manifest_ = std::move(*manifest);
+  return std::optional<ReaderLease>(std::move(lease));
+}
+
+Result<std::optional<ManifestStamp>> RollupStore::Stamp(std::string_view rollup) const {
+  STRATA_TRY(CheckRollupName(rollup));
+  struct stat info {};
+  STRATA_ASSIGN_OR_RETURN(const bool exists,
+                          internal::StatFile(FolderOf(rollup) / kManifestName, &info));
+  if (!exists) return std::optional<ManifestStamp>();
+  return std::optional<ManifestStamp>(StampOf(info));
+}
+
+Result<std::optional<StampedManifest>> RollupStore::LoadStamped(std::string_view rollup) const {
+  STRATA_TRY(CheckRollupName(rollup));
+  const std::filesystem::path path = FolderOf(rollup) / kManifestName;
+  struct stat info {};
+  STRATA_ASSIGN_OR_RETURN(std::optional<std::string> text, internal::ReadWholeFile(path, &info));
+  if (!text) return std::optional<StampedManifest>();
+  STRATA_ASSIGN_OR_RETURN(Manifest manifest, ParseOwnManifest(*text, path, rollup));
+  return std::optional<StampedManifest>(StampedManifest{std::move(manifest), StampOf(info)});
+}
+
+Result<std::optional<ReaderLease>> RollupStore::OpenForReadIfCurrent(
+    std::string_view rollup, const StampedManifest& cached) const {
+  STRATA_TRY(CheckRollupName(rollup));
+  const std::filesystem::path folder = FolderOf(rollup);
+  STRATA_ASSIGN_OR_RETURN(const int fd, LockForReading(folder));
+  ReaderLease lease(fd, Manifest{}, folder);
+  // Under the lock no collection runs: the version in force now keeps its files until release.
+  STRATA_ASSIGN_OR_RETURN(const std::optional<ManifestStamp> now, Stamp(rollup));
+  if (!now || !(*now == cached.stamp)) return std::optional<ReaderLease>();
+  lease.manifest_ = cached.manifest;
   return std::optional<ReaderLease>(std::move(lease));
 }
 

@@ -125,6 +125,20 @@ class ReaderLease {
   std::filesystem::path folder_;
 };
 
+// The identity of the version of a rollup's manifest.json: Publish renames a new file into
+// place, so every publish changes it (another inode, and a new ctime even if the number is
+// reused). For caches of parsed manifests (rollup/manifest_cache.h).
+struct ManifestStamp {
+  std::uint64_t device = 0, inode = 0, size = 0;
+  std::int64_t mtime_ns = 0, ctime_ns = 0;
+  bool operator==(const ManifestStamp& other) const = default;
+};
+
+struct StampedManifest {
+  Manifest manifest;
+  ManifestStamp stamp;  // of the file version `manifest` was parsed from
+};
+
 // What a garbage collection did.
 struct GarbageReport {
   int removed = 0;  // unreferenced data files and stale temp manifests deleted
@@ -178,6 +192,20 @@ class RollupStore {
   // unreadable file; kRollupManifest for a size or checksum that differs; each names the file.
   Status VerifyFiles(const Manifest& manifest, bool checksums) const;
 
+  // The stamp of the rollup's manifest.json now (one stat(2)); nullopt when never built.
+  // Errors: kConfig for a bad name; kIo when it cannot be stat'ed.
+  Result<std::optional<ManifestStamp>> Stamp(std::string_view rollup) const;
+  // Load, with the stamp of the file version read. Errors: as Load.
+  Result<std::optional<StampedManifest>> LoadStamped(std::string_view rollup) const;
+
+  // A reader lease on `cached` (from LoadStamped, perhaps long ago) when it is still the
+  // rollup's current version: takes the reader lock as OpenForRead does, then compares the
+  // manifest's stamp. nullopt when it changed since (the caller loads again): a garbage
+  // collection may have removed the cached version's files. Costs one stat(2) and the lock, no
+  // parse. Errors: as OpenForRead.
+  Result<std::optional<ReaderLease>> OpenForReadIfCurrent(std::string_view rollup,
+                                                          const StampedManifest& cached) const;
+
   // Loads the current manifest under a reader lease. nullopt when never built. Waits only while a
   // garbage collection holds the reader lock (a few unlink calls). Errors: as Load; kIo when the
   // reader lock cannot be opened or taken.
@@ -198,6 +226,9 @@ class RollupStore {
   Result<GarbageReport> CollectGarbage(std::string_view rollup) const;
 
  private:
+  // Opens and share-locks the rollup's reader lock (waiting out a garbage collection).
+  Result<int> LockForReading(const std::filesystem::path& folder) const;
+
   std::filesystem::path root_;
 };
 

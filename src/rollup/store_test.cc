@@ -12,6 +12,8 @@
 #include <set>
 #include <thread>
 
+#include "rollup/manifest_cache.h"
+
 namespace strata::rollup {
 namespace {
 
@@ -328,6 +330,47 @@ TEST_F(StoreTest, AReaderKeepsItsFilesUntilItsLeaseEnds) {
   EXPECT_FALSE(fs::exists(root_ / kRollup / old_file.path));
   EXPECT_TRUE(fs::exists(root_ / kRollup / new_file.path));
   ExpectConsistent(store, kRollup);
+}
+
+// A cached manifest is reused while manifest.json is unchanged, reloaded after a publish, and
+// leased only while it is still the version in force.
+TEST_F(StoreTest, CachedManifestsAreLeasedOnlyWhileCurrent) {
+  RollupStore store(root_);
+  const ManifestCache cache(store);
+  Result<std::shared_ptr<const StampedManifest>> never = cache.Current(kRollup);
+  ASSERT_TRUE(never.ok());
+  EXPECT_EQ(*never, nullptr);
+  Result<BuildLock> lock = store.LockForBuild(kRollup);
+  ASSERT_TRUE(lock.ok());
+  const ManifestFile first = WriteFile(store, kRollup, 0, "first");
+  ASSERT_TRUE(store.Publish(*lock, NewManifest(kRollup, {first})).ok());
+
+  Result<std::shared_ptr<const StampedManifest>> v1 = cache.Current(kRollup);
+  ASSERT_TRUE(v1.ok() && *v1 != nullptr);
+  EXPECT_EQ((*v1)->manifest.version, 1);
+  Result<std::shared_ptr<const StampedManifest>> again = cache.Current(kRollup);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->get(), v1->get()) << "unchanged manifest.json: the cached parse";
+  Result<std::optional<ReaderLease>> lease = store.OpenForReadIfCurrent(kRollup, **v1);
+  ASSERT_TRUE(lease.ok() && lease->has_value());
+  EXPECT_EQ((*lease)->manifest().files.at(0).path, first.path);
+  lease->reset();
+
+  // Publish the same manifest shape again (same size): the stamp still changes.
+  const ManifestFile second = WriteFile(store, kRollup, 0, "secnd");
+  ASSERT_TRUE(store.Publish(*lock, NewManifest(kRollup, {second})).ok());
+  ASSERT_TRUE(store.CollectGarbage(*lock).ok());
+  EXPECT_FALSE(fs::exists(root_ / kRollup / first.path));
+  Result<std::optional<ReaderLease>> stale = store.OpenForReadIfCurrent(kRollup, **v1);
+  ASSERT_TRUE(stale.ok());
+  EXPECT_FALSE(stale->has_value()) << "the cached version's files are gone";
+  Result<std::shared_ptr<const StampedManifest>> v2 = cache.Current(kRollup);
+  ASSERT_TRUE(v2.ok() && *v2 != nullptr);
+  EXPECT_EQ((*v2)->manifest.version, 2);
+  EXPECT_EQ((*v2)->manifest.files.at(0).path, second.path);
+  EXPECT_FALSE((*v2)->stamp == (*v1)->stamp);
+  Result<std::optional<ReaderLease>> current = store.OpenForReadIfCurrent(kRollup, **v2);
+  ASSERT_TRUE(current.ok() && current->has_value());
 }
 
 TEST_F(StoreTest, GarbageCollectionRemovesCrashLeftoversOnly) {

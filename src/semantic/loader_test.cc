@@ -169,11 +169,13 @@ TEST(SemanticLoader, RollupSketchRules) {
 
 TEST(SemanticLoader, RollupAppendRules) {
   ExpectOneError(WithRollup("  - name: r\n    entity: Order\n    measures: [revenue]\n"
-                            "    partition: { by: month, append: true }\n    live_tail: true\n"),
+                            "    partition: { by: month, append: true }\n    live_tail: true\n"
+                            "    dimensions: [{ name: order_date, grain: day }]\n"),
                  25, {"partition.append cannot be combined with live_tail"});
   ExpectOneError(
       WithRollup("  - name: r\n    entity: Order\n    measures: [revenue, exact, approx]\n"
-                 "    sketches: [approx]\n    partition: { by: month, append: true }\n"),
+                 "    sketches: [approx]\n    partition: { by: month, append: true }\n"
+                 "    dimensions: [{ name: order_date, grain: day }]\n"),
       26, {"\"exact\"", "neither additive nor sketched"});
 }
 
@@ -181,8 +183,30 @@ TEST(SemanticLoader, CompactAtRollupRoot) {
   ExpectOneError(
       WithRollup(
           "  - name: r\n    entity: Order\n    measures: [revenue]\n    partition: { by: month }\n"
-          "    compact: quarter\n"),
+          "    compact: quarter\n    dimensions: [{ name: order_date, grain: day }]\n"),
       26, {"compact is not a root key"}, "under partition");
+}
+
+// A partition file holds whole stored buckets of the rollup's time dimension.
+TEST(SemanticLoader, PartitionByMustHoldWholeStoredBuckets) {
+  ExpectOneError(WithRollup("  - name: r\n    entity: Order\n    measures: [revenue]\n"
+                            "    partition: { by: month }\n"),
+                 25, {"partition.by \"month\" needs a time dimension with a grain"}, "grain: day");
+  ExpectOneError(WithRollup("  - name: r\n    entity: Order\n    measures: [revenue]\n"
+                            "    dimensions: [{ name: order_date, grain: quarter }]\n"
+                            "    partition: { by: month }\n"),
+                 26, {"partition.by \"month\" splits the buckets of \"order_date\"", "quarter"},
+                 "at grain month or finer");
+  // Day buckets roll up into every partition grain.
+  for (const char* ok :
+       {"{ by: week }", "{ by: year }", "{ by: day }", "{ by: month, compact: year }"}) {
+    const std::string yaml = WithRollup(
+        std::string("  - name: r\n    entity: Order\n    measures: [revenue]\n"
+                    "    dimensions: [{ name: order_date, grain: day }]\n    partition: ") +
+        ok + "\n");
+    const std::vector<Error> errors = Errors(yaml);
+    EXPECT_TRUE(errors.empty()) << ok << ": " << errors.front().ToString();
+  }
 }
 
 TEST(SemanticLoader, JoinedDimensionCrossingOneToMany) {

@@ -7,6 +7,8 @@
 #include "semantic/internal/parse.h"
 #include "semantic/internal/yaml_reader.h"
 #include "semantic/path.h"
+#include "semantic/rollup_sql.h"
+#include "semantic/stored_sql.h"
 
 namespace strata::semantic {
 namespace {
@@ -219,6 +221,33 @@ void CheckAppend(YamlMap& reader, const Entity& entity, const Rollup& rollup) {
   }
 }
 
+// partition.by splits the rollup's rows by its time dimension, so every file must hold whole
+// stored buckets: a quarter bucket cannot be split into month files.
+void CheckPartitionGrain(YamlMap& reader, const SemanticModel& model, const Rollup& rollup) {
+  if (!rollup.partition) return;
+  const std::optional<TimeGrain> by = ParseTimeGrain(rollup.partition->by);
+  if (!by) return;  // reported by ReadPartition
+  const std::optional<std::string> time = RollupTimeDimension(rollup);
+  if (!time) {
+    reader.Fail("partition",
+                fmt::format("partition.by \"{}\" needs a time dimension with a grain",
+                            rollup.partition->by),
+                "add the time dimension with a grain, e.g. { dimension: order_date, grain: "
+                "day }, or remove partition");
+    return;
+  }
+  const std::optional<TimeGrain> stored = RollupDimensionGrain(rollup, *time);
+  if (stored && !GrainDerivable(*stored, *by, model.fiscal_year_start_month)) {
+    reader.Fail("partition",
+                fmt::format("partition.by \"{}\" splits the buckets of \"{}\", stored at grain "
+                            "\"{}\"",
+                            rollup.partition->by, *time, TimeGrainName(*stored)),
+                fmt::format("store \"{}\" at grain {} or finer, or partition by a grain its "
+                            "buckets roll up into",
+                            *time, rollup.partition->by));
+  }
+}
+
 void ParseRollup(const YAML::Node& node, const std::string& file, SemanticModel* model,
                  std::vector<Error>* errors) {
   YamlMap first(node, file, "rollup", errors);
@@ -278,6 +307,7 @@ void ParseRollup(const YAML::Node& node, const std::string& file, SemanticModel*
                 fmt::format("build_range dimension \"{}\" is not a dimension of the rollup",
                             rollup.build_range->dimension));
   }
+  CheckPartitionGrain(reader, *model, rollup);
   if (entity != nullptr) {
     CheckMeasuresAndSketches(reader, *entity, &rollup, measure_nodes, sketch_nodes);
     CheckAppend(reader, *entity, rollup);

@@ -233,7 +233,8 @@ Result<std::string> PlanRollupTimeBounds(const SemanticModel& model, const Rollu
   STRATA_ASSIGN_OR_RETURN(const std::string column, RawColumn(model, partial, *time));
   const std::string timestamp = "CAST(" + column + " AS TIMESTAMP)";
   return "SELECT MIN(" + timestamp + ") AS " + Quote("lo", dialect) + ", MAX(" + timestamp +
-         ") AS " + Quote("hi", dialect) + "\n" + partial.FromAndWhere();
+         ") AS " + Quote("hi", dialect) + ", COUNT(*) - COUNT(" + column + ") AS " +
+         Quote("nulls", dialect) + "\n" + partial.FromAndWhere();
 }
 
 Result<std::optional<std::string>> PlanRollupMarker(const SemanticModel& model,

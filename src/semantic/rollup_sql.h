@@ -69,8 +69,9 @@ Result<RollupBuildPlan> PlanRollupBuild(const SemanticModel& model, const Rollup
                                         std::optional<std::pair<UnixSeconds, UnixSeconds>> window,
                                         bool null_time = false);
 
-// SELECT min, max of the rollup's time dimension (truncation-free) over the entity's rows; one
-// row of two timestamps (NULLs when the entity is empty).
+// SELECT min, max of the rollup's time dimension (truncation-free) over the entity's rows, and
+// the number of rows whose time is NULL; one row: two timestamps (NULLs when no row has a time)
+// and a count.
 Result<std::string> PlanRollupTimeBounds(const SemanticModel& model, const Rollup& rollup,
                                          sql::Dialect dialect);
 

@@ -79,7 +79,7 @@ class StoredPartialBuilder {
     return Quote("t0", sql::Dialect::kDuckDb) + "." + Quote(name, sql::Dialect::kDuckDb);
   }
 
-  static std::string Reaggregate(const Measure& measure, const StoredMeasure& stored) {
+  std::string Reaggregate(const Measure& measure, const StoredMeasure& stored) const {
     const std::string first = Column(stored.columns.at(0));
     switch (stored.form) {
       case StoredForm::kAdditive:
@@ -92,8 +92,11 @@ class StoredPartialBuilder {
       case StoredForm::kHll:
         return "COALESCE(strata_hll_estimate(strata_hll_merge(" + first + ")), 0)";
       case StoredForm::kValueCounts:
-        return fmt::format("strata_quantile_merge({}, {})", first,
-                           PercentileOf(measure.agg).value_or(0.5));
+        return fmt::format("{}({}, {})",
+                           relation_.percentiles == sql::Dialect::kPostgres
+                               ? "strata_quantile_merge_postgres"
+                               : "strata_quantile_merge",
+                           first, PercentileOf(measure.agg).value_or(0.5));
       case StoredForm::kExactOnly:
         return "MAX(" + first + ")";
     }

@@ -105,6 +105,9 @@ struct StoredRelation {
   // with a build_range holds only part of all time).
   std::string range_dimension;
   std::string no_range_reason;
+  // The warehouse whose percentile_cont the merged percentiles reproduce bit for bit:
+  // kPostgres merges with strata_quantile_merge_postgres, others with strata_quantile_merge.
+  sql::Dialect percentiles = sql::Dialect::kDuckDb;
 
   const StoredDimension* FindDimension(std::string_view path) const;
   const StoredMeasure* FindMeasure(std::string_view name) const;

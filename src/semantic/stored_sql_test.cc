@@ -106,6 +106,20 @@ TEST_F(StoredPlanTest, ReaggregatesAtCoarserGrains) {
   EXPECT_EQ(sql.find("raw"), std::string::npos) << sql;
 }
 
+// Value counts built from PostgreSQL merge with PostgreSQL's percentile_cont interpolation, so
+// a hit returns the bits the live answer on PostgreSQL returns.
+TEST_F(StoredPlanTest, PercentilesInterpolateAsTheWarehouseDoes) {
+  const std::string text = R"({"measures": ["Order.median_amount"]})";
+  std::string sql;
+  EXPECT_EQ(Route(text, std::nullopt, &sql), "");
+  EXPECT_NE(sql.find("strata_quantile_merge(\"t0\""), std::string::npos) << sql;
+  relation_.percentiles = sql::Dialect::kPostgres;
+  EXPECT_EQ(Route(text, std::nullopt, &sql), "");
+  EXPECT_NE(sql.find("strata_quantile_merge_postgres(\"t0\".\"median_amount__values\", 0.5)"),
+            std::string::npos)
+      << sql;
+}
+
 TEST_F(StoredPlanTest, JoinedDimensionByEitherName) {
   EXPECT_EQ(Route(R"({"measures": ["Order.revenue"], "dimensions": ["Customer.region"]})"), "");
   EXPECT_EQ(Route(R"({"measures": ["Order.revenue"], "dimensions": ["Order.customer.region"]})"),

@@ -274,7 +274,8 @@ class Store:
                 stop = next_period(period_start(now, unit), unit)
             else:
                 start = period_start(first, unit)
-                stop = next_period(period_start(max(end - dt.timedelta(seconds=1), now), unit), unit)
+                # through the period of the newest row (the data ends the day before `end`)
+                stop = next_period(period_start(end - dt.timedelta(seconds=1), unit), unit)
             if r.get("live_tail"):
                 stop = max(start, period_start(now, unit))
             self.ranges[r["name"]] = (start, stop)

@@ -1,5 +1,5 @@
-// One period of a rollup build: the warehouse's rows for the period, loaded into the engine,
-// written as one Parquet file (builder.h has the whole build).
+// One batch of a rollup build: the warehouse's rows for a run of periods, loaded into the engine
+// once and written as one Parquet file per period (builder.h has the whole build).
 #pragma once
 
 #include <filesystem>
@@ -16,23 +16,39 @@
 
 namespace strata::rollup {
 
-struct PeriodRequest {
-  std::optional<std::pair<UnixSeconds, UnixSeconds>> window;  // nullopt: every row
-  bool null_time = false;  // the rows whose time dimension is NULL
+// One output file: the staged rows of its period (nullopt: every staged row).
+struct PeriodFile {
+  std::optional<std::pair<UnixSeconds, UnixSeconds>> period;
+  std::filesystem::path path;
 };
 
-struct WrittenPeriod {
+// A batch: the warehouse rows of `window` (nullopt: every row; `null_time`: exactly the rows
+// whose time dimension is NULL), read once, staged in the engine, and split into `files`.
+// REQUIRES: files is not empty; a file with a period only when `window` is set and contains it.
+struct PeriodRequest {
+  std::optional<std::pair<UnixSeconds, UnixSeconds>> window;
+  bool null_time = false;
+  std::vector<PeriodFile> files;
+};
+
+struct WrittenFile {
   std::int64_t rows = 0;
+  double ms = 0;  // its COPY plus its share of reading and staging the batch
+};
+
+struct WrittenPeriods {
+  std::vector<WrittenFile> files;       // as PeriodRequest::files
   std::vector<ManifestColumn> columns;  // names and DuckDB types, in file order
 };
 
-// Computes the period on `warehouse_connection` (in its `dialect`) and writes it to `path`
-// through `engine_connection`. Errors: the warehouse's or engine's, with a note naming the
-// rollup and period.
-Result<WrittenPeriod> WritePeriod(const semantic::SemanticModel& model,
-                                  const semantic::Rollup& rollup, sql::Dialect dialect,
-                                  warehouse::Connection& warehouse_connection,
-                                  warehouse::Connection& engine_connection,
-                                  const PeriodRequest& request, const std::filesystem::path& path);
+// Computes the batch on `warehouse_connection` (in its `dialect`): one grouped query (and one
+// per sketch) for the whole window, loaded into the engine once; then one COPY ... (FORMAT
+// parquet) per file, sorted by sort_by, through `engine_connection`. Errors: the warehouse's or
+// engine's, with a note naming the rollup and the window.
+Result<WrittenPeriods> WritePeriods(const semantic::SemanticModel& model,
+                                    const semantic::Rollup& rollup, sql::Dialect dialect,
+                                    warehouse::Connection& warehouse_connection,
+                                    warehouse::Connection& engine_connection,
+                                    const PeriodRequest& request);
 
 }  // namespace strata::rollup

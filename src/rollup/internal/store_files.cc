@@ -42,11 +42,17 @@ Error OsError(std::string_view action, const std::filesystem::path& path, int er
                    "(ENGINE_ROLLUP_STORE_DIR or [rollups] store_dir)");
 }
 
-Result<std::optional<std::string>> ReadWholeFile(const std::filesystem::path& path) {
+Result<std::optional<std::string>> ReadWholeFile(const std::filesystem::path& path,
+                                                 struct stat* info) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT || errno == ENOTDIR) return std::optional<std::string>();
     return OsError("open", path, errno);
+  }
+  if (info != nullptr && fstat(fd, info) != 0) {
+    const int error_number = errno;
+    close(fd);
+    return OsError("stat", path, error_number);
   }
   std::string text;
   char buffer[65536];
@@ -63,6 +69,12 @@ Result<std::optional<std::string>> ReadWholeFile(const std::filesystem::path& pa
   }
   close(fd);
   return std::optional<std::string>(std::move(text));
+}
+
+Result<bool> StatFile(const std::filesystem::path& path, struct stat* info) {
+  if (stat(path.c_str(), info) == 0) return true;
+  if (errno == ENOENT || errno == ENOTDIR) return false;
+  return OsError("stat", path, errno);
 }
 
 Status WriteNewFileDurably(const std::filesystem::path& path, std::string_view text) {

@@ -2,6 +2,8 @@
 // Every failure is kIo with the action, the path and the OS's reason. Thread-safe (no state).
 #pragma once
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -13,8 +15,13 @@ namespace strata::rollup::internal {
 
 Error OsError(std::string_view action, const std::filesystem::path& path, int error_number);
 
-// The file's bytes; nullopt when it does not exist (ENOENT, or a missing folder: ENOTDIR).
-Result<std::optional<std::string>> ReadWholeFile(const std::filesystem::path& path);
+// The file's bytes; nullopt when it does not exist (ENOENT, or a missing folder: ENOTDIR). With
+// `info`, also the fstat(2) of the file read (the version whose bytes these are).
+Result<std::optional<std::string>> ReadWholeFile(const std::filesystem::path& path,
+                                                 struct stat* info = nullptr);
+
+// stat(2); false when the file does not exist (ENOENT, ENOTDIR).
+Result<bool> StatFile(const std::filesystem::path& path, struct stat* info);
 
 // Creates `path` (which must not exist: O_EXCL), writes `text`, fsyncs and closes it. On failure
 // the partial file is removed (best effort).
