@@ -1,6 +1,10 @@
 #include "warehouse/duckdb/duckdb_result.h"
 
+#include <fmt/format.h>
+
 #include <string>
+
+#include "base/time.h"
 
 namespace strata::warehouse {
 namespace {
@@ -41,8 +45,35 @@ ColumnType MapType(duckdb_type type) {
   }
 }
 
-Value ReadCell(duckdb_result* result, idx_t column, idx_t row, ColumnType type) {
+// "YYYY-MM-DD HH:MM:SS[.ffffff]+00" of microseconds since the epoch (UTC), the fraction without
+// trailing zeros, as DuckDB prints a TIMESTAMPTZ in a UTC session.
+std::string UtcTimestampText(std::int64_t micros) {
+  constexpr std::int64_t kPerSecond = 1000000;
+  std::int64_t seconds = micros / kPerSecond;
+  std::int64_t fraction = micros % kPerSecond;
+  if (fraction < 0) {
+    fraction += kPerSecond;
+    seconds -= 1;
+  }
+  const CivilTime civil = ToCivil(seconds);
+  std::string text = fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}", civil.year, civil.month,
+                                 civil.day, civil.hour, civil.minute, civil.second);
+  if (fraction != 0) {
+    std::string digits = fmt::format("{:06}", fraction);
+    while (digits.back() == '0') digits.pop_back();
+    text += "." + digits;
+  }
+  return text + "+00";
+}
+
+Value ReadCell(duckdb_result* result, idx_t column, idx_t row, ColumnType type, duckdb_type raw) {
   if (duckdb_value_is_null(result, column, row)) return std::monostate{};
+  // The value API's text of a TIMESTAMPTZ needs ICU's time zones and comes back empty.
+  if (raw == DUCKDB_TYPE_TIMESTAMP_TZ) {
+    // duckdb_value_timestamp refuses the type too; the column's data is int64 microseconds.
+    const auto* micros = static_cast<const std::int64_t*>(duckdb_column_data(result, column));
+    if (micros != nullptr) return UtcTimestampText(micros[row]);
+  }
   switch (type) {
     case ColumnType::kBoolean:
       return duckdb_value_boolean(result, column, row);
@@ -96,7 +127,7 @@ QueryResult ReadDuckDbResult(duckdb_result* result) {
     target.column.type = MapType(type);
     target.values.reserve(row_count);
     for (idx_t row = 0; row < row_count; ++row) {
-      target.values.push_back(ReadCell(result, column, row, target.column.type));
+      target.values.push_back(ReadCell(result, column, row, target.column.type, type));
     }
   }
   return out;

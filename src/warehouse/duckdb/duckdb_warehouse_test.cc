@@ -49,6 +49,23 @@ TEST(DuckDbWarehouseTest, ReturnsTypedColumnsAndRowCounts) {
   EXPECT_TRUE(std::holds_alternative<std::monostate>(rows.columns[2].values[1]));
 }
 
+// TIMESTAMPTZ values read as UTC text (DuckDB's text form of a TIMESTAMPTZ needs ICU, which the
+// deprecated value API does not use: it returned "" before).
+TEST(DuckDbWarehouseTest, TimestampWithTimeZoneReadsAsUtcText) {
+  auto warehouse = OpenDuckDb(":memory:");
+  ASSERT_TRUE(warehouse.ok());
+  auto connection = Connect(**warehouse);
+  QueryResult rows = Exec(*connection,
+                          "SELECT CAST(TIMESTAMP '2026-04-07 13:05:09' AS TIMESTAMPTZ) AS a, "
+                          "CAST(TIMESTAMP '1969-12-31 23:59:59.25' AS TIMESTAMPTZ) AS b, "
+                          "CAST(NULL AS TIMESTAMPTZ) AS c");
+  ASSERT_EQ(rows.columns.size(), 3u);
+  EXPECT_EQ(rows.columns[0].column.type, ColumnType::kTimestamp);
+  EXPECT_EQ(std::get<std::string>(rows.columns[0].values[0]), "2026-04-07 13:05:09+00");
+  EXPECT_EQ(std::get<std::string>(rows.columns[1].values[0]), "1969-12-31 23:59:59.25+00");
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(rows.columns[2].values[0]));
+}
+
 TEST(DuckDbWarehouseTest, MapsErrorsToCodes) {
   auto warehouse = OpenDuckDb(":memory:");
   ASSERT_TRUE(warehouse.ok());
