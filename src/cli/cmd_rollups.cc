@@ -1,5 +1,5 @@
-// strata rollups build / status: builds the semantic model's rollups into the rollup store
-// (rollup/builder.h) and shows what the store holds (rollup/status.h).
+// strata rollups build / refresh / status: builds the semantic model's rollups into the rollup
+// store (rollup/builder.h) and shows what the store holds (rollup/status.h).
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -50,6 +50,8 @@ ordered BuildJson(const rollup::BuildReport& report) {
                        {"duration_ms", outcome.duration_ms},
                        {"periods", periods},
                        {"garbage", outcome.garbage},
+                       {"marker", outcome.marker ? ordered(*outcome.marker) : ordered(nullptr)},
+                       {"reason", outcome.reason},
                        {"error", ErrorJson(outcome.error)}});
   }
   return {{"status", report.ok() ? "success" : "partial_failure"}, {"rollups", rollups}};
@@ -67,7 +69,9 @@ void PrintBuildHuman(const rollup::BuildReport& report) {
       bytes += period.bytes;
     }
     rows.push_back({outcome.rollup, outcome.status,
-                    fmt::format("{} built, {} kept, {} failed", built, kept, failed),
+                    outcome.status == "skipped"
+                        ? outcome.reason
+                        : fmt::format("{} built, {} kept, {} failed", built, kept, failed),
                     std::to_string(outcome.rows), std::to_string(bytes),
                     fmt::format("{:.0f} ms", outcome.duration_ms)});
   }
@@ -115,6 +119,7 @@ int RunRollupsBuild(const CommonOptions& common, const RollupsBuildOptions& opti
   build.rollups = options.rollups;
   build.full = options.full;
   build.parallel = options.parallel;
+  build.due_only = options.due_only;
   build.progress = [&](const std::string&, const rollup::PeriodOutcome&, std::size_t done,
                        std::size_t total) {
     progress.OnProgress(static_cast<int>(done), static_cast<int>(total));

@@ -39,6 +39,7 @@ struct RollupsBuildOptions {
   std::vector<std::string> rollups;  // --rollup, repeatable; empty: every rollup
   bool full = false;                 // rebuild every period
   int parallel = 1;                  // periods in flight
+  bool due_only = false;             // `rollups refresh`: only the rollups that are due
 };
 
 struct RunCommandOptions {

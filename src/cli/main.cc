@@ -251,6 +251,15 @@ int Main(int argc, char** argv) {
   rollups_build_command->add_option("--parallel", numeric.rollup_parallel,
                                     "periods in flight (default 1)");
   AddCommon(rollups_build_command, common, output);
+  strata::cli::RollupsBuildOptions rollups_refresh;
+  rollups_refresh.due_only = true;
+  CLI::App* rollups_refresh_command = rollups->add_subcommand(
+      "refresh", "build the rollups that are due (refresh.every) and whose freshness marker moved");
+  rollups_refresh_command->add_option("--rollup", rollups_refresh.rollups,
+                                      "only this rollup (repeatable; builds a manual one)");
+  rollups_refresh_command->add_option("--parallel", numeric.rollup_parallel,
+                                      "periods in flight (default 1)");
+  AddCommon(rollups_refresh_command, common, output);
   CLI::App* rollups_status =
       rollups->add_subcommand("status", "show what the rollup store holds per rollup");
   AddCommon(rollups_status, common, output);
@@ -296,6 +305,10 @@ int Main(int argc, char** argv) {
   if (*rollups_build_command) {
     if (values->rollup_parallel) rollups_build.parallel = *values->rollup_parallel;
     return strata::cli::RunRollupsBuild(common, rollups_build);
+  }
+  if (*rollups_refresh_command) {
+    if (values->rollup_parallel) rollups_refresh.parallel = *values->rollup_parallel;
+    return strata::cli::RunRollupsBuild(common, rollups_refresh);
   }
   if (*rollups_status) return strata::cli::RunRollupsStatus(common);
   return 1;

@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 #include "project/did_you_mean.h"
 #include "rollup/definition.h"
@@ -46,6 +47,28 @@ PeriodOutcome Outcome(std::string label, std::optional<UnixSeconds> start,
   outcome.null_time = null_time;
   outcome.status = "built";
   return outcome;
+}
+
+// refresh.every ("30s", "30m", "1h", "1d"; the loader checked the form) in seconds.
+std::optional<UnixSeconds> EverySeconds(const std::string& every) {
+  if (every.size() < 2) return std::nullopt;
+  UnixSeconds count = 0;
+  for (std::size_t i = 0; i + 1 < every.size(); ++i) {
+    if (every[i] < '0' || every[i] > '9' || count > (UnixSeconds{1} << 40)) return std::nullopt;
+    count = count * 10 + (every[i] - '0');
+  }
+  switch (every.back()) {
+    case 's':
+      return count;
+    case 'm':
+      return count * 60;
+    case 'h':
+      return count * 3600;
+    case 'd':
+      return count * kDay;
+    default:
+      return std::nullopt;
+  }
 }
 
 std::optional<TimeGrain> PartitionGrain(const semantic::Rollup& rollup) {
@@ -174,7 +197,7 @@ class RollupBuild {
     Status built = Build();
     outcome_.duration_ms = MillisSince(started);
     if (!built.ok() && !outcome_.error) outcome_.error = std::move(built).error();
-    outcome_.status = outcome_.error ? "failed" : "built";
+    outcome_.status = outcome_.error ? "failed" : skipped_ ? "skipped" : "built";
     return std::move(outcome_);
   }
 
@@ -184,10 +207,19 @@ class RollupBuild {
     Result<std::optional<Manifest>> loaded = store_.Load(rollup_.name);
     std::optional<Manifest> previous = loaded.ok() ? std::move(*loaded) : std::nullopt;
     const std::string hash = DefinitionHash(model_, rollup_);
-    const bool full = options_.full || !previous || previous->definition_hash != hash;
+    const bool changed = !previous || previous->definition_hash != hash;
+    const bool full = options_.full || changed;
+    if (options_.due_only && !changed) {
+      if (std::optional<std::string> not_due = NotDue(*previous)) return Skip(*previous, *not_due);
+    }
+    STRATA_ASSIGN_OR_RETURN(marker_, ReadMarker());
+    outcome_.marker = marker_;
     STRATA_ASSIGN_OR_RETURN(RollupPlan plan,
                             PlanPeriods(model_, rollup_, warehouse_, previous, full, now_));
-    STRATA_ASSIGN_OR_RETURN(marker_, ReadMarker());
+    if (!full && marker_ && previous->freshness_marker == marker_ && SamePeriods(plan, *previous)) {
+      return Skip(*previous,
+                  "the freshness marker did not move since the build of " + previous->built_at);
+    }
     WriteAll(plan);
     for (const PlannedPeriod& period : plan.periods) outcome_.periods.push_back(period.outcome);
     if (outcome_.error) {
@@ -203,6 +235,51 @@ class RollupBuild {
       outcome_.garbage = garbage->summary;
     }
     return OkStatus();
+  }
+
+  Status Skip(const Manifest& previous, std::string reason) {
+    skipped_ = true;
+    outcome_.reason = std::move(reason);
+    outcome_.version = previous.version;
+    outcome_.rows = previous.TotalRows();
+    if (!outcome_.marker) outcome_.marker = previous.freshness_marker;
+    return OkStatus();
+  }
+
+  // Why a refresh does not build the rollup now (nullopt: it is due).
+  std::optional<std::string> NotDue(const Manifest& previous) const {
+    const bool named = std::find(options_.rollups.begin(), options_.rollups.end(), rollup_.name) !=
+                       options_.rollups.end();
+    if (!rollup_.refresh || named) return std::nullopt;
+    if (rollup_.refresh->manual) {
+      return std::string("refresh is manual: name it (--rollup ") + rollup_.name + ")";
+    }
+    if (!rollup_.refresh->every) return std::nullopt;
+    const std::optional<UnixSeconds> every = EverySeconds(*rollup_.refresh->every);
+    if (!every || !previous.built_through) return std::nullopt;
+    const UnixSeconds due = *previous.built_through + *every;
+    if (now_ >= due) return std::nullopt;
+    return fmt::format("not due until {} (every {} since the build of {})", FormatIso8601(due),
+                       *rollup_.refresh->every, previous.built_at);
+  }
+
+  // Whether the plan covers exactly the periods of `previous`.
+  bool SamePeriods(const RollupPlan& plan, const Manifest& previous) const {
+    if (plan.range_start != previous.range_start || plan.range_end != previous.range_end) {
+      return false;
+    }
+    if (!rollup_.partition) return previous.files.size() == 1;  // the whole rollup's one file
+    std::vector<std::tuple<std::optional<UnixSeconds>, std::optional<UnixSeconds>, bool>> planned,
+        stored;
+    for (const PlannedPeriod& period : plan.periods) {
+      planned.emplace_back(period.outcome.start, period.outcome.end, period.outcome.null_time);
+    }
+    for (const ManifestFile& file : previous.files) {
+      stored.emplace_back(file.start, file.end, file.null_time);
+    }
+    std::sort(planned.begin(), planned.end());
+    std::sort(stored.begin(), stored.end());
+    return planned == stored;
   }
 
   // The freshness marker's value as text (before the periods are read, so rows that land during
@@ -386,6 +463,7 @@ class RollupBuild {
   std::map<const PlannedPeriod*, ManifestFile> written_;
   std::vector<ManifestColumn> columns_;
   std::optional<std::string> marker_;
+  bool skipped_ = false;
   std::size_t done_ = 0, total_ = 0;
 };
 

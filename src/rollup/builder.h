@@ -15,6 +15,10 @@
 // (or a changed definition) rebuilds every period. Files of periods that are not rebuilt are kept
 // as they are.
 //
+// Skipping: a build that is not `full`, of a rollup whose definition is unchanged, is skipped
+// when its freshness marker (refresh.when_changed / when_changed_sql) has the value the current
+// manifest recorded and the periods it would cover are the ones it has: nothing changed.
+//
 // Failure: a period that fails leaves the previous manifest in force (nothing is published for
 // that rollup; its new files are garbage for the next collection) and is reported; other
 // rollups still build. A held build lock is a failure of that rollup.
@@ -51,13 +55,15 @@ struct PeriodOutcome {
 
 struct RollupOutcome {
   std::string rollup;
-  std::string status;  // "built" | "failed"
+  std::string status;  // "built" | "failed" | "skipped" (nothing read or published; see reason)
   std::vector<PeriodOutcome> periods;
   std::optional<Error> error;  // the first failure
   std::int64_t version = 0;    // the published manifest version
   std::int64_t rows = 0;       // rows of the published manifest
   double duration_ms = 0;
-  std::string garbage;  // the garbage collection's summary
+  std::string garbage;                // the garbage collection's summary
+  std::optional<std::string> marker;  // the freshness marker read (when_changed / _sql)
+  std::string reason;                 // why it was skipped
 };
 
 struct BuildReport {
@@ -68,6 +74,10 @@ struct BuildReport {
 struct BuildOptions {
   std::vector<std::string> rollups;  // empty: every rollup of the model
   bool full = false;
+  // `strata rollups refresh`: build only the rollups that are due — never built, definition
+  // changed, or refresh.every elapsed since the last build (no refresh.every: always due);
+  // `refresh.manual` rollups only when named in `rollups`. The others are "skipped".
+  bool due_only = false;
   int parallel = 1;
   const Clock* clock = nullptr;  // null: the system clock
   // Called (from worker threads, serialized) after each period finishes.

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <random>
 
 #include "query/query_engine.h"
@@ -355,6 +356,78 @@ TEST_F(RollupQueryTest, AKeptRouterCacheFollowsRebuilds) {
     EXPECT_EQ(ExpectSameAnswer(text), "daily") << "round " << round;
   }
   router_ = nullptr;
+}
+
+// A plain build of a rollup whose freshness marker did not move is skipped (nothing read or
+// published); a moved marker, a changed period set or --full builds. `rollups refresh` builds
+// only what refresh.every says is due, and a manual rollup only when named.
+TEST_F(RollupQueryTest, UnchangedMarkersSkipAndRefreshBuildsWhatIsDue) {
+  Load(std::string(kDaily) +
+       R"(  - name: hourly_marker
+    entity: Order
+    dimensions: [status, channel]
+    measures: [revenue]
+    refresh: { every: 1h, when_changed: order_date }
+  - name: manual_one
+    entity: Order
+    dimensions: [channel]
+    measures: [revenue]
+    refresh: { manual: true, when_changed: order_date }
+)");
+  const FixedClock t0(ToUnixSeconds({2028, 1, 10, 12, 0, 0}));
+  const auto build = [&](const Clock& clock, bool due_only, std::vector<std::string> names = {}) {
+    BuildOptions options;
+    options.clock = &clock;
+    options.due_only = due_only;
+    options.rollups = std::move(names);
+    std::map<std::string, RollupOutcome> by_name;
+    for (RollupOutcome& outcome : Build(options).rollups) by_name[outcome.rollup] = outcome;
+    return by_name;
+  };
+  auto first = build(t0, false);
+  EXPECT_EQ(first.at("hourly_marker").status, "built");
+  ASSERT_TRUE(first.at("hourly_marker").marker.has_value());
+  EXPECT_EQ(first.at("manual_one").status, "built");  // build builds every rollup
+  const std::int64_t version = first.at("hourly_marker").version;
+
+  auto again = build(t0, false);
+  EXPECT_EQ(again.at("hourly_marker").status, "skipped");
+  EXPECT_NE(again.at("hourly_marker").reason.find("freshness marker did not move"),
+            std::string::npos);
+  EXPECT_EQ(again.at("hourly_marker").version, version);
+  EXPECT_EQ(again.at("hourly_marker").marker, first.at("hourly_marker").marker);
+  EXPECT_EQ(again.at("daily").status, "built");  // no marker: always built
+  EXPECT_EQ(ExpectSameAnswer(R"({"measures": ["Order.revenue"],
+                                 "dimensions": ["Order.status", "Order.channel"]})"),
+            "hourly_marker");
+
+  const FixedClock t30(ToUnixSeconds({2028, 1, 10, 12, 30, 0}));
+  auto early = build(t30, true);
+  EXPECT_EQ(early.at("hourly_marker").status, "skipped");
+  EXPECT_NE(early.at("hourly_marker").reason.find("not due until 2028-01-10T13:00:00Z"),
+            std::string::npos)
+      << early.at("hourly_marker").reason;
+  EXPECT_EQ(early.at("manual_one").status, "skipped");
+  EXPECT_NE(early.at("manual_one").reason.find("manual"), std::string::npos);
+
+  ASSERT_TRUE(connection_
+                  ->Execute("INSERT INTO raw.orders VALUES (100001, 3, 'paid', 'web', "
+                            "TIMESTAMP '2026-12-12 23:00:00', 7.25)")
+                  .ok());
+  const FixedClock t2h(ToUnixSeconds({2028, 1, 10, 14, 0, 0}));
+  auto due = build(t2h, true);
+  EXPECT_EQ(due.at("hourly_marker").status, "built");
+  EXPECT_GT(due.at("hourly_marker").version, version);
+  EXPECT_EQ(due.at("manual_one").status, "skipped");
+  EXPECT_EQ(ExpectSameAnswer(R"({"measures": ["Order.revenue"],
+                                 "dimensions": ["Order.status", "Order.channel"]})"),
+            "hourly_marker");
+  auto named = build(t2h, true, {"manual_one"});
+  EXPECT_EQ(named.at("manual_one").status, "built");
+  BuildOptions full;
+  full.full = true;
+  full.clock = &t2h;
+  for (const RollupOutcome& outcome : Build(full).rollups) EXPECT_EQ(outcome.status, "built");
 }
 
 // Random rollups, random queries: whatever routes must answer what the live path answers.

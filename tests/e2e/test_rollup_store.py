@@ -195,3 +195,64 @@ def test_store_folder_resolution(small_warehouse, strata_bin, tmp_path):
     assert status.returncode == 0, status.stderr
     states = {r["rollup"]: r["state"] for r in json.loads(status.stdout)["rollups"]}
     assert states == {"small_region": "not_built"}, states
+
+
+MARKED = """
+rollups:
+  - name: small_marker
+    entity: Ticket
+    dimensions: [customer.region]
+    measures: [ticket_count]
+    refresh: { every: 1h, when_changed: opened_date }
+  - name: small_manual
+    entity: Ticket
+    dimensions: [priority]
+    measures: [ticket_count]
+    refresh: { manual: true }
+"""
+
+
+def test_unchanged_marker_skips_and_refresh_builds_what_is_due(small_warehouse, strata_bin,
+                                                                tmp_path):
+    """A plain build whose freshness marker did not move is skipped and says so (status, reason,
+    marker, the version in force); `rollups refresh` builds only what refresh.every says is due
+    and a manual rollup only when named; a moved marker builds."""
+    import duckdb
+    project = small_warehouse.project(tmp_path / "marked", strata_bin, MARKED, copy_warehouse=True)
+    first = {r["rollup"]: r for r in project.build()["rollups"]}
+    assert first["small_marker"]["status"] == "built" and first["small_marker"]["marker"]
+    assert first["small_manual"]["status"] == "built"
+
+    again = {r["rollup"]: r for r in project.build()["rollups"]}
+    marker = again["small_marker"]
+    assert marker["status"] == "skipped", marker
+    assert "freshness marker did not move" in marker["reason"], marker
+    assert marker["marker"] == first["small_marker"]["marker"]
+    assert marker["version"] == first["small_marker"]["version"] == \
+        project.manifest("small_marker")["version"]
+    assert again["small_manual"]["status"] == "built"  # no marker: a build always builds
+
+    completed = project.strata("rollups", "refresh")
+    assert completed.returncode == 0, completed.stderr
+    refresh = {r["rollup"]: r for r in json.loads(completed.stdout)["rollups"]}
+    assert refresh["small_marker"]["status"] == "skipped" and \
+        "not due until" in refresh["small_marker"]["reason"], refresh
+    assert refresh["small_manual"]["status"] == "skipped" and \
+        "manual" in refresh["small_manual"]["reason"], refresh
+    human = project.strata("rollups", "refresh", output="human")
+    assert human.returncode == 0 and "not due until" in human.stdout, human.stdout
+
+    warehouse = project.root / "warehouse.duckdb"
+    with duckdb.connect(str(warehouse)) as con:
+        con.execute("INSERT INTO raw.tickets SELECT * REPLACE (ticket_id + 100000000 AS ticket_id, "
+                    "opened_at + INTERVAL 1 DAY AS opened_at) FROM raw.tickets "
+                    "ORDER BY opened_at DESC NULLS LAST LIMIT 1")
+    completed = project.strata("rollups", "refresh", "--rollup", "small_marker", "--rollup",
+                               "small_manual")
+    assert completed.returncode == 0, completed.stderr
+    named = {r["rollup"]: r for r in json.loads(completed.stdout)["rollups"]}
+    assert named["small_marker"]["status"] == "built", named  # named: due; the marker moved
+    assert named["small_marker"]["marker"] != first["small_marker"]["marker"]
+    assert named["small_marker"]["version"] > first["small_marker"]["version"]
+    assert named["small_manual"]["status"] == "built", named
+    assert route_of(project.query(SMALL_QUERY)).get("used") == "small_marker"
