@@ -120,6 +120,7 @@ int RunRollupsBuild(const CommonOptions& common, const RollupsBuildOptions& opti
   build.full = options.full;
   build.parallel = options.parallel;
   build.due_only = options.due_only;
+  build.cancel = &CancelFlag();
   build.progress = [&](const std::string&, const rollup::PeriodOutcome&, std::size_t done,
                        std::size_t total) {
     progress.OnProgress(static_cast<int>(done), static_cast<int>(total));
@@ -136,6 +137,7 @@ int RunRollupsBuild(const CommonOptions& common, const RollupsBuildOptions& opti
   } else {
     PrintBuildHuman(*report);
   }
+  if (CancelFlag().load()) return 130;
   return report->ok() ? 0 : 2;
 }
 

@@ -15,12 +15,18 @@
 #include "rollup/periods.h"
 #include "semantic/literal.h"
 #include "semantic/rollup_sql.h"
+#include "warehouse/cancellation.h"
 
 namespace strata::rollup {
 namespace {
 
 using semantic::TimeGrain;
 constexpr UnixSeconds kDay = 86400;
+
+Error Interrupted() {
+  return MakeError(ErrorCode::kInterrupted, "the build was interrupted (SIGINT/SIGTERM)",
+                   "nothing was published for this rollup; the previous version stays in force");
+}
 
 double MillisSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -182,8 +188,10 @@ class RollupBuild {
  public:
   RollupBuild(const semantic::SemanticModel& model, const semantic::Rollup& rollup,
               warehouse::Warehouse& warehouse, warehouse::Warehouse& engine,
-              const RollupStore& store, const BuildOptions& options, UnixSeconds now)
-      : model_(model),
+              const RollupStore& store, const BuildOptions& options, UnixSeconds now,
+              warehouse::CancellationWatcher& watcher)
+      : watcher_(watcher),
+        model_(model),
         rollup_(rollup),
         warehouse_(warehouse),
         engine_(engine),
@@ -226,6 +234,10 @@ class RollupBuild {
       if (Result<GarbageReport> garbage = store_.CollectGarbage(lock); garbage.ok()) {
         outcome_.garbage = garbage->summary;
       }
+      return OkStatus();
+    }
+    if (watcher_.cancelled()) {
+      outcome_.error = Interrupted();
       return OkStatus();
     }
     Manifest manifest = NewManifest(plan, hash, previous);
@@ -362,7 +374,13 @@ class RollupBuild {
     const auto worker = [&] {
       Result<std::unique_ptr<warehouse::Connection>> source = warehouse_.Connect();
       Result<std::unique_ptr<warehouse::Connection>> engine = engine_.Connect();
+      if (source.ok()) watcher_.Register(source->get());
+      if (engine.ok()) watcher_.Register(engine->get());
       for (std::size_t i = next++; i < batches.size(); i = next++) {
+        if (watcher_.cancelled()) {
+          for (PlannedPeriod* period : batches[i]) Finish(*period, Interrupted(), std::nullopt, 0);
+          continue;
+        }
         if (!source.ok() || !engine.ok()) {
           for (PlannedPeriod* period : batches[i]) {
             Finish(*period, source.ok() ? engine.error() : source.error(), std::nullopt, 0);
@@ -371,6 +389,8 @@ class RollupBuild {
         }
         WriteBatch(batches[i], **source, **engine);
       }
+      if (source.ok()) watcher_.Unregister(source->get());
+      if (engine.ok()) watcher_.Unregister(engine->get());
     };
     const std::size_t threads =
         std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1, options_.parallel)), 1,
@@ -451,6 +471,7 @@ class RollupBuild {
     if (options_.progress) options_.progress(rollup_.name, period.outcome, done_, total_);
   }
 
+  warehouse::CancellationWatcher& watcher_;
   const semantic::SemanticModel& model_;
   const semantic::Rollup& rollup_;
   warehouse::Warehouse& warehouse_;
@@ -487,13 +508,22 @@ Result<BuildReport> BuildRollups(const semantic::SemanticModel& model,
   }
   const UnixSeconds now = (options.clock != nullptr ? *options.clock : SystemClock()).Now();
   BuildReport report;
+  warehouse::CancellationWatcher watcher(options.cancel);
   for (const semantic::Rollup& rollup : model.rollups) {
     if (!options.rollups.empty() && std::find(options.rollups.begin(), options.rollups.end(),
                                               rollup.name) == options.rollups.end()) {
       continue;
     }
+    if (watcher.cancelled()) {  // not started
+      RollupOutcome outcome;
+      outcome.rollup = rollup.name;
+      outcome.status = "failed";
+      outcome.error = Interrupted();
+      report.rollups.push_back(std::move(outcome));
+      continue;
+    }
     report.rollups.push_back(
-        RollupBuild(model, rollup, warehouse, engine, store, options, now).Run());
+        RollupBuild(model, rollup, warehouse, engine, store, options, now, watcher).Run());
   }
   return report;
 }

@@ -80,6 +80,9 @@ struct BuildOptions {
   bool due_only = false;
   int parallel = 1;
   const Clock* clock = nullptr;  // null: the system clock
+  // Becomes true on SIGINT/SIGTERM (may be null): statements in flight are interrupted, no
+  // further batch or rollup starts, and nothing more is published (kInterrupted failures).
+  const std::atomic<bool>* cancel = nullptr;
   // Called (from worker threads, serialized) after each period finishes.
   std::function<void(const std::string& rollup, const PeriodOutcome& period, std::size_t done,
                      std::size_t total)>

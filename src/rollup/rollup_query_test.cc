@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -428,6 +429,34 @@ TEST_F(RollupQueryTest, UnchangedMarkersSkipAndRefreshBuildsWhatIsDue) {
   full.full = true;
   full.clock = &t2h;
   for (const RollupOutcome& outcome : Build(full).rollups) EXPECT_EQ(outcome.status, "built");
+}
+
+// SIGINT/SIGTERM (the cancel flag) stops a build: nothing more is published, rollups not yet
+// started do not start, and the version in force stays.
+TEST_F(RollupQueryTest, ACancelledBuildPublishesNothingMore) {
+  Load(kDaily);
+  Build();
+  const std::int64_t version = (*store_->Load("daily"))->version;
+  std::atomic<bool> cancel{false};
+  BuildOptions options;
+  options.full = true;
+  options.cancel = &cancel;
+  options.progress = [&](const std::string&, const PeriodOutcome&, std::size_t, std::size_t) {
+    cancel.store(true);  // as the signal handler does, during the first rollup
+  };
+  Result<BuildReport> report = BuildRollups(model_, *warehouse_, *engine_, *store_, options);
+  ASSERT_TRUE(report.ok());
+  EXPECT_FALSE(report->ok());
+  ASSERT_EQ(report->rollups.size(), 2u);
+  for (const RollupOutcome& outcome : report->rollups) {
+    EXPECT_EQ(outcome.status, "failed") << outcome.rollup;
+    ASSERT_TRUE(outcome.error.has_value()) << outcome.rollup;
+    EXPECT_EQ(outcome.error->code, ErrorCode::kInterrupted) << outcome.error->ToString();
+  }
+  EXPECT_TRUE(report->rollups[1].periods.empty()) << "the second rollup never started";
+  EXPECT_EQ((*store_->Load("daily"))->version, version);
+  EXPECT_EQ(ExpectSameAnswer(R"({"measures": ["Order.revenue"], "dimensions": ["Order.status"]})"),
+            "by_status");
 }
 
 // Random rollups, random queries: whatever routes must answer what the live path answers.

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "materialize/internal/connection_registry.h"
 #include "materialize/internal/task_graph.h"
 #include "materialize/runner.h"
+#include "warehouse/cancellation.h"
 #include "warehouse/emitter.h"
 
 namespace strata::materialize {
@@ -47,7 +47,7 @@ struct RunContext {
   state::StateStore& store;
   const RunOptions& options;
   warehouse::Emitter emitter;
-  CancellationWatcher watcher;
+  warehouse::CancellationWatcher watcher;
   std::string run_id;
   std::vector<Task> tasks;       // by TaskId
   std::vector<ModelRun> models;  // by model index

@@ -1,8 +1,8 @@
-#include "materialize/internal/connection_registry.h"
+#include "warehouse/cancellation.h"
 
 #include <chrono>
 
-namespace strata::materialize {
+namespace strata::warehouse {
 
 CancellationWatcher::CancellationWatcher(const std::atomic<bool>* cancel) : cancel_(cancel) {
   if (cancel_ != nullptr) thread_ = std::thread([this] { Watch(); });
@@ -17,12 +17,12 @@ CancellationWatcher::~CancellationWatcher() {
   if (thread_.joinable()) thread_.join();
 }
 
-void CancellationWatcher::Register(warehouse::Connection* connection) {
+void CancellationWatcher::Register(Connection* connection) {
   std::lock_guard<std::mutex> lock(mutex_);
   connections_.insert(connection);
 }
 
-void CancellationWatcher::Unregister(warehouse::Connection* connection) {
+void CancellationWatcher::Unregister(Connection* connection) {
   std::lock_guard<std::mutex> lock(mutex_);
   connections_.erase(connection);
   interrupted_.erase(connection);
@@ -34,7 +34,7 @@ void CancellationWatcher::Watch() {
   while (!stopping_) {
     if (cancel_->load()) {
       // Once per connection: a repeated interrupt could land on the ROLLBACK that follows.
-      for (warehouse::Connection* connection : connections_) {
+      for (Connection* connection : connections_) {
         if (interrupted_.insert(connection).second) connection->Interrupt();
       }
     }
@@ -42,4 +42,4 @@ void CancellationWatcher::Watch() {
   }
 }
 
-}  // namespace strata::materialize
+}  // namespace strata::warehouse

@@ -1,4 +1,5 @@
-// Connections with work in flight, so a cancellation can interrupt them all. Private to the runner.
+// Connections with work in flight, so that a cancellation (SIGINT/SIGTERM) interrupts them all:
+// the transform runner's and the rollup builder's.
 #pragma once
 
 #include <atomic>
@@ -9,7 +10,7 @@
 
 #include "warehouse/warehouse.h"
 
-namespace strata::materialize {
+namespace strata::warehouse {
 
 // While alive, watches `cancel` (may be null) and interrupts every registered connection once it
 // becomes true. Register/Unregister are thread-safe.
@@ -20,8 +21,8 @@ class CancellationWatcher {
   CancellationWatcher(const CancellationWatcher&) = delete;
   CancellationWatcher& operator=(const CancellationWatcher&) = delete;
 
-  void Register(warehouse::Connection* connection);
-  void Unregister(warehouse::Connection* connection);
+  void Register(Connection* connection);
+  void Unregister(Connection* connection);
   bool cancelled() const { return cancel_ != nullptr && cancel_->load(); }
   const std::atomic<bool>& flag() const { return cancel_ != nullptr ? *cancel_ : never_; }
 
@@ -32,9 +33,9 @@ class CancellationWatcher {
   std::mutex mutex_;
   std::condition_variable stop_signal_;
   bool stopping_ = false;
-  std::set<warehouse::Connection*> connections_;
-  std::set<warehouse::Connection*> interrupted_;
+  std::set<Connection*> connections_;
+  std::set<Connection*> interrupted_;
   std::thread thread_;
 };
 
-}  // namespace strata::materialize
+}  // namespace strata::warehouse
