@@ -96,6 +96,8 @@ def _metadata(m: Materialization, invocation: RunInvocation, grain: str | None) 
         metadata["dagster/row_count"] = m.row_count
     if m.metadata.watermark is not None:
         metadata["watermark"] = m.metadata.watermark
+    if m.metadata.load is not None:
+        metadata["load"] = m.metadata.load
     if m.partition is not None and grain is not None:
         metadata["strata_partition"] = m.partition.key
         metadata["window_start"] = m.partition.start.isoformat()

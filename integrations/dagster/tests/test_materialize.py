@@ -4,10 +4,10 @@ from __future__ import annotations
 import sqlite3
 
 import dagster as dg
-import pytest
+import duckdb
 
 from conftest import query
-from dagster_strata import StrataProject, StrataResource, strata_assets
+from dagster_strata import StrataProject, strata_assets
 
 DAILY = dg.AssetKey(["warehouse", "marts", "fct_daily_orders"])
 
@@ -199,3 +199,45 @@ def test_refused_command_fails_with_strata_code(small_project, strata_bin):
     assert not result.success
     failure = next(e for e in result.all_events if e.is_step_failure)
     assert failure.step_failure_data.user_failure_data.metadata["exit_code"].value == 1
+
+
+def add_unpartitioned_models(root):
+    models = root / "models"
+    (models / "v_events.toml").write_text(
+        'name = "v_events"\n\n[[sources]]\nschema = "raw"\ntable = "events"\n\n'
+        '[strategy]\ntype = "view"\n\n[target]\nschema = "marts"\ntable = "v_events"\n')
+    (models / "v_events.sql").write_text("SELECT id, event_at FROM events\n")
+    (models / "inc_events.toml").write_text(
+        'name = "inc_events"\n\n[[sources]]\nschema = "raw"\ntable = "events"\n\n'
+        '[strategy]\ntype = "incremental"\nwatermark = "event_at"\n\n'
+        '[target]\nschema = "marts"\ntable = "inc_events"\n')
+    (models / "inc_events.sql").write_text(
+        "SELECT id, event_at FROM events WHERE @incremental_filter\n")
+
+
+def test_view_and_incremental_models_materialize_whole(small_project, strata_bin):
+    add_unpartitioned_models(small_project)
+    project = StrataProject(small_project, strata_bin)
+    assets = strata_assets(project)
+    view, incremental = dg.AssetKey(["marts", "v_events"]), dg.AssetKey(["marts", "inc_events"])
+    by = {a.key: a for a in assets if isinstance(a, dg.AssetsDefinition)}
+    assert by[view].partitions_def is None and by[incremental].partitions_def is None
+    assert by[view].specs_by_key[view].deps[0].asset_key == dg.AssetKey(["raw", "events"])
+    instance, result = materialize(assets, project, view)
+    assert result.success
+    (m,) = materializations(instance, result, view).values()
+    assert m.partition is None and m.metadata["strategy"].value == "view"
+    assert query(small_project, "SELECT count(*) FROM marts.v_events")[0][0] == 240
+
+    instance, result = materialize(assets, project, incremental)
+    assert result.success
+    (m,) = materializations(instance, result, incremental).values()
+    assert m.metadata["load"].value == "full" and m.metadata["row_count"].value == 240
+    assert m.metadata["watermark"].value == "2026-03-10 23:00:00"
+    con = duckdb.connect(str(small_project / "warehouse.duckdb"))
+    con.execute("INSERT INTO raw.events VALUES (1000, TIMESTAMP '2026-03-11 05:00:00')")
+    con.close()
+    instance, result = materialize(assets, project, incremental)
+    (m,) = materializations(instance, result, incremental).values()
+    assert m.metadata["load"].value == "incremental" and m.metadata["row_count"].value == 1
+    assert query(small_project, "SELECT count(*) FROM marts.inc_events")[0][0] == 241
