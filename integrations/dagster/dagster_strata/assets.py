@@ -124,7 +124,8 @@ def _failure(ctx: _Context, invocation: RunInvocation, failed: list[Materializat
         lines.append(f"{strata_key or ctx.model.name}: [{code}] {message}")
     if not failed:  # nothing materialized at all (e.g. the table could not be created)
         lines = [f"{e.partition or ctx.model.name}: [{e.code}] {e.message}" for e in errors]
-    total = len(failed) + succeeded
+    summaries = [x for x in output.partition_summaries if x.model == ctx.model.name]
+    total = summaries[0].partitions_planned if summaries else len(failed) + succeeded
     return dg.Failure(
         description=(f"strata run of {ctx.model.name}: {len(failed) or len(errors)} failed, "
                      f"{succeeded} of {total} partitions committed (exit "
@@ -168,18 +169,31 @@ def _execute(context: dg.AssetExecutionContext, ctx: _Context):
                                        metadata=_metadata(computed[0], invocation, None))
             return
         raise _failure(ctx, invocation, failed, 0)
-    single = context.partition_key_range.start == context.partition_key_range.end
-    if single and computed and not failed and not model_errors:
+    requested = set(context.partition_keys)
+    single = len(requested) == 1
+
+    def dagster_key(m: Materialization) -> str:
+        return to_dagster_key(m.partition.key, ctx.grain)
+
+    # Partitions outside the requested range are the model's lookback: strata rebuilt them too,
+    # so they are recorded as materialized (metadata "lookback": true).
+    for m in computed:
+        if dagster_key(m) not in requested:
+            context.log_event(dg.AssetMaterialization(
+                asset_key=ctx.key, partition=dagster_key(m),
+                metadata={**_metadata(m, invocation, ctx.grain), "lookback": True}))
+    in_range = [m for m in computed if dagster_key(m) in requested]
+    if single and in_range and not failed and not model_errors:
         yield dg.MaterializeResult(asset_key=ctx.key,
-                                   metadata=_metadata(computed[0], invocation, ctx.grain))
+                                   metadata=_metadata(in_range[0], invocation, ctx.grain))
         return
     # A range: one materialization per committed partition, so a partial failure (exit 2) still
     # records every partition strata committed; the step then fails for the rest.
-    for m in computed:
+    for m in in_range:
         context.log_event(dg.AssetMaterialization(
-            asset_key=ctx.key, partition=to_dagster_key(m.partition.key, ctx.grain),
+            asset_key=ctx.key, partition=dagster_key(m),
             metadata=_metadata(m, invocation, ctx.grain)))
-    if failed or model_errors or not computed:
+    if failed or model_errors or not in_range:
         raise _failure(ctx, invocation, failed, len(computed))
 
 

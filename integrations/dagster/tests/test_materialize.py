@@ -241,3 +241,26 @@ def test_view_and_incremental_models_materialize_whole(small_project, strata_bin
     (m,) = materializations(instance, result, incremental).values()
     assert m.metadata["load"].value == "incremental" and m.metadata["row_count"].value == 1
     assert query(small_project, "SELECT count(*) FROM marts.inc_events")[0][0] == 241
+
+
+def test_lookback_partitions_are_recorded_too(example_project, strata_bin):
+    # fct_monthly_revenue has lookback = 1: running 2026-03 rebuilds 2026-02 as well.
+    project = StrataProject(example_project, strata_bin)
+    assets = strata_assets(project)
+    key = dg.AssetKey(["marts", "fct_monthly_revenue"])
+    _, daily = materialize(assets, project, DAILY, tags=key_range("2026-02-01", "2026-03-31"))
+    assert daily.success
+    instance, result = materialize(assets, project, key, partition_key="2026-03-01")
+    assert result.success
+    mats = materializations(instance, result, key)
+    assert sorted(mats) == ["2026-02-01", "2026-03-01"]
+    assert mats["2026-03-01"].metadata["strata_partition"].value == "2026-03"
+    assert "lookback" not in mats["2026-03-01"].metadata
+    assert mats["2026-02-01"].metadata["lookback"].value is True
+    state = ledger(example_project, "fct_monthly_revenue")
+    assert set(state) == {"2026-02", "2026-03"}
+    revenue_rows = dict(query(example_project, "SELECT strftime(order_month, '%Y-%m'), count(*) "
+                              "FROM marts.fct_monthly_revenue GROUP BY 1"))
+    for dagster_key, strata_key in (("2026-02-01", "2026-02"), ("2026-03-01", "2026-03")):
+        assert mats[dagster_key].metadata["row_count"].value == revenue_rows[strata_key]
+        assert state[strata_key][1] == revenue_rows[strata_key] > 0
