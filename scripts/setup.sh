@@ -38,6 +38,10 @@ python3 -c 'import duckdb, sys; sys.exit(duckdb.__version__ != "1.4.4")' >/dev/n
 python3 -c 'import pyarrow, sys; sys.exit(pyarrow.__version__ != "17.0.0")' >/dev/null 2>&1 ||
   python3 -m pip install -q pyarrow==17.0.0
 
+# scripts/test_dagster.sh makes a virtualenv; Debian's own python3 needs python3-venv for it.
+python3 -c 'import ensurepip' >/dev/null 2>&1 ||
+  apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+
 # DuckDB 1.4.4: the shared library from the node bindings package, the header from the duckdb
 # package. Both fetched with `npm pack`, integrity compared with what the registry reports.
 duck="$root/third_party/duckdb"

@@ -7,3 +7,5 @@ echo "== unit tests (ctest)"
 (cd "$root/build" && ctest --output-on-failure -j2 --timeout 300)
 echo "== end-to-end tests (pytest)"
 STRATA_BIN="$strata" python3 -m pytest -q -p no:cacheprovider "$root/tests/e2e"
+echo "== dagster-strata (pytest in build/dagster-venv)"
+bash "$root/scripts/test_dagster.sh" "$strata"

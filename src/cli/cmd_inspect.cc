@@ -7,6 +7,7 @@
 #include "base/hash.h"
 #include "base/parallel_for.h"
 #include "cli/commands.h"
+#include "cli/output_schemas.h"
 #include "cli/render.h"
 #include "cli/session.h"
 #include "compiler/compiler.h"
@@ -137,13 +138,18 @@ int RunShow(const CommonOptions& common, const std::string& model_name, int limi
 }
 
 int RunSchema(const std::string& name) {
-  if (name != "run-output") {
+  if (name == "run-output") {
+    PrintJson(materialize::RunOutputSchema());
+  } else if (name == "models-output") {
+    PrintJson(ModelsOutputSchema());
+  } else if (name == "partitions-output") {
+    PrintJson(PartitionsOutputSchema());
+  } else {
     PrintError(MakeError(ErrorCode::kUsage, fmt::format("unknown schema \"{}\"", name),
-                         "available: run-output"),
+                         "available: run-output, models-output, partitions-output"),
                OutputFormat::kHuman);
     return 1;
   }
-  PrintJson(materialize::RunOutputSchema());
   return 0;
 }
 

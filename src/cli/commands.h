@@ -56,6 +56,9 @@ int RunRun(const CommonOptions& common, const RunCommandOptions& options);
 int RunPartitions(const CommonOptions& common, const std::optional<std::string>& model,
                   const std::optional<std::string>& status);
 int RunShow(const CommonOptions& common, const std::string& model, int limit);
+// strata models: every selected model (--model, --filter) with its target, dependencies and
+// strategy, in dependency order; exit 1 when the project does not load.
+int RunModels(const CommonOptions& common);
 int RunSchema(const std::string& name);
 // strata query: exit 0 with the result; 1 for a usage error, an invalid project, model or query,
 // a refused data role (AccessDenied) or a warehouse error.

@@ -220,6 +220,8 @@ int Main(int argc, char** argv) {
   partitions->add_option("MODEL", partitions_model, "only this model");
   partitions->add_option("--status", status, "Computed | Failed | InProgress | Interrupted");
   AddCommon(partitions, common, output);
+  CLI::App* models = app.add_subcommand("models", "list the models with targets and strategies");
+  AddCommon(models, common, output);
   CLI::App* show = app.add_subcommand("show", "print the first rows of a model's table");
   show->add_option("MODEL", show_model, "the model")->required();
   show->add_option("--limit", numeric.limit, "rows to print (default 10)");
@@ -264,7 +266,8 @@ int Main(int argc, char** argv) {
       rollups->add_subcommand("status", "show what the rollup store holds per rollup");
   AddCommon(rollups_status, common, output);
   CLI::App* schema = app.add_subcommand("schema", "print a JSON Schema of an output document");
-  schema->add_option("NAME", schema_name, "run-output")->required();
+  schema->add_option("NAME", schema_name, "run-output | models-output | partitions-output")
+      ->required();
 
   try {
     app.parse(argc, argv);
@@ -294,6 +297,7 @@ int Main(int argc, char** argv) {
   if (*run) return strata::cli::RunRun(common, run_options);
   if (*partitions) return strata::cli::RunPartitions(common, partitions_model, status);
   if (*show) return strata::cli::RunShow(common, show_model, values->limit);
+  if (*models) return strata::cli::RunModels(common);
   if (*schema) return strata::cli::RunSchema(schema_name);
   if (*query) {
     query_options.output = query_output == "json"  ? strata::cli::QueryOutput::kJson

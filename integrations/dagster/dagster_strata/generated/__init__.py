@@ -1,0 +1,1 @@
+"""Pydantic v2 models generated from `strata schema ...` (see ../../codegen.py)."""

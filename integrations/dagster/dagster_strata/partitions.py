@@ -1,0 +1,102 @@
+"""Dagster partitions definitions for strata's grains, and partition keys translated both ways.
+
+strata's canonical keys (seed, "Partition keys") and Dagster's default time-window keys:
+
+    grain   strata            Dagster             Dagster definition
+    hour    2026-04-08T13     2026-04-08-13:00    HourlyPartitionsDefinition
+    day     2026-04-08        2026-04-08          DailyPartitionsDefinition
+    month   2026-04           2026-04-01          MonthlyPartitionsDefinition
+    year    2026              2026                TimeWindowPartitionsDefinition(cron "0 0 1 1 *", fmt "%Y")
+
+Time is UTC on both sides (strata v1 has no other zone), so DST dates translate like any other.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import dagster as dg
+
+GRAINS = ("hour", "day", "month", "year")
+
+_STRATA_KEY = {
+    "hour": re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2})$"),
+    "day": re.compile(r"^(\d{4})-(\d{2})-(\d{2})$"),
+    "month": re.compile(r"^(\d{4})-(\d{2})$"),
+    "year": re.compile(r"^(\d{4})$"),
+}
+_DAGSTER_KEY = {
+    "hour": re.compile(r"^(\d{4})-(\d{2})-(\d{2})-(\d{2}):00$"),
+    "day": re.compile(r"^(\d{4})-(\d{2})-(\d{2})$"),
+    "month": re.compile(r"^(\d{4})-(\d{2})-01$"),
+    "year": re.compile(r"^(\d{4})$"),
+}
+_STRATA_FORMAT = {"hour": "%Y-%m-%dT%H", "day": "%Y-%m-%d", "month": "%Y-%m", "year": "%Y"}
+_DAGSTER_FORMAT = {"hour": "%Y-%m-%d-%H:%M", "day": "%Y-%m-%d", "month": "%Y-%m-%d", "year": "%Y"}
+YEAR_CRON = "0 0 1 1 *"
+
+
+def _check_grain(grain: str) -> None:
+    if grain not in GRAINS:
+        raise ValueError(f'unknown grain "{grain}": expected one of {", ".join(GRAINS)}')
+
+
+def _parse(key: str, grain: str, patterns, side: str) -> dt.datetime:
+    _check_grain(grain)
+    match = patterns[grain].match(key)
+    if match is None:
+        raise ValueError(f'"{key}" is not a {side} {grain} partition key')
+    parts = [int(p) for p in match.groups()]
+    # Fields a coarser grain leaves out: month 1, day 1, hour 0.
+    year, month, day, hour = parts + [1, 1, 0][len(parts) - 1:]
+    try:
+        return dt.datetime(year, month, day, hour, tzinfo=dt.timezone.utc)
+    except ValueError as error:
+        raise ValueError(f'"{key}" is not a {side} {grain} partition key: {error}') from None
+
+
+def strata_key_start(key: str, grain: str) -> dt.datetime:
+    """The UTC start of the strata partition `key` of `grain`; ValueError for a malformed key."""
+    return _parse(key, grain, _STRATA_KEY, "strata")
+
+
+def dagster_key_start(key: str, grain: str) -> dt.datetime:
+    """The UTC start of the Dagster partition `key` of `grain`; ValueError for a malformed key."""
+    return _parse(key, grain, _DAGSTER_KEY, "Dagster")
+
+
+def to_dagster_key(strata_key: str, grain: str) -> str:
+    """strata `2026-04-08T13` -> Dagster `2026-04-08-13:00`; `2026-04` -> `2026-04-01`."""
+    return strata_key_start(strata_key, grain).strftime(_DAGSTER_FORMAT[grain])
+
+
+def to_strata_key(dagster_key: str, grain: str) -> str:
+    """Dagster `2026-04-08-13:00` -> strata `2026-04-08T13`; `2026-04-01` -> `2026-04`."""
+    return dagster_key_start(dagster_key, grain).strftime(_STRATA_FORMAT[grain])
+
+
+def partitions_def_for(grain: str, first_partition: str, *,
+                       end_offset: int = 1) -> dg.TimeWindowPartitionsDefinition:
+    """The Dagster partitions definition of a time_interval model, starting at `first_partition`
+    (a strata key). `end_offset=1` (the default) includes the partition containing now, as
+    `strata run --missing` does; 0 stops at the last complete one (Dagster's default)."""
+    start = strata_key_start(first_partition, grain)
+    if grain == "hour":
+        return dg.HourlyPartitionsDefinition(start_date=start, timezone="UTC", end_offset=end_offset)
+    if grain == "day":
+        return dg.DailyPartitionsDefinition(start_date=start, timezone="UTC", end_offset=end_offset)
+    if grain == "month":
+        return dg.MonthlyPartitionsDefinition(start_date=start, timezone="UTC",
+                                              end_offset=end_offset)
+    return dg.TimeWindowPartitionsDefinition(cron_schedule=YEAR_CRON, fmt="%Y", start=start,
+                                             timezone="UTC", end_offset=end_offset)
+
+
+def grain_of(partitions_def: dg.PartitionsDefinition) -> str | None:
+    """The strata grain a definition made by partitions_def_for stands for, or None."""
+    if not isinstance(partitions_def, dg.TimeWindowPartitionsDefinition):
+        return None
+    cron = partitions_def.cron_schedule
+    if cron == YEAR_CRON and partitions_def.fmt == "%Y":
+        return "year"
+    return {"0 * * * *": "hour", "0 0 * * *": "day", "0 0 1 * *": "month"}.get(cron)

@@ -1,0 +1,16 @@
+// JSON Schemas of the documents the read-only commands print, for `strata schema NAME` (the
+// run document's schema is materialize::RunOutputSchema). Orchestrators generate typed models
+// from them (integrations/dagster), so a field added to a document is added here in the same
+// change; the e2e tests validate each document against its schema.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+namespace strata::cli {
+
+// `strata models --output json`: every model with its target, dependencies and strategy.
+const nlohmann::json& ModelsOutputSchema();
+// `strata partitions --output json`: the state store's per-partition records.
+const nlohmann::json& PartitionsOutputSchema();
+
+}  // namespace strata::cli
