@@ -1,47 +1,21 @@
 #include "base/partition.h"
 
-#include <cstdio>
-
 namespace strata {
 namespace {
 
-// Reads exactly `width` ASCII digits at text[pos]; nullopt otherwise.
-std::optional<int> ReadDigits(std::string_view text, std::size_t pos, std::size_t width) {
-  if (pos + width > text.size()) return std::nullopt;
-  int value = 0;
-  for (std::size_t i = pos; i < pos + width; ++i) {
-    if (text[i] < '0' || text[i] > '9') return std::nullopt;
-    value = value * 10 + (text[i] - '0');
+// The precision of `grain`'s key format.
+TimePrecision PrecisionOf(Grain grain) {
+  switch (grain) {
+    case Grain::kHour:
+      return TimePrecision::kHour;
+    case Grain::kDay:
+      return TimePrecision::kDay;
+    case Grain::kMonth:
+      return TimePrecision::kMonth;
+    case Grain::kYear:
+      return TimePrecision::kYear;
   }
-  return value;
-}
-
-bool ReadSeparator(std::string_view text, std::size_t pos, char separator) {
-  return pos < text.size() && text[pos] == separator;
-}
-
-// Parses the fields of `grain`'s format, range-checking each; nullopt on any mismatch.
-std::optional<CivilTime> ParseFields(std::string_view text, Grain grain) {
-  CivilTime civil;
-  auto year = ReadDigits(text, 0, 4);
-  if (!year || *year < 1) return std::nullopt;
-  civil.year = *year;
-  if (grain == Grain::kYear) return civil;
-  if (!ReadSeparator(text, 4, '-')) return std::nullopt;
-  auto month = ReadDigits(text, 5, 2);
-  if (!month || *month < 1 || *month > 12) return std::nullopt;
-  civil.month = *month;
-  if (grain == Grain::kMonth) return civil;
-  if (!ReadSeparator(text, 7, '-')) return std::nullopt;
-  auto day = ReadDigits(text, 8, 2);
-  if (!day || *day < 1 || *day > DaysInMonth(civil.year, civil.month)) return std::nullopt;
-  civil.day = *day;
-  if (grain == Grain::kDay) return civil;
-  if (!ReadSeparator(text, 10, 'T')) return std::nullopt;
-  auto hour = ReadDigits(text, 11, 2);
-  if (!hour || *hour > 23) return std::nullopt;
-  civil.hour = *hour;
-  return civil;
+  return TimePrecision::kDay;
 }
 
 CivilTime Truncate(Grain grain, CivilTime civil) {
@@ -116,9 +90,11 @@ std::string_view GrainExample(Grain grain) {
 }
 
 Result<PartitionKey> PartitionKey::Parse(std::string_view text, Grain grain) {
-  std::optional<CivilTime> civil = ParseFields(text, grain);
-  if (civil) {
-    PartitionKey key(grain, ToUnixSeconds(*civil));
+  // The key's shape is exactly its grain's format: that precision, a 'T' before the hour, no
+  // zone. Then the canonical check the header promises: formatting the key gives back the text.
+  const std::optional<TimeText> time = ParseTimeText(text);
+  if (time && time->precision == PrecisionOf(grain) && time->separator == 'T' && !time->zulu) {
+    PartitionKey key(grain, ToUnixSeconds(time->civil));
     if (key.ToString() == text) return key;
   }
   return MakeError(ErrorCode::kInvalidPartitionKey,
@@ -133,23 +109,7 @@ PartitionKey PartitionKey::Containing(Grain grain, UnixSeconds t) {
 }
 
 std::string PartitionKey::ToString() const {
-  const CivilTime c = ToCivil(start_);
-  char buffer[32];
-  switch (grain_) {
-    case Grain::kHour:
-      std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d", c.year, c.month, c.day, c.hour);
-      break;
-    case Grain::kDay:
-      std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02d", c.year, c.month, c.day);
-      break;
-    case Grain::kMonth:
-      std::snprintf(buffer, sizeof buffer, "%04d-%02d", c.year, c.month);
-      break;
-    case Grain::kYear:
-      std::snprintf(buffer, sizeof buffer, "%04d", c.year);
-      break;
-  }
-  return buffer;
+  return FormatTimeText({ToCivil(start_), PrecisionOf(grain_), 'T', false});
 }
 
 PartitionKey PartitionKey::Next() const {

@@ -52,35 +52,94 @@ CivilTime ToCivil(UnixSeconds seconds) {
   return civil;
 }
 
+std::optional<TimeText> ParseTimeText(std::string_view text) {
+  TimeText time;
+  CivilTime& c = time.civil;
+  std::size_t at = 0;
+  // Reads `width` digits at `at` into `field` when they are within [low, high].
+  const auto field = [&](std::size_t width, int low, int high, int& out) {
+    if (at + width > text.size()) return false;
+    int value = 0;
+    for (std::size_t i = at; i < at + width; ++i) {
+      if (text[i] < '0' || text[i] > '9') return false;
+      value = value * 10 + (text[i] - '0');
+    }
+    if (value < low || value > high) return false;
+    out = value;
+    at += width;
+    return true;
+  };
+  // Consumes `separator` when it is next; false at the end of the text or on another byte.
+  const auto separator = [&](char expected) {
+    if (at >= text.size() || text[at] != expected) return false;
+    ++at;
+    return true;
+  };
+  const auto done = [&](TimePrecision precision) -> std::optional<TimeText> {
+    time.precision = precision;
+    return time;
+  };
+  if (!field(4, 1, 9999, c.year)) return std::nullopt;
+  if (at == text.size()) return done(TimePrecision::kYear);
+  if (!separator('-') || !field(2, 1, 12, c.month)) return std::nullopt;
+  if (at == text.size()) return done(TimePrecision::kMonth);
+  if (!separator('-') || !field(2, 1, DaysInMonth(c.year, c.month), c.day)) return std::nullopt;
+  if (at == text.size()) return done(TimePrecision::kDay);
+  if (!separator('T') && !separator(' ')) return std::nullopt;
+  time.separator = text[at - 1];
+  if (!field(2, 0, 23, c.hour)) return std::nullopt;
+  if (at == text.size()) return done(TimePrecision::kHour);
+  if (!separator(':') || !field(2, 0, 59, c.minute) || !separator(':') ||
+      !field(2, 0, 59, c.second)) {
+    return std::nullopt;
+  }
+  if (at == text.size()) return done(TimePrecision::kSecond);
+  if (!separator('Z') || at != text.size()) return std::nullopt;
+  time.zulu = true;
+  return done(TimePrecision::kSecond);
+}
+
+std::string FormatTimeText(const TimeText& time) {
+  const CivilTime& c = time.civil;
+  char buffer[48];
+  int size = 0;
+  switch (time.precision) {
+    case TimePrecision::kYear:
+      size = std::snprintf(buffer, sizeof buffer, "%04d", c.year);
+      break;
+    case TimePrecision::kMonth:
+      size = std::snprintf(buffer, sizeof buffer, "%04d-%02d", c.year, c.month);
+      break;
+    case TimePrecision::kDay:
+      size = std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02d", c.year, c.month, c.day);
+      break;
+    case TimePrecision::kHour:
+      size = std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02d%c%02d", c.year, c.month, c.day,
+                           time.separator, c.hour);
+      break;
+    case TimePrecision::kSecond:
+      size =
+          std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02d%c%02d:%02d:%02d%s", c.year, c.month,
+                        c.day, time.separator, c.hour, c.minute, c.second, time.zulu ? "Z" : "");
+      break;
+  }
+  return std::string(buffer, static_cast<std::size_t>(std::max(size, 0)));
+}
+
 std::string FormatSqlTimestamp(UnixSeconds seconds) {
-  const CivilTime c = ToCivil(seconds);
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02d %02d:%02d:%02d", c.year, c.month, c.day,
-                c.hour, c.minute, c.second);
-  return buffer;
+  return FormatTimeText({ToCivil(seconds), TimePrecision::kSecond, ' ', false});
 }
 
 std::string FormatIso8601(UnixSeconds seconds) {
-  std::string text = FormatSqlTimestamp(seconds);
-  text[10] = 'T';
-  return text + "Z";
+  return FormatTimeText({ToCivil(seconds), TimePrecision::kSecond, 'T', true});
 }
 
 std::optional<UnixSeconds> ParseIso8601(std::string_view text) {
-  CivilTime c;
-  char tail = 0;
-  const std::string copy(text);
-  if (std::sscanf(copy.c_str(), "%4d-%2d-%2dT%2d:%2d:%2dZ%c", &c.year, &c.month, &c.day, &c.hour,
-                  &c.minute, &c.second, &tail) != 6) {
+  const std::optional<TimeText> time = ParseTimeText(text);
+  if (!time || time->precision != TimePrecision::kSecond || time->separator != 'T' || !time->zulu) {
     return std::nullopt;
   }
-  if (c.month < 1 || c.month > 12 || c.day < 1 || c.day > DaysInMonth(c.year, c.month) ||
-      c.hour > 23 || c.minute > 59 || c.second > 59) {
-    return std::nullopt;
-  }
-  const UnixSeconds seconds = ToUnixSeconds(c);
-  if (FormatIso8601(seconds) != text) return std::nullopt;
-  return seconds;
+  return ToUnixSeconds(time->civil);
 }
 
 bool Clock::Wait(std::int64_t millis, const std::atomic<bool>& cancel) const {

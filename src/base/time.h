@@ -28,12 +28,37 @@ int DaysInMonth(int year, int month);  // REQUIRES: 1 <= month <= 12
 UnixSeconds ToUnixSeconds(const CivilTime& civil);
 CivilTime ToCivil(UnixSeconds seconds);
 
+// The last field a date/time text spells out.
+enum class TimePrecision { kYear, kMonth, kDay, kHour, kSecond };
+
+// A date/time text as ParseTimeText read it: its value and its shape.
+struct TimeText {
+  CivilTime civil;  // the fields after `precision` are at their minimum (month 1, day 1, 0 h...)
+  TimePrecision precision = TimePrecision::kSecond;
+  char separator = 'T';  // between date and time ('T' or ' '); 'T' when precision < kHour
+  bool zulu = false;     // a trailing 'Z' (only after seconds)
+};
+
+// The one parser of date/time text in Strata: partition keys (base/partition.h), timestamps
+// Strata wrote (ParseIso8601), and dates and timestamps in semantic queries
+// (semantic/literal.h) all read text through it and then accept only the shapes they allow.
+// Grammar (ASCII digits, every field zero-padded to exactly its width):
+//   YYYY [ -MM [ -DD [ (T|' ')HH [ :MM:SS [Z] ] ] ] ]
+// Strict: year 0001..9999, month 01..12, day within the month (leap years counted), hour
+// 00..23, minute and second 00..59, nothing before or after; nullopt for anything else. So
+// FormatTimeText of an accepted value gives back exactly the text's bytes. Thread-safe.
+std::optional<TimeText> ParseTimeText(std::string_view text);
+// The text of `time` in its shape (the inverse of ParseTimeText for every value it accepts).
+// REQUIRES: separator is 'T' or ' '; zulu only with kSecond.
+std::string FormatTimeText(const TimeText& time);
+
 // "2026-04-07 13:00:00" — the form substituted for @start_date/@end_date.
 std::string FormatSqlTimestamp(UnixSeconds seconds);
 // "2026-04-07T13:00:00Z" — the form in JSON output.
 std::string FormatIso8601(UnixSeconds seconds);
 
-// Parses exactly the FormatIso8601 form; nullopt for anything else.
+// Parses exactly the FormatIso8601 form (ParseTimeText, seconds, 'T', 'Z'); nullopt for anything
+// else.
 std::optional<UnixSeconds> ParseIso8601(std::string_view text);
 
 // The current time. Tests and benchmarks inject a fixed clock through Clock.

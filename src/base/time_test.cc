@@ -50,6 +50,97 @@ TEST(TimeTest, ParsesItsOwnIsoForm) {
   EXPECT_FALSE(ParseIso8601("2024-02-29T00:00:00").has_value());
   EXPECT_FALSE(ParseIso8601("2024-2-29T00:00:00Z").has_value());
   EXPECT_FALSE(ParseIso8601("2024-02-29T00:00:00Zx").has_value());
+  EXPECT_FALSE(ParseIso8601("2024-02-29 00:00:00Z").has_value());
+  EXPECT_FALSE(ParseIso8601("2024-02-29").has_value());
+  EXPECT_FALSE(ParseIso8601("2024-02-29T00").has_value());
+}
+
+// The one date/time parser: every shape of its grammar, and each refused near miss.
+TEST(TimeTextTest, AcceptsEveryShapeOfTheGrammar) {
+  struct Case {
+    const char* text;
+    TimePrecision precision;
+    char separator;
+    bool zulu;
+    CivilTime civil;
+  };
+  const Case cases[] = {
+      {"2026", TimePrecision::kYear, 'T', false, {2026, 1, 1, 0, 0, 0}},
+      {"2026-04", TimePrecision::kMonth, 'T', false, {2026, 4, 1, 0, 0, 0}},
+      {"2026-04-07", TimePrecision::kDay, 'T', false, {2026, 4, 7, 0, 0, 0}},
+      {"2026-04-07T13", TimePrecision::kHour, 'T', false, {2026, 4, 7, 13, 0, 0}},
+      {"2026-04-07 13", TimePrecision::kHour, ' ', false, {2026, 4, 7, 13, 0, 0}},
+      {"2026-04-07T13:05:09", TimePrecision::kSecond, 'T', false, {2026, 4, 7, 13, 5, 9}},
+      {"2026-04-07 13:05:09", TimePrecision::kSecond, ' ', false, {2026, 4, 7, 13, 5, 9}},
+      {"2026-04-07T13:05:09Z", TimePrecision::kSecond, 'T', true, {2026, 4, 7, 13, 5, 9}},
+      {"2026-04-07 13:05:09Z", TimePrecision::kSecond, ' ', true, {2026, 4, 7, 13, 5, 9}},
+      {"2024-02-29T23:59:59Z", TimePrecision::kSecond, 'T', true, {2024, 2, 29, 23, 59, 59}},
+      {"0001-01-01", TimePrecision::kDay, 'T', false, {1, 1, 1, 0, 0, 0}},
+      {"9999-12-31T23:59:59Z", TimePrecision::kSecond, 'T', true, {9999, 12, 31, 23, 59, 59}},
+      {"2000-02-29", TimePrecision::kDay, 'T', false, {2000, 2, 29, 0, 0, 0}},
+  };
+  for (const Case& c : cases) {
+    const std::optional<TimeText> time = ParseTimeText(c.text);
+    ASSERT_TRUE(time.has_value()) << c.text;
+    EXPECT_EQ(time->precision, c.precision) << c.text;
+    EXPECT_EQ(time->separator, c.separator) << c.text;
+    EXPECT_EQ(time->zulu, c.zulu) << c.text;
+    EXPECT_EQ(ToUnixSeconds(time->civil), ToUnixSeconds(c.civil)) << c.text;
+    // Strictness: formatting what was read gives back the same bytes.
+    EXPECT_EQ(FormatTimeText(*time), c.text);
+  }
+}
+
+TEST(TimeTextTest, RefusesEverythingElse) {
+  const char* refused[] = {
+      "",                        // nothing
+      "26",                      // short year
+      "02026",                   // long year
+      "0000",                    // year zero
+      "+026",                    // sign
+      "-2026",                   // sign
+      " 2026-04-07",             // leading space
+      "2026-04-07 ",             // trailing space
+      "2026-4",                  // unpadded month
+      "2026-04-7",               // unpadded day
+      "2026-00",                 // month zero
+      "2026-13",                 // month 13
+      "2026-04-00",              // day zero
+      "2026-04-31",              // April has 30 days
+      "2025-02-29",              // not a leap year
+      "1900-02-29",              // not a leap year (century)
+      "2026/04/07",              // other separator
+      "20260407",                // no separators
+      "2026-04-07t13",           // lower-case t
+      "2026-04-07T",             // separator without an hour
+      "2026-04-07T24",           // hour 24
+      "2026-04-07T1",            // unpadded hour
+      "2026-04-07T13:00",        // minutes without seconds
+      "2026-04-07T13:60:00",     // minute 60
+      "2026-04-07T13:00:60",     // leap second
+      "2026-04-07T13:00:0",      // unpadded second
+      "2026-04-07T13:00:00z",    // lower-case z
+      "2026-04-07T13:00:00ZZ",   // two zones
+      "2026-04-07T13:00:00Zx",   // trailing byte
+      "2026-04-07T13:00:00+00",  // offsets are not UTC text
+      "2026-04-07T13:00:00.5",   // fractions
+      "2026-04-07Z",             // zone without a time
+      "2026-04-07T13Z",          // zone without seconds
+  };
+  for (const char* text : refused) {
+    EXPECT_FALSE(ParseTimeText(text).has_value()) << '"' << text << '"';
+  }
+  // A NUL byte is a byte like any other: refused, never the end of the text.
+  EXPECT_FALSE(ParseTimeText(std::string_view("2026\0", 5)).has_value());
+  EXPECT_FALSE(ParseTimeText(std::string_view("2026-04-07T13:00:00Z\0", 21)).has_value());
+}
+
+TEST(TimeTextTest, FormatsTheFormsStrataWrites) {
+  const UnixSeconds t = ToUnixSeconds({2026, 4, 7, 13, 5, 9});
+  EXPECT_EQ(FormatSqlTimestamp(t), "2026-04-07 13:05:09");
+  EXPECT_EQ(FormatIso8601(t), "2026-04-07T13:05:09Z");
+  EXPECT_EQ(FormatTimeText({ToCivil(t), TimePrecision::kHour, 'T', false}), "2026-04-07T13");
+  EXPECT_EQ(FormatTimeText({ToCivil(t), TimePrecision::kMonth, 'T', false}), "2026-04");
 }
 
 // A run's retry backoff waits through Clock::Wait: SIGINT (the cancel flag) must cut even an

@@ -15,18 +15,6 @@ bool Digits(std::string_view text, std::size_t& i) {
   return i > start;
 }
 
-// Reads exactly `width` digits at `i` into `out`.
-bool Fixed(std::string_view text, std::size_t i, std::size_t width, int* out) {
-  if (i + width > text.size()) return false;
-  int value = 0;
-  for (std::size_t k = i; k < i + width; ++k) {
-    if (!std::isdigit(static_cast<unsigned char>(text[k]))) return false;
-    value = value * 10 + (text[k] - '0');
-  }
-  *out = value;
-  return true;
-}
-
 // Whether number text (IsNumberText) reads as a finite double without overflow or underflow
 // to zero. std::from_chars, unlike std::stod, reports both as an error code, never throws.
 bool FitsADouble(std::string_view text) {
@@ -57,30 +45,13 @@ bool IsNumberText(std::string_view text) {
 }
 
 std::optional<UnixSeconds> ParseTimeText(std::string_view text) {
-  CivilTime civil;
-  if (text.size() < 10 || text[4] != '-' || text[7] != '-') return std::nullopt;
-  if (!Fixed(text, 0, 4, &civil.year) || !Fixed(text, 5, 2, &civil.month) ||
-      !Fixed(text, 8, 2, &civil.day)) {
+  const std::optional<TimeText> time = strata::ParseTimeText(text);
+  if (!time) return std::nullopt;
+  // A date, or a timestamp to the second; "2026-01-01T10" (an hour) is neither.
+  if (time->precision != TimePrecision::kDay && time->precision != TimePrecision::kSecond) {
     return std::nullopt;
   }
-  if (text.size() > 10) {
-    std::string_view rest = text.substr(10);
-    if (rest.back() == 'Z') rest.remove_suffix(1);
-    if (rest.size() != 9 || (rest[0] != 'T' && rest[0] != ' ') || rest[3] != ':' ||
-        rest[6] != ':') {
-      return std::nullopt;
-    }
-    if (!Fixed(rest, 1, 2, &civil.hour) || !Fixed(rest, 4, 2, &civil.minute) ||
-        !Fixed(rest, 7, 2, &civil.second)) {
-      return std::nullopt;
-    }
-  }
-  if (civil.year < 1 || civil.month < 1 || civil.month > 12 || civil.day < 1 ||
-      civil.day > DaysInMonth(civil.year, civil.month) || civil.hour > 23 || civil.minute > 59 ||
-      civil.second > 59) {
-    return std::nullopt;
-  }
-  return ToUnixSeconds(civil);
+  return ToUnixSeconds(time->civil);
 }
 
 Result<std::string> RenderLiteral(const FilterValue& value, DimensionType type,

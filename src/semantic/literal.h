@@ -16,8 +16,9 @@ namespace strata::semantic {
 // Whether `text` is a number literal: -?digits[.digits][(e|E)[+-]?digits], at most 40 bytes.
 bool IsNumberText(std::string_view text);
 
-// "2026-01-01", "2026-01-01T10:00:00", "2026-01-01T10:00:00Z" or "2026-01-01 10:00:00" as UTC
-// seconds; nullopt for anything else (including impossible dates such as 2026-02-30).
+// "2026-01-01", "2026-01-01T10:00:00", "2026-01-01 10:00:00" (either with a trailing Z) as UTC
+// seconds; nullopt for anything else (including impossible dates such as 2026-02-30). Read by
+// strata::ParseTimeText (base/time.h), which owns the strictness; this picks the shapes.
 std::optional<UnixSeconds> ParseTimeText(std::string_view text);
 
 // The literal for `value` compared with a member of `type`:

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
@@ -42,24 +41,6 @@ std::string ReadAll(int fd) {
   }
   text.resize(size);
   return text;
-}
-
-// "2026-04-07T13:00:00Z" as written by FormatIso8601; nullopt for anything else.
-std::optional<UnixSeconds> ParseIso8601Seconds(const std::string& text) {
-  CivilTime civil;
-  char zulu = '\0';
-  int consumed = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c%n", &civil.year, &civil.month,
-                  &civil.day, &civil.hour, &civil.minute, &civil.second, &zulu, &consumed) != 7 ||
-      zulu != 'Z' || static_cast<std::size_t>(consumed) != text.size()) {
-    return std::nullopt;
-  }
-  if (civil.year < 1 || civil.month < 1 || civil.month > 12 || civil.day < 1 ||
-      civil.day > DaysInMonth(civil.year, civil.month) || civil.hour > 23 || civil.minute > 59 ||
-      civil.second > 59 || civil.hour < 0 || civil.minute < 0 || civil.second < 0) {
-    return std::nullopt;
-  }
-  return ToUnixSeconds(civil);
 }
 
 bool WriteAll(int fd, const std::string& text) {
@@ -171,7 +152,7 @@ std::optional<RunLockHolder> ParseRunLockHolder(std::string_view text) {
     } else if (key == "command") {
       holder.command = value;
     } else if (key == "started_at") {
-      holder.started_at = ParseIso8601Seconds(value).value_or(0);
+      holder.started_at = ParseIso8601(value).value_or(0);
     }
   }
   if (!has_pid) return std::nullopt;
