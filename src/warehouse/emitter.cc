@@ -2,31 +2,23 @@
 
 #include <fmt/format.h>
 
+#include "warehouse/dialects.h"
+
 namespace strata::warehouse {
 
 Status Emitter::RequireSupported(std::string_view what) const {
-  switch (dialect_) {
-    case sql::Dialect::kDuckDb:
-    case sql::Dialect::kPostgres:
-      return OkStatus();
-    case sql::Dialect::kSnowflake:
-    case sql::Dialect::kDatabricks:
-    case sql::Dialect::kBigQuery:
-    case sql::Dialect::kRedshift:
-    case sql::Dialect::kTrino:
-      break;
-  }
+  if (CapabilitiesOf(dialect_).connector) return OkStatus();
   return MakeError(ErrorCode::kWarehouseUnsupported,
                    fmt::format("{} statements for the {} dialect are not available yet", what,
                                sql::DialectName(dialect_)),
-                   "use a duckdb or postgres warehouse");
+                   fmt::format("use a {} warehouse", ConnectorDialectNames()));
 }
 
 namespace {
 constexpr std::size_t kRedshiftMaxIdentifierBytes = 127;
 
 bool TypedWindowLiterals(sql::Dialect dialect) {
-  return dialect == sql::Dialect::kBigQuery || dialect == sql::Dialect::kTrino;
+  return CapabilitiesOf(dialect).typed_window_literals;
 }
 }  // namespace
 
@@ -105,9 +97,7 @@ std::string Emitter::WindowPredicate(std::string_view time_column, const Window&
 
 std::string Emitter::SchemaName(const TableName& target) const {
   const bool with_catalog =
-      !target.catalog.empty() &&
-      (dialect_ == sql::Dialect::kSnowflake || dialect_ == sql::Dialect::kDatabricks ||
-       dialect_ == sql::Dialect::kBigQuery || dialect_ == sql::Dialect::kTrino);
+      !target.catalog.empty() && CapabilitiesOf(dialect_).schema_takes_catalog;
   return with_catalog ? QuoteIdentifier(target.catalog) + "." + QuoteIdentifier(target.schema)
                       : QuoteIdentifier(target.schema);
 }
@@ -352,18 +342,7 @@ Result<std::string> Emitter::PartitionRowCounts(const TableName& target,
 }
 
 std::string Emitter::Rollback() const {
-  switch (dialect_) {
-    case sql::Dialect::kDuckDb:
-    case sql::Dialect::kPostgres:
-    case sql::Dialect::kRedshift:
-    case sql::Dialect::kSnowflake:
-      return "ROLLBACK";
-    case sql::Dialect::kDatabricks:
-    case sql::Dialect::kBigQuery:
-    case sql::Dialect::kTrino:
-      break;
-  }
-  return "";
+  return CapabilitiesOf(dialect_).session_transactions ? "ROLLBACK" : "";
 }
 
 }  // namespace strata::warehouse

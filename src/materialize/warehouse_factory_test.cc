@@ -1,0 +1,34 @@
+#include "materialize/warehouse_factory.h"
+
+#include <gtest/gtest.h>
+
+#include "warehouse/dialects.h"
+
+namespace strata::materialize {
+namespace {
+
+// OpenWarehouse opens exactly the dialects the capability table gives a connector.
+TEST(WarehouseFactoryTest, OpensExactlyTheDialectsWithAConnector) {
+  project::ProjectConfig project;
+  project.root = ".";
+  for (const warehouse::DialectCapabilities& row : warehouse::AllDialectCapabilities()) {
+    project::WarehouseConfig config;
+    config.name = "default";
+    config.type = std::string(sql::DialectName(row.dialect));
+    config.path = ":memory:";
+    config.dsn_env = "STRATA_FACTORY_TEST_UNSET_DSN";  // postgres stops at the missing DSN
+    auto opened = OpenWarehouse(project, config);
+    if (row.connector) {
+      if (!opened.ok()) {
+        EXPECT_NE(opened.error().code, ErrorCode::kWarehouseUnsupported) << config.type;
+      }
+    } else {
+      ASSERT_FALSE(opened.ok()) << config.type;
+      EXPECT_EQ(opened.error().code, ErrorCode::kWarehouseUnsupported);
+      EXPECT_NE(opened.error().hint.find("use a duckdb or postgres warehouse"), std::string::npos);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace strata::materialize

@@ -1,0 +1,50 @@
+#include "warehouse/dialects.h"
+
+#include <gtest/gtest.h>
+
+#include "warehouse/emitter.h"
+
+namespace strata::warehouse {
+namespace {
+
+TEST(DialectCapabilitiesTest, OneRowPerDialectInEnumOrder) {
+  const auto rows = AllDialectCapabilities();
+  ASSERT_EQ(rows.size(), 7u);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(static_cast<std::size_t>(rows[i].dialect), i);
+    EXPECT_EQ(&CapabilitiesOf(rows[i].dialect), &rows[i]);
+    // Every row names a dialect the sql component knows by name.
+    EXPECT_EQ(sql::ParseDialect(sql::DialectName(rows[i].dialect)), rows[i].dialect);
+  }
+}
+
+TEST(DialectCapabilitiesTest, ConnectorsAreDuckDbAndPostgres) {
+  EXPECT_EQ(ConnectorDialectNames(), "duckdb or postgres");
+  for (const DialectCapabilities& row : AllDialectCapabilities()) {
+    EXPECT_EQ(row.connector,
+              row.dialect == sql::Dialect::kDuckDb || row.dialect == sql::Dialect::kPostgres)
+        << sql::DialectName(row.dialect);
+  }
+}
+
+// The Emitter reads back-read statements from the table: exactly the connector dialects get them.
+TEST(DialectCapabilitiesTest, EmitterEmitsCheckedStatementsExactlyForConnectors) {
+  const Window window{0, 86400};
+  for (const DialectCapabilities& row : AllDialectCapabilities()) {
+    const Emitter emitter(row.dialect);
+    const auto stats = emitter.WindowStats({"", "marts", "fct"}, "d", window);
+    const auto counts = emitter.PartitionRowCounts({"", "marts", "fct"}, "d", Grain::kDay, window);
+    const auto watermark = emitter.WatermarkQuery({"", "marts", "fct"}, "updated_at");
+    EXPECT_EQ(stats.ok(), row.connector) << sql::DialectName(row.dialect);
+    EXPECT_EQ(counts.ok(), row.connector) << sql::DialectName(row.dialect);
+    EXPECT_EQ(watermark.ok(), row.connector) << sql::DialectName(row.dialect);
+    if (!row.connector) {
+      EXPECT_EQ(stats.error().code, ErrorCode::kWarehouseUnsupported);
+      EXPECT_NE(stats.error().hint.find("duckdb or postgres"), std::string::npos);
+    }
+    EXPECT_EQ(emitter.Rollback().empty(), !row.session_transactions);
+  }
+}
+
+}  // namespace
+}  // namespace strata::warehouse
