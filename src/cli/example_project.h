@@ -1,4 +1,5 @@
-// The files and generated data of `strata init DIR --example`.
+// The files and generated data of `strata init DIR --example`. Both come from
+// data/example_project/ (project/ and generate/), embedded into the binary at build time.
 #pragma once
 
 #include <filesystem>
