@@ -1,11 +1,31 @@
 #!/usr/bin/env bash
-# The whole test suite: unit tests (ctest) and end-to-end tests (pytest driving the strata binary).
+# The test suite, after building.
+#   scripts/test.sh          the full tier (CI, .ci/run): every ctest test and every end-to-end test
+#                            — the fault loops, the DuckDB parser oracle, the kill -9 trials, the
+#                            semantic oracle and the long backfills included;
+#   scripts/test.sh --fast   the fast tier, before each commit (under 2 minutes on 2 cores): the
+#                            unit and golden suites (`ctest -L fast`) and the end-to-end tests not
+#                            marked slow (`pytest -m "not slow"`).
+# The tiers are the ctest labels fast/slow (strata_add_test's TIER, cmake/strata.cmake) and the
+# pytest marker slow (tests/e2e/conftest.py).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+tier=full
+case "${1:-}" in
+  "") ;;
+  --fast) tier=fast ;;
+  *) echo "usage: scripts/test.sh [--fast]" >&2; exit 2 ;;
+esac
 strata=$(bash "$root/scripts/build.sh")
-echo "== unit tests (ctest)"
-(cd "$root/build" && ctest --output-on-failure -j2 --timeout 300)
-echo "== end-to-end tests (pytest)"
-STRATA_BIN="$strata" python3 -m pytest -q -p no:cacheprovider "$root/tests/e2e"
+ctest_args=()
+pytest_args=()
+if [ "$tier" = fast ]; then
+  ctest_args=(-L fast)
+  pytest_args=(-m "not slow")
+fi
+echo "== unit tests (ctest, $tier tier)"
+(cd "$root/build" && ctest --output-on-failure -j2 --timeout 300 "${ctest_args[@]}")
+echo "== end-to-end tests (pytest, $tier tier)"
+STRATA_BIN="$strata" python3 -m pytest -q -p no:cacheprovider "${pytest_args[@]}" "$root/tests/e2e"
 echo "== dagster-strata (pytest in build/dagster-venv)"
 bash "$root/scripts/test_dagster.sh" "$strata"

@@ -5,7 +5,13 @@ import datetime as dt
 import json
 import subprocess
 
+import pytest
+
 from conftest import Project
+
+# Full tier only (scripts/test.sh; `--fast` skips it): generates and backfills the 1.2 M-order
+# example.
+pytestmark = pytest.mark.slow
 
 
 def _hour_floor(t: dt.datetime) -> dt.datetime:

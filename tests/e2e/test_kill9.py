@@ -18,6 +18,9 @@ import pytest
 
 from conftest import stop, strategy_toml
 
+# Full tier only (scripts/test.sh; `--fast` skips it): kill -9 trials at random moments.
+pytestmark = pytest.mark.slow
+
 TRIALS = 20
 N_DAYS = 8
 SEED = 20261129

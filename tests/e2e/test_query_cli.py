@@ -10,6 +10,11 @@ import io
 import json
 import subprocess
 
+import pytest
+
+# Full tier only (scripts/test.sh; `--fast` skips it): generates the 1.2 M-order example to query.
+pytestmark = pytest.mark.slow
+
 pytest_plugins = ["semantic_harness"]
 
 QUERY = {"measures": ["Order.revenue", "Order.order_count"], "dimensions": ["Order.status"]}

@@ -13,6 +13,10 @@ pytest.register_assert_rewrite("semantic_harness")
 from semantic_corpus import case_ids
 from semantic_harness import check_case
 
+# Full tier only (scripts/test.sh; `--fast` skips it): part of the semantic oracle (fan-out traps,
+# DuckDB and PostgreSQL).
+pytestmark = pytest.mark.slow
+
 pytest_plugins = ["semantic_harness"]
 
 CASES = [case_id for case_id, cat in case_ids() if cat == "fanout"]

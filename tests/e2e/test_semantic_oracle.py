@@ -19,6 +19,10 @@ pytest.register_assert_rewrite("semantic_harness")
 from semantic_corpus import build_corpus, case_ids
 from semantic_harness import Dates, MEMBER_TYPES, check_case, expected_columns
 
+# Full tier only (scripts/test.sh; `--fast` skips it): the semantic oracle (251 queries against
+# hand-written SQL, DuckDB and PostgreSQL).
+pytestmark = pytest.mark.slow
+
 pytest_plugins = ["semantic_harness"]
 
 ORACLE_CATEGORIES = ("grain", "range", "filter", "having", "agg", "metric", "order", "role")

@@ -6,7 +6,13 @@ import signal
 import time
 from collections import Counter
 
+import pytest
+
 from conftest import DAILY_SQL, expected_daily, mats_by_key, stop, strategy_toml
+
+# Full tier only (scripts/test.sh; `--fast` skips it): kill -9 and signals in the middle of
+# backfills.
+pytestmark = pytest.mark.slow
 
 # DAILY_SQL plus a cross join with a CPU-heavy one-row subquery: the output is identical, each
 # partition just takes a while (~0.1-0.3 s on 2 cores).

@@ -2,7 +2,13 @@
 reported (W040), and --missing rebuilds them instead of trusting the state store."""
 from __future__ import annotations
 
+import pytest
+
 from conftest import DAILY_SQL, expected_daily, strategy_toml
+
+# Full tier only (scripts/test.sh; `--fast` skips it): the state check over real backfills, DuckDB
+# and PostgreSQL.
+pytestmark = pytest.mark.slow
 
 ORDERS = [
     (1, 10, "5.00", "2026-04-05 10:00:00"),
