@@ -142,6 +142,24 @@ std::optional<UnixSeconds> ParseIso8601(std::string_view text) {
   return ToUnixSeconds(time->civil);
 }
 
+std::optional<UnixSeconds> ParseSqlTimeValue(std::string_view text) {
+  constexpr std::size_t kSecondsEnd = 19;  // "YYYY-MM-DD HH:MM:SS"
+  if (text.size() > kSecondsEnd && text[kSecondsEnd] == '.') {
+    const std::string_view fraction = text.substr(kSecondsEnd + 1);
+    if (fraction.empty() || fraction.size() > 9) return std::nullopt;
+    for (const char c : fraction) {
+      if (c < '0' || c > '9') return std::nullopt;
+    }
+    text = text.substr(0, kSecondsEnd);
+  }
+  const std::optional<TimeText> time = ParseTimeText(text);
+  if (!time ||
+      (time->precision != TimePrecision::kDay && time->precision != TimePrecision::kSecond)) {
+    return std::nullopt;
+  }
+  return ToUnixSeconds(time->civil);
+}
+
 bool Clock::Wait(std::int64_t millis, const std::atomic<bool>& cancel) const {
   const auto deadline =
       chr::steady_clock::now() + chr::milliseconds(std::max<std::int64_t>(0, millis));

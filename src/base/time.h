@@ -40,9 +40,10 @@ struct TimeText {
 };
 
 // The one parser of date/time text in Strata: partition keys (base/partition.h), timestamps
-// Strata wrote (ParseIso8601), and dates and timestamps in semantic queries
-// (semantic/literal.h) all read text through it and then accept only the shapes they allow.
-// Grammar (ASCII digits, every field zero-padded to exactly its width):
+// Strata wrote (ParseIso8601), dates and timestamps in semantic queries (semantic/literal.h) and
+// time values read back from a warehouse (ParseSqlTimeValue) all read text through it and then
+// accept only the shapes they allow. Grammar (ASCII digits, every field zero-padded to exactly its
+// width):
 //   YYYY [ -MM [ -DD [ (T|' ')HH [ :MM:SS [Z] ] ] ] ]
 // Strict: year 0001..9999, month 01..12, day within the month (leap years counted), hour
 // 00..23, minute and second 00..59, nothing before or after; nullopt for anything else. So
@@ -60,6 +61,13 @@ std::string FormatIso8601(UnixSeconds seconds);
 // Parses exactly the FormatIso8601 form (ParseTimeText, seconds, 'T', 'Z'); nullopt for anything
 // else.
 std::optional<UnixSeconds> ParseIso8601(std::string_view text);
+
+// A DATE or TIMESTAMP cell as a warehouse returns its text (warehouse::Value): a date
+// ("2026-04-07") or a timestamp to the second ("2026-04-07 13:05:09"; 'T' and a trailing 'Z' are
+// read too), read by ParseTimeText. Sub-second digits after the seconds ("13:05:09.250", '.' and
+// 1 to 9 digits, at the end) are dropped: Strata's times are whole seconds. nullopt for anything
+// else, an offset ("+00") included.
+std::optional<UnixSeconds> ParseSqlTimeValue(std::string_view text);
 
 // The current time. Tests and benchmarks inject a fixed clock through Clock.
 class Clock {

@@ -143,6 +143,30 @@ TEST(TimeTextTest, FormatsTheFormsStrataWrites) {
   EXPECT_EQ(FormatTimeText({ToCivil(t), TimePrecision::kMonth, 'T', false}), "2026-04");
 }
 
+TEST(TimeTextTest, ReadsWarehouseTimeValues) {
+  const UnixSeconds day = ToUnixSeconds({2026, 4, 7, 0, 0, 0});
+  const UnixSeconds t = ToUnixSeconds({2026, 4, 7, 13, 5, 9});
+  EXPECT_EQ(ParseSqlTimeValue("2026-04-07"), day);
+  EXPECT_EQ(ParseSqlTimeValue("2026-04-07 13:05:09"), t);
+  EXPECT_EQ(ParseSqlTimeValue("2026-04-07T13:05:09Z"), t);
+  EXPECT_EQ(ParseSqlTimeValue("2026-04-07 13:05:09.5"), t);
+  EXPECT_EQ(ParseSqlTimeValue("2026-04-07 13:05:09.123456789"), t);
+  const char* refused[] = {
+      "2026",                            // a year is not a value
+      "2026-04-07 13",                   // nor an hour
+      "2026-04-07 13:05:09.",            // a point without digits
+      "2026-04-07 13:05:09.1234567890",  // more than nanoseconds
+      "2026-04-07 13:05:09.5+00",        // an offset
+      "2026-04-07 13:05:09+00",          // an offset
+      "2026-04-07 13:05:09.5Z",          // a zone after a fraction
+      "2026-04-31",                      // impossible dates stay refused
+      "NULL",                            // ValueToString of a NULL
+  };
+  for (const char* text : refused) {
+    EXPECT_FALSE(ParseSqlTimeValue(text).has_value()) << '"' << text << '"';
+  }
+}
+
 // A run's retry backoff waits through Clock::Wait: SIGINT (the cancel flag) must cut even an
 // hour-long wait short. Without that, this test hangs until ctest's timeout fails it.
 TEST(ClockTest, WaitEndsWhenCancelled) {

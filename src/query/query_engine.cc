@@ -9,6 +9,7 @@
 #include <map>
 
 #include "base/hll.h"
+#include "base/time.h"
 #include "rollup/router.h"
 #include "semantic/literal.h"
 #include "semantic/query.h"
@@ -23,10 +24,8 @@ using warehouse::Value;
 
 json TimeCell(const Value& value) {
   std::string text = warehouse::ValueToString(value);
-  // Sub-second digits are dropped: results are whole-second UTC timestamps.
-  const std::size_t dot = text.find('.', 10);
-  const std::string whole = dot == std::string::npos ? text : text.substr(0, dot);
-  if (const auto seconds = semantic::ParseTimeText(whole)) return FormatIso8601(*seconds);
+  // Sub-second digits are dropped (ParseSqlTimeValue): results are whole-second UTC timestamps.
+  if (const auto seconds = ParseSqlTimeValue(text)) return FormatIso8601(*seconds);
   return text;
 }
 

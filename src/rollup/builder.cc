@@ -13,7 +13,7 @@
 #include "rollup/definition.h"
 #include "rollup/internal/period_writer.h"
 #include "rollup/periods.h"
-#include "semantic/literal.h"
+#include "semantic/query.h"
 #include "semantic/rollup_sql.h"
 #include "warehouse/cancellation.h"
 
@@ -109,9 +109,7 @@ Result<SourceTimes> ReadSourceTimes(const semantic::SemanticModel& model,
   }
   const auto seconds = [](const warehouse::Value& value) -> std::optional<UnixSeconds> {
     if (std::holds_alternative<std::monostate>(value)) return std::nullopt;
-    std::string text = warehouse::ValueToString(value);
-    if (const std::size_t dot = text.find('.', 10); dot != std::string::npos) text.resize(dot);
-    return semantic::ParseTimeText(text);
+    return ParseSqlTimeValue(warehouse::ValueToString(value));
   };
   SourceTimes times;
   const auto lo = seconds(result.columns[0].values[0]);

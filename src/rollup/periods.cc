@@ -1,7 +1,5 @@
 #include "rollup/periods.h"
 
-#include <fmt/format.h>
-
 namespace strata::rollup {
 namespace {
 
@@ -79,8 +77,7 @@ std::vector<Period> PeriodsCovering(UnixSeconds from, UnixSeconds to, semantic::
 }
 
 std::string PeriodLabel(UnixSeconds start) {
-  const CivilTime civil = ToCivil(start);
-  return fmt::format("{:04}-{:02}-{:02}", civil.year, civil.month, civil.day);
+  return FormatTimeText({ToCivil(start), TimePrecision::kDay});
 }
 
 }  // namespace strata::rollup
