@@ -36,8 +36,9 @@ DEFAULT_TIMEOUT = 60
 
 def pytest_configure(config):
     # The test tiers (scripts/test.sh): `--fast` runs `-m "not slow"`, the default runs all.
-    config.addinivalue_line("markers", "slow: full tier only (kill -9 trials, oracles, long "
-                            "backfills, the 1.2 M-order example); scripts/test.sh --fast skips it")
+    config.addinivalue_line("markers", "slow: full tier only (kill -9 trials, fault loops, oracles, "
+                            "property tests, long backfills, the 1.2 M-order example); "
+                            "scripts/test.sh --fast skips it")
 
 
 @pytest.fixture(scope="session")

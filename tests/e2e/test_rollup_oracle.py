@@ -1,6 +1,6 @@
 """The rollup oracle (issue 10, "Tests: Oracle"): every case of rollup_corpus.py answered by
 `strata query` with the corpus's rollups built, compared with the hand-written SQL run directly
-on the warehouse (DuckDB here, PostgreSQL in the slow tier), and its routing asserted: the rollup
+on the warehouse (DuckDB and PostgreSQL), and its routing asserted: the rollup
 used, or the exact miss reason of every rollup of the queried entities.
 
 Comparison rules: semantic_harness.compare_answer (exact for additive and exact measures, HLL
@@ -21,6 +21,9 @@ from rollup_harness import check_route, check_sketch_equals_live
 from semantic_harness import Dates, compare_answer
 
 pytest_plugins = ["semantic_harness", "rollup_harness"]
+
+# Full tier only (scripts/test.sh; `--fast` skips it): the oracle, on DuckDB and PostgreSQL.
+pytestmark = pytest.mark.slow
 
 CASES = [case_id for case_id, _ in case_ids()]
 REASONS = {"measure_not_stored", "dimension_not_stored", "grain_not_derivable", "not_additive",
@@ -123,7 +126,6 @@ def test_rollup_oracle_duckdb(case_id, rollup_duckdb, rollup_duckdb_cases):
     check_sketch_equals_live(case, rollup_duckdb.project, result)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("case_id", CASES)
 def test_rollup_oracle_postgres(case_id, rollup_pg, rollup_pg_cases):
     case = rollup_pg_cases[case_id]

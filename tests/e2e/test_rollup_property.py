@@ -19,6 +19,9 @@ from semantic_harness import compare_answer
 
 pytest_plugins = ["semantic_harness", "rollup_harness"]
 
+# Full tier only (scripts/test.sh; `--fast` skips it): a property test over random rollups.
+pytestmark = pytest.mark.slow
+
 SEED = 20261201
 DIMENSIONS = {"status": "Order.status", "customer.region": "Customer.region",
               "customer.segment": "Customer.segment"}
@@ -79,7 +82,6 @@ def random_query(rng: random.Random, rollups: list[dict], d) -> dict:
     return q(measures, dims, time_dimensions, filters)
 
 
-@pytest.mark.slow
 def test_random_rollups_answer_like_live(small_warehouse, strata_bin, tmp_path):
     rng = random.Random(SEED)
     rollups = random_rollups(rng)

@@ -18,6 +18,12 @@ from semantic_harness import compare_answer
 
 pytest_plugins = ["semantic_harness", "rollup_harness"]
 
+# Full tier only (scripts/test.sh; `--fast` skips it): every test here reads the 1.2 M-order
+# example (rollup_duckdb and small_warehouse start from `strata init --example`, as
+# test_example.py does) and builds the corpus's rollups, about a minute of setup on 2 cores,
+# which would take the fast tier past its 2 minutes.
+pytestmark = pytest.mark.slow
+
 
 def test_pyarrow_reads_every_file(rollup_duckdb):
     """Every Parquet file of every manifest: pyarrow reads it, its rows are the manifest's, its
