@@ -13,7 +13,8 @@ endfunction()
 # strata_add_test(NAME SOURCES ... DEPS ... [TIER fast|slow]): a GoogleTest binary, each test
 # labelled with its tier (default fast). The tiers (README.md, Tests):
 #   fast  unit and golden suites: `ctest -L fast`, `scripts/test.sh --fast`, before each commit;
-#   slow  the fault loops and the oracles: only in the full run (`scripts/test.sh`, .ci/run).
+#   slow  the fault loops, the oracles and property tests: only in the full run (`scripts/test.sh`,
+#         .ci/run).
 function(strata_add_test name)
   cmake_parse_arguments(ARG "" "TIER" "SOURCES;DEPS" ${ARGN})
   if(NOT ARG_TIER)

@@ -2,7 +2,8 @@
 # The test suite, after building.
 #   scripts/test.sh          the full tier (CI, .ci/run): every ctest test and every end-to-end test
 #                            — the fault loops, the DuckDB parser oracle, the kill -9 trials, the
-#                            semantic oracle and the long backfills included;
+#                            semantic and rollup oracles, the property tests and the long
+#                            backfills included;
 #   scripts/test.sh --fast   the fast tier, before each commit (under 2 minutes on 2 cores): the
 #                            unit and golden suites (`ctest -L fast`) and the end-to-end tests not
 #                            marked slow (`pytest -m "not slow"`).
