@@ -144,6 +144,9 @@ std::optional<UnixSeconds> ParseIso8601(std::string_view text) {
 
 std::optional<UnixSeconds> ParseSqlTimeValue(std::string_view text) {
   constexpr std::size_t kSecondsEnd = 19;  // "YYYY-MM-DD HH:MM:SS"
+  constexpr std::string_view kUtc = "+00";
+  const bool offset = text.size() > kSecondsEnd && text.ends_with(kUtc);
+  if (offset) text.remove_suffix(kUtc.size());
   if (text.size() > kSecondsEnd && text[kSecondsEnd] == '.') {
     const std::string_view fraction = text.substr(kSecondsEnd + 1);
     if (fraction.empty() || fraction.size() > 9) return std::nullopt;
@@ -157,6 +160,7 @@ std::optional<UnixSeconds> ParseSqlTimeValue(std::string_view text) {
       (time->precision != TimePrecision::kDay && time->precision != TimePrecision::kSecond)) {
     return std::nullopt;
   }
+  if (offset && time->zulu) return std::nullopt;  // "Z+00": two zones
   return ToUnixSeconds(time->civil);
 }
 

@@ -62,11 +62,12 @@ std::string FormatIso8601(UnixSeconds seconds);
 // else.
 std::optional<UnixSeconds> ParseIso8601(std::string_view text);
 
-// A DATE or TIMESTAMP cell as a warehouse returns its text (warehouse::Value): a date
-// ("2026-04-07") or a timestamp to the second ("2026-04-07 13:05:09"; 'T' and a trailing 'Z' are
-// read too), read by ParseTimeText. Sub-second digits after the seconds ("13:05:09.250", '.' and
-// 1 to 9 digits, at the end) are dropped: Strata's times are whole seconds. nullopt for anything
-// else, an offset ("+00") included.
+// A DATE, TIMESTAMP or TIMESTAMPTZ cell as a warehouse returns its text (warehouse::Value): a
+// date ("2026-04-07") or a timestamp to the second ("2026-04-07 13:05:09"; 'T' and a trailing 'Z'
+// are read too), read by ParseTimeText. After the seconds, sub-second digits ('.' and 1 to 9
+// digits: "13:05:09.250") are dropped, Strata's times being whole seconds, and then a UTC offset
+// "+00" (DuckDB's and PostgreSQL's TIMESTAMPTZ in a UTC session) is allowed. nullopt for anything
+// else, any other offset included.
 std::optional<UnixSeconds> ParseSqlTimeValue(std::string_view text);
 
 // The current time. Tests and benchmarks inject a fixed clock through Clock.

@@ -151,13 +151,18 @@ TEST(TimeTextTest, ReadsWarehouseTimeValues) {
   EXPECT_EQ(ParseSqlTimeValue("2026-04-07T13:05:09Z"), t);
   EXPECT_EQ(ParseSqlTimeValue("2026-04-07 13:05:09.5"), t);
   EXPECT_EQ(ParseSqlTimeValue("2026-04-07 13:05:09.123456789"), t);
+  EXPECT_EQ(ParseSqlTimeValue("2026-04-07 13:05:09+00"), t);  // TIMESTAMPTZ, UTC
+  EXPECT_EQ(ParseSqlTimeValue("2026-04-07 13:05:09.25+00"), t);
   const char* refused[] = {
       "2026",                            // a year is not a value
       "2026-04-07 13",                   // nor an hour
       "2026-04-07 13:05:09.",            // a point without digits
       "2026-04-07 13:05:09.1234567890",  // more than nanoseconds
-      "2026-04-07 13:05:09.5+00",        // an offset
-      "2026-04-07 13:05:09+00",          // an offset
+      "2026-04-07 13:05:09+01",          // an offset other than UTC
+      "2026-04-07 13:05:09.5-03",        // an offset other than UTC
+      "2026-04-07 13:05:09+00:00",       // not how the warehouses print UTC
+      "2026-04-07+00",                   // an offset without a time
+      "2026-04-07 13:05:09Z+00",         // two zones
       "2026-04-07 13:05:09.5Z",          // a zone after a fraction
       "2026-04-31",                      // impossible dates stay refused
       "NULL",                            // ValueToString of a NULL

@@ -162,11 +162,7 @@ double MillisSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-std::string TimestampLiteral(UnixSeconds t) {
-  const CivilTime c = ToCivil(t);
-  return fmt::format("TIMESTAMP '{:04}-{:02}-{:02} {:02}:{:02}:{:02}'", c.year, c.month, c.day,
-                     c.hour, c.minute, c.second);
-}
+std::string TimestampLiteral(UnixSeconds t) { return "TIMESTAMP '" + FormatSqlTimestamp(t) + "'"; }
 
 // The stored column of the rollup's time dimension.
 Result<std::string> TimeColumn(const semantic::Rollup& rollup,

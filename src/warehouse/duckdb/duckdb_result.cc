@@ -55,9 +55,7 @@ std::string UtcTimestampText(std::int64_t micros) {
     fraction += kPerSecond;
     seconds -= 1;
   }
-  const CivilTime civil = ToCivil(seconds);
-  std::string text = fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}", civil.year, civil.month,
-                                 civil.day, civil.hour, civil.minute, civil.second);
+  std::string text = FormatSqlTimestamp(seconds);
   if (fraction != 0) {
     std::string digits = fmt::format("{:06}", fraction);
     while (digits.back() == '0') digits.pop_back();
