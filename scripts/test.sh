@@ -7,6 +7,8 @@
 #   scripts/test.sh --fast   the fast tier, before each commit (under 2 minutes on 2 cores): the
 #                            unit and golden suites (`ctest -L fast`) and the end-to-end tests not
 #                            marked slow (`pytest -m "not slow"`).
+# Both tiers end with the dagster-strata tests (scripts/test_dagster.sh, about 25 s): they check
+# the CLI's JSON contracts, which a change anywhere in the CLI can break.
 # The tiers are the ctest labels fast/slow (strata_add_test's TIER, cmake/strata.cmake) and the
 # pytest marker slow (tests/e2e/conftest.py).
 set -euo pipefail
