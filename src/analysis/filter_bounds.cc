@@ -21,9 +21,38 @@ BinaryOp Mirror(BinaryOp op) {
       return BinaryOp::kLess;
     case BinaryOp::kGreaterEq:
       return BinaryOp::kLessEq;
-    default:
-      return op;
+    case BinaryOp::kOr:
+    case BinaryOp::kAnd:
+    case BinaryOp::kEq:
+    case BinaryOp::kNotEq:
+    case BinaryOp::kNullSafeEq:
+    case BinaryOp::kAdd:
+    case BinaryOp::kSubtract:
+    case BinaryOp::kMultiply:
+    case BinaryOp::kDivide:
+    case BinaryOp::kIntegerDivide:
+    case BinaryOp::kModulo:
+    case BinaryOp::kPower:
+    case BinaryOp::kConcat:
+    case BinaryOp::kBitAnd:
+    case BinaryOp::kBitOr:
+    case BinaryOp::kBitXor:
+    case BinaryOp::kShiftLeft:
+    case BinaryOp::kShiftRight:
+    case BinaryOp::kArrow:
+    case BinaryOp::kLongArrow:
+    case BinaryOp::kHashArrow:
+    case BinaryOp::kHashLongArrow:
+    case BinaryOp::kContains:
+    case BinaryOp::kOverlaps:
+    case BinaryOp::kTextMatch:
+    case BinaryOp::kRegexMatch:
+    case BinaryOp::kRegexNotMatch:
+    case BinaryOp::kRegexIMatch:
+    case BinaryOp::kRegexNotIMatch:
+      break;
   }
+  return op;
 }
 
 bool IsCoarse(TimeUnit unit, const FilterContext& context) {
@@ -199,9 +228,38 @@ FilterBounds BoundsOf(const Expr& filter, const FilterContext& context,
       }
       return ComparisonBounds(binary, context, target);
     }
-    default:
-      return {};
+    case ExprKind::kLiteral:
+    case ExprKind::kTypedLiteral:
+    case ExprKind::kInterval:
+    case ExprKind::kPlaceholder:
+    case ExprKind::kParameter:
+    case ExprKind::kColumn:
+    case ExprKind::kStar:
+    case ExprKind::kUnary:
+    case ExprKind::kLike:
+    case ExprKind::kInList:
+    case ExprKind::kIs:
+    case ExprKind::kIsDistinct:
+    case ExprKind::kQuantified:
+    case ExprKind::kSubquery:
+    case ExprKind::kFunction:
+    case ExprKind::kKeywordFunction:
+    case ExprKind::kCast:
+    case ExprKind::kCase:
+    case ExprKind::kArray:
+    case ExprKind::kStruct:
+    case ExprKind::kMap:
+    case ExprKind::kRow:
+    case ExprKind::kSubscript:
+    case ExprKind::kField:
+    case ExprKind::kJsonPath:
+    case ExprKind::kNamedArgument:
+    case ExprKind::kCollate:
+    case ExprKind::kAtTimeZone:
+    case ExprKind::kGrouping:
+      break;
   }
+  return {};
 }
 
 }  // namespace strata::analysis::internal

@@ -170,9 +170,30 @@ bool ReadsColumn(const Expr& expr) {
       return ReadsColumn(*expr.As<sql::Collate>().value);
     case ExprKind::kNamedArgument:
       return ReadsColumn(*expr.As<sql::NamedArgument>().value);
-    default:
-      return false;
+    case ExprKind::kLiteral:
+    case ExprKind::kTypedLiteral:
+    case ExprKind::kInterval:
+    case ExprKind::kPlaceholder:
+    case ExprKind::kParameter:
+    case ExprKind::kStar:
+    case ExprKind::kLike:
+    case ExprKind::kBetween:
+    case ExprKind::kInList:
+    case ExprKind::kInSubquery:
+    case ExprKind::kIs:
+    case ExprKind::kIsDistinct:
+    case ExprKind::kQuantified:
+    case ExprKind::kExists:
+    case ExprKind::kSubquery:
+    case ExprKind::kCase:
+    case ExprKind::kArray:
+    case ExprKind::kStruct:
+    case ExprKind::kMap:
+    case ExprKind::kRow:
+    case ExprKind::kGrouping:
+      break;
   }
+  return false;
 }
 
 bool AnyReadsColumn(const std::vector<sql::ExprPtr>& list) {
@@ -323,9 +344,36 @@ ColumnSide ClassifyColumnSide(const Expr& expr) {
     case ExprKind::kKeywordFunction:
       // EXTRACT(part FROM x), SUBSTRING(s FROM ...), TRIM(...), POSITION(...): no time order.
       return Shaped(ReadsColumn(expr) ? ColumnShape::kNonMonotone : ColumnShape::kNone);
-    default:
-      return Shaped(ReadsColumn(expr) ? ColumnShape::kOpaque : ColumnShape::kNone);
+    case ExprKind::kLiteral:
+    case ExprKind::kTypedLiteral:
+    case ExprKind::kInterval:
+    case ExprKind::kPlaceholder:
+    case ExprKind::kParameter:
+    case ExprKind::kStar:
+    case ExprKind::kLike:
+    case ExprKind::kBetween:
+    case ExprKind::kInList:
+    case ExprKind::kInSubquery:
+    case ExprKind::kIs:
+    case ExprKind::kIsDistinct:
+    case ExprKind::kQuantified:
+    case ExprKind::kExists:
+    case ExprKind::kSubquery:
+    case ExprKind::kCase:
+    case ExprKind::kArray:
+    case ExprKind::kStruct:
+    case ExprKind::kMap:
+    case ExprKind::kRow:
+    case ExprKind::kSubscript:
+    case ExprKind::kField:
+    case ExprKind::kJsonPath:
+    case ExprKind::kNamedArgument:
+    case ExprKind::kCollate:
+    case ExprKind::kAtTimeZone:
+    case ExprKind::kGrouping:
+      break;
   }
+  return Shaped(ReadsColumn(expr) ? ColumnShape::kOpaque : ColumnShape::kNone);
 }
 
 std::optional<PlaceholderSide> ClassifyPlaceholderSide(const Expr& expr) {
@@ -354,7 +402,36 @@ std::optional<PlaceholderSide> ClassifyPlaceholderSide(const Expr& expr) {
       unit = truncation.value_or(TimeUnit::kDay);
       break;
     }
-    default:
+    case ExprKind::kLiteral:
+    case ExprKind::kTypedLiteral:
+    case ExprKind::kInterval:
+    case ExprKind::kParameter:
+    case ExprKind::kColumn:
+    case ExprKind::kStar:
+    case ExprKind::kUnary:
+    case ExprKind::kBinary:
+    case ExprKind::kLike:
+    case ExprKind::kBetween:
+    case ExprKind::kInList:
+    case ExprKind::kInSubquery:
+    case ExprKind::kIs:
+    case ExprKind::kIsDistinct:
+    case ExprKind::kQuantified:
+    case ExprKind::kExists:
+    case ExprKind::kSubquery:
+    case ExprKind::kKeywordFunction:
+    case ExprKind::kCase:
+    case ExprKind::kArray:
+    case ExprKind::kStruct:
+    case ExprKind::kMap:
+    case ExprKind::kRow:
+    case ExprKind::kSubscript:
+    case ExprKind::kField:
+    case ExprKind::kJsonPath:
+    case ExprKind::kNamedArgument:
+    case ExprKind::kCollate:
+    case ExprKind::kAtTimeZone:
+    case ExprKind::kGrouping:
       return std::nullopt;
   }
   if (!inner) return std::nullopt;

@@ -69,9 +69,35 @@ bool IsComparison(BinaryOp op) {
     case BinaryOp::kGreaterEq:
     case BinaryOp::kNullSafeEq:
       return true;
-    default:
-      return false;
+    case BinaryOp::kOr:
+    case BinaryOp::kAnd:
+    case BinaryOp::kAdd:
+    case BinaryOp::kSubtract:
+    case BinaryOp::kMultiply:
+    case BinaryOp::kDivide:
+    case BinaryOp::kIntegerDivide:
+    case BinaryOp::kModulo:
+    case BinaryOp::kPower:
+    case BinaryOp::kConcat:
+    case BinaryOp::kBitAnd:
+    case BinaryOp::kBitOr:
+    case BinaryOp::kBitXor:
+    case BinaryOp::kShiftLeft:
+    case BinaryOp::kShiftRight:
+    case BinaryOp::kArrow:
+    case BinaryOp::kLongArrow:
+    case BinaryOp::kHashArrow:
+    case BinaryOp::kHashLongArrow:
+    case BinaryOp::kContains:
+    case BinaryOp::kOverlaps:
+    case BinaryOp::kTextMatch:
+    case BinaryOp::kRegexMatch:
+    case BinaryOp::kRegexNotMatch:
+    case BinaryOp::kRegexIMatch:
+    case BinaryOp::kRegexNotIMatch:
+      break;
   }
+  return false;
 }
 
 struct LikeWord {
@@ -151,7 +177,33 @@ std::string_view BinaryOpText(BinaryOp op) {
       return "=";
     case BinaryOp::kPower:
       return "^";
-    default:
+    case BinaryOp::kLess:
+    case BinaryOp::kLessEq:
+    case BinaryOp::kGreater:
+    case BinaryOp::kGreaterEq:
+    case BinaryOp::kNullSafeEq:
+    case BinaryOp::kAdd:
+    case BinaryOp::kSubtract:
+    case BinaryOp::kMultiply:
+    case BinaryOp::kDivide:
+    case BinaryOp::kModulo:
+    case BinaryOp::kConcat:
+    case BinaryOp::kBitAnd:
+    case BinaryOp::kBitOr:
+    case BinaryOp::kBitXor:
+    case BinaryOp::kShiftLeft:
+    case BinaryOp::kShiftRight:
+    case BinaryOp::kArrow:
+    case BinaryOp::kLongArrow:
+    case BinaryOp::kHashArrow:
+    case BinaryOp::kHashLongArrow:
+    case BinaryOp::kContains:
+    case BinaryOp::kOverlaps:
+    case BinaryOp::kTextMatch:
+    case BinaryOp::kRegexMatch:
+    case BinaryOp::kRegexNotMatch:
+    case BinaryOp::kRegexIMatch:
+    case BinaryOp::kRegexNotIMatch:
       break;
   }
   for (const OperatorToken& entry : kOperators) {

@@ -214,10 +214,41 @@ void Printer::PrintLiteralLike(const Expr& expr) {
     case ExprKind::kParameter:
       Write(expr.As<Parameter>().text);
       return;
-    default:
+    case ExprKind::kColumn:
       PrintNames(expr.As<ColumnRef>().parts, ".");
       return;
+    // PrintExpr sends these kinds to the other printers.
+    case ExprKind::kStar:
+    case ExprKind::kUnary:
+    case ExprKind::kBinary:
+    case ExprKind::kLike:
+    case ExprKind::kBetween:
+    case ExprKind::kInList:
+    case ExprKind::kInSubquery:
+    case ExprKind::kIs:
+    case ExprKind::kIsDistinct:
+    case ExprKind::kQuantified:
+    case ExprKind::kExists:
+    case ExprKind::kSubquery:
+    case ExprKind::kFunction:
+    case ExprKind::kKeywordFunction:
+    case ExprKind::kCast:
+    case ExprKind::kCase:
+    case ExprKind::kArray:
+    case ExprKind::kStruct:
+    case ExprKind::kMap:
+    case ExprKind::kRow:
+    case ExprKind::kNested:
+    case ExprKind::kSubscript:
+    case ExprKind::kField:
+    case ExprKind::kJsonPath:
+    case ExprKind::kNamedArgument:
+    case ExprKind::kCollate:
+    case ExprKind::kAtTimeZone:
+    case ExprKind::kGrouping:
+      break;
   }
+  STRATA_CHECK(false);
 }
 
 void Printer::PrintAccess(const Expr& expr) {
@@ -261,14 +292,46 @@ void Printer::PrintAccess(const Expr& expr) {
       Write(collate.collation);
       return;
     }
-    default: {
+    case ExprKind::kAtTimeZone: {
       const auto& at = expr.As<AtTimeZone>();
       PrintExpr(*at.value);
       Write(" AT TIME ZONE ");
       PrintExpr(*at.zone);
       return;
     }
+    // PrintExpr sends these kinds to the other printers.
+    case ExprKind::kLiteral:
+    case ExprKind::kTypedLiteral:
+    case ExprKind::kInterval:
+    case ExprKind::kPlaceholder:
+    case ExprKind::kParameter:
+    case ExprKind::kColumn:
+    case ExprKind::kStar:
+    case ExprKind::kUnary:
+    case ExprKind::kBinary:
+    case ExprKind::kLike:
+    case ExprKind::kBetween:
+    case ExprKind::kInList:
+    case ExprKind::kInSubquery:
+    case ExprKind::kIs:
+    case ExprKind::kIsDistinct:
+    case ExprKind::kQuantified:
+    case ExprKind::kExists:
+    case ExprKind::kSubquery:
+    case ExprKind::kFunction:
+    case ExprKind::kKeywordFunction:
+    case ExprKind::kCast:
+    case ExprKind::kCase:
+    case ExprKind::kArray:
+    case ExprKind::kStruct:
+    case ExprKind::kMap:
+    case ExprKind::kRow:
+    case ExprKind::kNested:
+    case ExprKind::kNamedArgument:
+    case ExprKind::kGrouping:
+      break;
   }
+  STRATA_CHECK(false);
 }
 
 void Printer::PrintSpecial(const Expr& expr) {
@@ -291,7 +354,7 @@ void Printer::PrintSpecial(const Expr& expr) {
       PrintExpr(*named.value);
       return;
     }
-    default: {
+    case ExprKind::kKeywordFunction: {
       const auto& call = expr.As<KeywordFunction>();
       Write(call.name);
       Write("(");
@@ -305,7 +368,39 @@ void Printer::PrintSpecial(const Expr& expr) {
       Write(")");
       return;
     }
+    // PrintExpr sends these kinds to the other printers.
+    case ExprKind::kLiteral:
+    case ExprKind::kTypedLiteral:
+    case ExprKind::kInterval:
+    case ExprKind::kPlaceholder:
+    case ExprKind::kParameter:
+    case ExprKind::kColumn:
+    case ExprKind::kUnary:
+    case ExprKind::kBinary:
+    case ExprKind::kLike:
+    case ExprKind::kBetween:
+    case ExprKind::kInList:
+    case ExprKind::kInSubquery:
+    case ExprKind::kIs:
+    case ExprKind::kIsDistinct:
+    case ExprKind::kQuantified:
+    case ExprKind::kExists:
+    case ExprKind::kSubquery:
+    case ExprKind::kCase:
+    case ExprKind::kArray:
+    case ExprKind::kStruct:
+    case ExprKind::kMap:
+    case ExprKind::kRow:
+    case ExprKind::kNested:
+    case ExprKind::kSubscript:
+    case ExprKind::kField:
+    case ExprKind::kJsonPath:
+    case ExprKind::kCollate:
+    case ExprKind::kAtTimeZone:
+    case ExprKind::kGrouping:
+      break;
   }
+  STRATA_CHECK(false);
 }
 
 void Printer::PrintStar(const Star& star) {

@@ -160,12 +160,39 @@ void Printer::PrintPredicate(const Expr& expr) {
       Write(")");
       return;
     }
-    default:
+    case ExprKind::kExists:
       Write("EXISTS (");
       PrintQuery(*expr.As<Exists>().query);
       Write(")");
       return;
+    // PrintExpr sends these kinds to the other printers.
+    case ExprKind::kLiteral:
+    case ExprKind::kTypedLiteral:
+    case ExprKind::kInterval:
+    case ExprKind::kPlaceholder:
+    case ExprKind::kParameter:
+    case ExprKind::kColumn:
+    case ExprKind::kStar:
+    case ExprKind::kSubquery:
+    case ExprKind::kFunction:
+    case ExprKind::kKeywordFunction:
+    case ExprKind::kCast:
+    case ExprKind::kCase:
+    case ExprKind::kArray:
+    case ExprKind::kStruct:
+    case ExprKind::kMap:
+    case ExprKind::kRow:
+    case ExprKind::kNested:
+    case ExprKind::kSubscript:
+    case ExprKind::kField:
+    case ExprKind::kJsonPath:
+    case ExprKind::kNamedArgument:
+    case ExprKind::kCollate:
+    case ExprKind::kAtTimeZone:
+    case ExprKind::kGrouping:
+      break;
   }
+  STRATA_CHECK(false);
 }
 
 void Printer::PrintComposite(const Expr& expr) {
@@ -269,7 +296,7 @@ void Printer::PrintComposite(const Expr& expr) {
       PrintExpr(*expr.As<Nested>().inner);
       Write(")");
       return;
-    default: {
+    case ExprKind::kGrouping: {
       const auto& grouping = expr.As<Grouping>();
       Write(grouping.grouping == Grouping::Kind::kRollup ? "ROLLUP ("
             : grouping.grouping == Grouping::Kind::kCube ? "CUBE ("
@@ -278,7 +305,36 @@ void Printer::PrintComposite(const Expr& expr) {
       Write(")");
       return;
     }
+    // PrintExpr sends these kinds to the other printers.
+    case ExprKind::kLiteral:
+    case ExprKind::kTypedLiteral:
+    case ExprKind::kInterval:
+    case ExprKind::kPlaceholder:
+    case ExprKind::kParameter:
+    case ExprKind::kColumn:
+    case ExprKind::kStar:
+    case ExprKind::kUnary:
+    case ExprKind::kBinary:
+    case ExprKind::kLike:
+    case ExprKind::kBetween:
+    case ExprKind::kInList:
+    case ExprKind::kInSubquery:
+    case ExprKind::kIs:
+    case ExprKind::kIsDistinct:
+    case ExprKind::kQuantified:
+    case ExprKind::kExists:
+    case ExprKind::kFunction:
+    case ExprKind::kKeywordFunction:
+    case ExprKind::kCast:
+    case ExprKind::kSubscript:
+    case ExprKind::kField:
+    case ExprKind::kJsonPath:
+    case ExprKind::kNamedArgument:
+    case ExprKind::kCollate:
+    case ExprKind::kAtTimeZone:
+      break;
   }
+  STRATA_CHECK(false);
 }
 
 }  // namespace strata::sql::internal
