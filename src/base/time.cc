@@ -31,7 +31,8 @@ UnixSeconds ToUnixSeconds(const CivilTime& civil) {
                                  chr::month(static_cast<unsigned>(civil.month)),
                                  chr::day(static_cast<unsigned>(civil.day))};
   const std::int64_t days = chr::sys_days(date).time_since_epoch().count();
-  return days * 86400 + civil.hour * 3600 + civil.minute * 60 + civil.second;
+  return days * 86400 + std::int64_t{civil.hour} * 3600 + std::int64_t{civil.minute} * 60 +
+         civil.second;
 }
 
 CivilTime ToCivil(UnixSeconds seconds) {
@@ -177,8 +178,8 @@ bool Clock::Wait(std::int64_t millis, const std::atomic<bool>& cancel) const {
 }
 
 const Clock& SystemClock() {
-  static const SystemClockImpl clock;
-  return clock;
+  static const SystemClockImpl kClock;
+  return kClock;
 }
 
 std::int64_t MonotonicMillis() {
