@@ -23,7 +23,7 @@ inline const char* const kExampleModelYaml = ExampleModelYamlText();
 // that joining raw orders to raw tickets would multiply the numbers (customer 1 has 3 orders and
 // 2 tickets). Order amounts per customer: 1: 10 + 20 + 30 (paid, paid, shipped); 2: 5 (paid);
 // 3: 100 (paid); 4: 7 (paid).
-inline const char* kExampleTablesSql = R"(
+inline const char* const kExampleTablesSql = R"(
 CREATE SCHEMA IF NOT EXISTS raw;
 CREATE TABLE raw.customers (customer_id INTEGER, name VARCHAR, region VARCHAR, segment VARCHAR, signup_at TIMESTAMP);
 INSERT INTO raw.customers VALUES
