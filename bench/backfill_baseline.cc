@@ -208,6 +208,7 @@ int Stats(const std::string& path, const std::string& table) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(bugprone-exception-escape): a benchmark may die on an unexpected exception.
 int main(int argc, char** argv) {
   const std::string usage =
       "usage: backfill_baseline generate DB ROWS | replay DB PLAN_JSON [--stats] | "

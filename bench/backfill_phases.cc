@@ -236,6 +236,7 @@ double StateWritesAlone(const fs::path& dir) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(bugprone-exception-escape): a benchmark may die on an unexpected exception.
 int main(int argc, char** argv) {
   if (argc < 3) Die("usage: backfill_phases PROJECT_DIR BASE_DUCKDB [REPS]");
   const fs::path project_dir = fs::absolute(argv[1]);

@@ -142,6 +142,7 @@ void WriteState(const std::string& state_path, UnixSeconds now) {
 // Runs `argv` with stdout to `out_path`; returns wall milliseconds (dies on a non-zero exit).
 double RunProcess(const std::vector<std::string>& args, const std::string& out_path) {
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;

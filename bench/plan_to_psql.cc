@@ -14,6 +14,7 @@
 #include "base/partition.h"
 #include "warehouse/emitter.h"
 
+// NOLINTNEXTLINE(bugprone-exception-escape): a benchmark may die on an unexpected exception.
 int main(int argc, char** argv) {
   using nlohmann::json;
   if (argc < 4) {

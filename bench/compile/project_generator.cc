@@ -141,6 +141,7 @@ class ModelWriter {
     return sql;
   }
 
+ private:
   int index_;
   std::mt19937_64& random_;
 };

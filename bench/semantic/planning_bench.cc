@@ -28,7 +28,7 @@ namespace {
 using strata::semantic::SemanticModel;
 
 const std::vector<std::string>& Queries() {
-  static const std::vector<std::string> queries = {
+  static const std::vector<std::string> kQueries = {
       R"({"measures": ["Order.revenue"]})",
       R"({"measures": ["Order.revenue", "Order.order_count"], "dimensions": ["Order.status"]})",
       R"({"measures": ["Order.average_order_value"], "dimensions": ["Order.status"]})",
@@ -66,18 +66,18 @@ const std::vector<std::string>& Queries() {
       R"({"measures": ["Order.revenue", "Order.order_count", "Order.paid_revenue", "Order.avg_amount", "Order.average_order_value"], "dimensions": ["Order.status", "Customer.region", "Customer.segment"]})",
       R"({"measures": ["Order.revenu"]})",
   };
-  return queries;
+  return kQueries;
 }
 
 const SemanticModel& Model() {
-  static const SemanticModel model = [] {
+  static const SemanticModel kModel = [] {
     auto outcome = strata::semantic::LoadSemanticModel(
         {{"semantic/model.yml", strata::semantic::testing::kExampleModelYaml}},
         strata::sql::Dialect::kDuckDb, 4);
     if (!outcome.model) std::abort();
     return std::move(*outcome.model);
   }();
-  return model;
+  return kModel;
 }
 
 // The role alternates so every third query also applies row filters.

@@ -90,6 +90,7 @@ Child Run(const std::vector<std::string>& argv) {
     close(pipe_fds[0]);
     close(pipe_fds[1]);
     std::vector<char*> args;
+    args.reserve(argv.size() + 1);
     for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
     args.push_back(nullptr);
     execv(args[0], args.data());
@@ -131,6 +132,7 @@ const char* const kQueries[] = {
 
 }  // namespace
 
+// NOLINTNEXTLINE(bugprone-exception-escape): a benchmark may die on an unexpected exception.
 int main(int argc, char** argv) {
   if (argc == 4 && std::string(argv[1]) == "exec") return ExecBaseline(argv[2], argv[3]);
   std::string strata, project;

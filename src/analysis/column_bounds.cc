@@ -121,7 +121,7 @@ std::optional<ColumnName> OutputSource(const sql::Select& select, std::string_vi
       if (EqualsIgnoreAsciiCase(item.alias->name, name)) return ColumnOf(*item.expr);
       continue;
     }
-    const std::optional<ColumnName> column = ColumnOf(*item.expr);
+    std::optional<ColumnName> column = ColumnOf(*item.expr);
     if (column && EqualsIgnoreAsciiCase(column->name, name)) return column;
   }
   for (const sql::SelectItem& item : select.items) {

@@ -17,7 +17,7 @@ constexpr auto kNotNull = Nullability::kNotNull;
 //            amount DECIMAL NULL, tz TIMESTAMPTZ NULL); customers(id INTEGER NOT NULL,
 //            name VARCHAR NULL); anything else unknown.
 std::optional<std::vector<TypedColumn>> FakeCatalog(const std::vector<std::string>& parts) {
-  static const std::map<std::string, std::vector<TypedColumn>> tables = {
+  static const std::map<std::string, std::vector<TypedColumn>> kTables = {
       {"orders",
        {{"order_id", ValueType::kInteger, kNotNull},
         {"order_at", ValueType::kTimestamp, kNullable},
@@ -27,8 +27,8 @@ std::optional<std::vector<TypedColumn>> FakeCatalog(const std::vector<std::strin
       {"customers",
        {{"id", ValueType::kInteger, kNotNull}, {"name", ValueType::kString, kNullable}}},
   };
-  auto found = tables.find(parts.back());
-  if (found == tables.end()) return std::nullopt;
+  auto found = kTables.find(parts.back());
+  if (found == kTables.end()) return std::nullopt;
   return found->second;
 }
 
@@ -43,9 +43,9 @@ const OutputColumn& Named(const OutputColumns& output, std::string_view name) {
   for (const OutputColumn& column : output.columns) {
     if (SameName(column.name, name)) return column;
   }
-  static const OutputColumn missing{"<missing>", {}, {}, {}};
+  static const OutputColumn kMissing{"<missing>", {}, {}, {}};
   ADD_FAILURE() << "no output column " << name;
-  return missing;
+  return kMissing;
 }
 
 std::vector<std::string> Names(const OutputColumns& output) {

@@ -49,6 +49,7 @@ namespace strata {
   X(kRollupLocked, 37, 409, "55P03", false)
 
 enum class ErrorCode : std::uint16_t {
+// NOLINTNEXTLINE(bugprone-macro-parentheses): `name` is an enumerator being declared.
 #define STRATA_ERROR_ENUM(name, number, http, sqlstate, retryable) name = number,
   STRATA_ERROR_CODES(STRATA_ERROR_ENUM)
 #undef STRATA_ERROR_ENUM

@@ -102,10 +102,13 @@ class InvariantViolation : public std::logic_error {
 // `STRATA_ASSIGN_OR_RETURN(auto x, F());` declares x from F()'s value or returns its error.
 #define STRATA_ASSIGN_OR_RETURN(lhs, expr) \
   STRATA_ASSIGN_OR_RETURN_IMPL(STRATA_CONCAT(strata_result_, __LINE__), lhs, expr)
+// NOLINTBEGIN(bugprone-macro-parentheses): `tmp` is a variable being declared and `lhs` may
+// be a declaration (`auto x`); neither can be parenthesized.
 #define STRATA_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
   auto tmp = (expr);                                 \
   if (!tmp.ok()) return std::move(tmp).error();      \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)
 
 #define STRATA_CHECK(condition)                                                            \
   do {                                                                                     \

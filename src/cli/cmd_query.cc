@@ -74,6 +74,7 @@ void PrintResponse(const query::QueryResponse& response, QueryOutput output) {
       std::vector<std::vector<std::string>> rows;
       for (const auto& row : response.rows) {
         std::vector<std::string> cells;
+        cells.reserve(row.size());
         for (const auto& cell : row) cells.push_back(cell.is_null() ? "NULL" : CellText(cell));
         rows.push_back(std::move(cells));
       }

@@ -88,6 +88,7 @@ std::string RenderTable(const std::vector<std::string>& header,
   };
   std::string out = line(header);
   std::vector<std::string> rule;
+  rule.reserve(widths.size());
   for (std::size_t width : widths) rule.push_back(std::string(width, '-'));
   out += line(rule);
   for (const auto& row : rows) out += line(row);

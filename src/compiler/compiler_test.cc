@@ -122,18 +122,18 @@ TEST(CompilerTest, FullRefreshModelsAreNotBoundChecked) {
 class FakeCatalog : public Catalog {
  public:
   FakeCatalog() {
-    tables_["raw.orders"] = {{"order_id", analysis::ValueType::kInteger, false},
-                             {"order_at", analysis::ValueType::kTimestamp, true},
-                             {"order_day", analysis::ValueType::kDate, false},
-                             {"note", analysis::ValueType::kString, false}};
+    tables["raw.orders"] = {{"order_id", analysis::ValueType::kInteger, false},
+                            {"order_at", analysis::ValueType::kTimestamp, true},
+                            {"order_day", analysis::ValueType::kDate, false},
+                            {"note", analysis::ValueType::kString, false}};
   }
   std::optional<std::vector<CatalogColumn>> Describe(const project::ObjectName& table) override {
     ++calls;
-    auto found = tables_.find(table.schema + "." + table.table);
-    if (found == tables_.end()) return std::nullopt;
+    auto found = tables.find(table.schema + "." + table.table);
+    if (found == tables.end()) return std::nullopt;
     return found->second;
   }
-  std::map<std::string, std::vector<CatalogColumn>> tables_;
+  std::map<std::string, std::vector<CatalogColumn>> tables;
   int calls = 0;
 };
 
@@ -163,6 +163,7 @@ struct Fixture {
 
 std::vector<std::string> Codes(const std::vector<Diagnostic>& diagnostics) {
   std::vector<std::string> codes;
+  codes.reserve(diagnostics.size());
   for (const Diagnostic& diagnostic : diagnostics) codes.push_back(diagnostic.code);
   return codes;
 }
@@ -249,7 +250,7 @@ TEST(ColumnChecksTest, UpstreamModelTablesComeFromTheCatalogByTarget) {
   upstream.target = project::ObjectName{"", "marts", "upstream_table"};
   fixture.project.models.insert(fixture.project.models.begin(), upstream);
   fixture.model().depends_on = {"upstream"};
-  fixture.catalog.tables_["marts.upstream_table"] = {{"day", analysis::ValueType::kString, true}};
+  fixture.catalog.tables["marts.upstream_table"] = {{"day", analysis::ValueType::kString, true}};
   EXPECT_EQ(Codes(fixture.Check()), std::vector<std::string>{"E021"});
 }
 

@@ -229,6 +229,7 @@ Result<std::vector<std::string>> CheckedComputedKeys(const project::Model& model
   STRATA_ASSIGN_OR_RETURN(std::vector<state::PartitionRecord> records,
                           store.ListPartitions(model.name, state::PartitionStatus::kComputed));
   std::vector<std::string> keys;
+  keys.reserve(records.size());
   for (const state::PartitionRecord& record : records) keys.push_back(record.partition_key);
   Result<std::vector<StateDisagreement>> checked = std::vector<StateDisagreement>{};
   if (request.warehouse_absent) {

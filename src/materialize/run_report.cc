@@ -120,7 +120,7 @@ json RunReportToJson(const RunReport& report) {
 }
 
 const json& RunOutputSchema() {
-  static const json schema = json::parse(R"json({
+  static const json kSchema = json::parse(R"json({
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://strata.dev/schemas/run-output.json",
   "title": "RunOutput",
@@ -229,7 +229,7 @@ const json& RunOutputSchema() {
     }
   }
 })json");
-  return schema;
+  return kSchema;
 }
 
 }  // namespace strata::materialize

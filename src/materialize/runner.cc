@@ -106,6 +106,7 @@ TaskGraph BuildGraph(const Plan& plan, Schedule schedule, std::vector<Task>& tas
       mine.head = add({TaskKind::kUnrunnable, m, 0}, {kFirst, model_index, 0}, {});
     } else if (planned.model->strategy == project::StrategyKind::kTimeInterval) {
       std::vector<TaskId> setup_dependencies;
+      setup_dependencies.reserve(upstream.size());
       for (const ModelTasks* u : upstream) setup_dependencies.push_back(u->head);
       mine.partitioned = true;
       mine.head = add({TaskKind::kSetup, m, 0}, {kFirst, model_index, 0}, setup_dependencies);

@@ -108,6 +108,7 @@ TEST(TaskGraphTest, AnExceptionInAWorkerThreadReachesTheCaller) {
   for (int thrower = 0; thrower < 4; ++thrower) {
     TaskGraph graph;
     std::vector<TaskId> ids;
+    ids.reserve(4);
     for (int i = 0; i < 4; ++i) ids.push_back(graph.Add({i, 0, 0}, {}));
     const TaskId after = graph.Add({9, 0, 0}, {ids[0], ids[1], ids[2], ids[3]});
     std::atomic<bool> ran_after{false};

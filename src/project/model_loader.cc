@@ -51,7 +51,7 @@ void CheckObjectName(TomlReader& reader, std::string_view key, std::string_view 
   }
 }
 
-ObjectName ReadObjectName(const toml::table& table, TomlReader& parent, std::string context,
+ObjectName ReadObjectName(const toml::table& table, TomlReader& parent, const std::string& context,
                           const std::vector<WarehouseDialect>& dialects) {
   TomlReader reader(table, parent.file(), context, parent.errors());
   reader.CheckKeys({"catalog", "schema", "table"});

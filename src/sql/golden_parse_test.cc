@@ -29,7 +29,7 @@ std::string RunCase(const testing::GoldenCase& golden, Dialect file_dialect) {
   const Dialect target = DialectOf(golden, "print", dialect);
   Result<StatementPtr> parsed = ParseStatement(golden.input, dialect);
   if (!parsed.ok()) return "ERROR: " + parsed.error().message + "\n" + parsed.error().hint;
-  const std::string printed = Print(**parsed, target);
+  std::string printed = Print(**parsed, target);
   Result<StatementPtr> reparsed = ParseStatement(printed, target);
   if (!reparsed.ok()) {
     ADD_FAILURE() << golden.name << ": printed SQL does not parse: " << printed << "\n"

@@ -197,10 +197,8 @@ class Lexer {
     std::size_t i = quote_at + 1;
     while (i < sql_.size()) {
       const char c = sql_[i];
-      if (c == '\\' && style.backslash) {
-        i += 2;
-      } else if (c == quote && Peek(i + 1) == quote) {
-        i += 2;
+      if ((c == '\\' && style.backslash) || (c == quote && Peek(i + 1) == quote)) {
+        i += 2;  // a backslash escape or a doubled quote
       } else if (c == quote) {
         return {TokenKind::kString, i + 1};
       } else {
@@ -233,10 +231,8 @@ class Lexer {
     std::size_t i = at + 1;
     while (i < sql_.size()) {
       const char c = sql_[i];
-      if (c == '\\' && backslash) {
-        i += 2;
-      } else if (c == quote && Peek(i + 1) == quote) {
-        i += 2;
+      if ((c == '\\' && backslash) || (c == quote && Peek(i + 1) == quote)) {
+        i += 2;  // a backslash escape or a doubled quote
       } else if (c == quote) {
         return {TokenKind::kQuotedIdentifier, i + 1};
       } else {

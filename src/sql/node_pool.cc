@@ -21,7 +21,7 @@ namespace {
 
 constexpr std::size_t kStep = alignof(std::max_align_t);  // 16
 constexpr std::size_t kClasses = kMaxPooledNodeSize / kStep;
-constexpr std::size_t kChunkBytes = 64 * 1024;
+constexpr std::size_t kChunkBytes = std::size_t{64} * 1024;
 
 struct FreeBlock {
   FreeBlock* next;

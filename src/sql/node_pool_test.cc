@@ -53,9 +53,10 @@ TEST(NodePoolTest, NodesMayBeFreedOnAnotherThreadAndThreadsMayExit) {
   // Trees parsed on worker threads, destroyed on this one; then more threads reuse the memory
   // the exited workers handed back. Every statement must still print what was parsed.
   constexpr int kThreads = 4;
-  std::vector<StatementPtr> parsed(kThreads * 50);
+  std::vector<StatementPtr> parsed(std::size_t{kThreads} * 50);
   for (int round = 0; round < 3; ++round) {
     std::vector<std::thread> workers;
+    workers.reserve(kThreads);
     for (int t = 0; t < kThreads; ++t) {
       workers.emplace_back([&, t] {
         for (int i = 0; i < 50; ++i) {

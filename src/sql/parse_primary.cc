@@ -378,7 +378,7 @@ Result<ExprPtr> Parser::ParsePythonLambda() {
   do {
     auto parameter = std::make_unique<ColumnRef>(Here());
     STRATA_ASSIGN_OR_RETURN(Identifier name, ParseName("a lambda parameter"));
-    parameter->parts.push_back(std::move(name));
+    parameter->parts.push_back(name);
     parameters->elements.push_back(std::move(parameter));
   } while (AcceptSymbol(","));
   STRATA_TRY(ExpectSymbol(":"));

@@ -313,12 +313,12 @@ Result<std::vector<StatementPtr>> ParseScript(std::string_view sql, Dialect dial
     }
     return error;
   }
-  return ParseScriptTokens(std::move(source), *lexed, dialect);
+  return ParseScriptTokens(source, *lexed, dialect);
 }
 
-Result<std::vector<StatementPtr>> ParseScriptTokens(std::shared_ptr<const std::string> source,
-                                                    const std::vector<Token>& tokens,
-                                                    Dialect dialect) {
+Result<std::vector<StatementPtr>> ParseScriptTokens(
+    const std::shared_ptr<const std::string>& source, const std::vector<Token>& tokens,
+    Dialect dialect) {
   std::vector<Token> significant;
   significant.reserve(tokens.size());
   for (const Token& token : tokens) {

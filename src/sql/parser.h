@@ -41,9 +41,9 @@ Result<std::vector<StatementPtr>> ParseScript(std::string_view sql, Dialect dial
 // ParseScript for callers that lexed already: `tokens` is the whole output of
 // Lex(*source, dialect), trivia included, and its texts point into *source, which the statements
 // keep. Errors: as ParseScript, for parse errors (the lexing succeeded).
-Result<std::vector<StatementPtr>> ParseScriptTokens(std::shared_ptr<const std::string> source,
-                                                    const std::vector<Token>& tokens,
-                                                    Dialect dialect);
+Result<std::vector<StatementPtr>> ParseScriptTokens(
+    const std::shared_ptr<const std::string>& source, const std::vector<Token>& tokens,
+    Dialect dialect);
 
 // Two lines for a diagnostic: the source line `line` of `sql` (1-based; tabs kept) and a line
 // with a '^' under byte column `column` (1-based; tabs in the prefix are copied so the caret

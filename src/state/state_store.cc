@@ -37,19 +37,19 @@ ON CONFLICT (model_name, partition_key) DO UPDATE SET
 // The SELECT texts are built once from kPartitionColumns (static storage: the statement cache
 // keys on the text).
 const std::string& SelectPartitionsSql(bool by_model) {
-  static const std::string all = std::string("SELECT ") + kPartitionColumns +
-                                 " FROM partitions WHERE (?1 IS NULL OR status = ?1)"
-                                 " ORDER BY model_name, partition_key";
-  static const std::string one_model = std::string("SELECT ") + kPartitionColumns +
+  static const std::string kAll = std::string("SELECT ") + kPartitionColumns +
+                                  " FROM partitions WHERE (?1 IS NULL OR status = ?1)"
+                                  " ORDER BY model_name, partition_key";
+  static const std::string kOneModel = std::string("SELECT ") + kPartitionColumns +
                                        " FROM partitions WHERE model_name = ?2"
                                        " AND (?1 IS NULL OR status = ?1) ORDER BY partition_key";
-  return by_model ? one_model : all;
+  return by_model ? kOneModel : kAll;
 }
 
 const std::string& SelectOnePartitionSql() {
-  static const std::string sql = std::string("SELECT ") + kPartitionColumns +
-                                 " FROM partitions WHERE model_name = ?1 AND partition_key = ?2";
-  return sql;
+  static const std::string kSql = std::string("SELECT ") + kPartitionColumns +
+                                  " FROM partitions WHERE model_name = ?1 AND partition_key = ?2";
+  return kSql;
 }
 
 constexpr const char* kComputedKeys =

@@ -137,6 +137,7 @@ TEST_F(StateStoreTest, ListFiltersByModelAndStatusInKeyOrder) {
                   .ok());
   auto keys_of = [](const std::vector<PartitionRecord>& records) {
     std::vector<std::string> keys;
+    keys.reserve(records.size());
     for (const auto& record : records)
       keys.push_back(record.model_name + "/" + record.partition_key);
     return keys;
@@ -341,6 +342,7 @@ TEST_F(StateStoreTest, ConcurrentWritersFromSeveralThreads) {
   constexpr int kThreads = 4;
   constexpr int kPerThread = 100;
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   std::vector<int> failures(kThreads, 0);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {

@@ -220,7 +220,7 @@ Transaction::~Transaction() {
 
 Status Transaction::Commit() {
   Database* database = std::exchange(database_, nullptr);
-  const Status status = database->Exec("COMMIT");
+  Status status = database->Exec("COMMIT");
   if (!status.ok()) (void)database->Exec("ROLLBACK");
   return status;
 }

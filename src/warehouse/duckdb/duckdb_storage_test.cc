@@ -44,11 +44,11 @@ class SmallDisk {
 Result<QueryResult> WriteDay(Connection& connection, int day) {
   const std::string start = "TIMESTAMP '2026-01-01' + INTERVAL " + std::to_string(day) + " DAY";
   const std::string end = "TIMESTAMP '2026-01-01' + INTERVAL " + std::to_string(day + 1) + " DAY";
-  for (const std::string& sql :
-       {std::string("BEGIN"),
-        "DELETE FROM events WHERE event_at >= " + start + " AND event_at < " + end,
-        "INSERT INTO events SELECT t, hash(t), md5(CAST(t AS VARCHAR)) FROM generate_series(" +
-            start + ", " + end + " - INTERVAL 1 SECOND, INTERVAL 4 SECOND) AS g(t)"}) {
+  const std::string statements[] = {
+      "BEGIN", "DELETE FROM events WHERE event_at >= " + start + " AND event_at < " + end,
+      "INSERT INTO events SELECT t, hash(t), md5(CAST(t AS VARCHAR)) FROM generate_series(" +
+          start + ", " + end + " - INTERVAL 1 SECOND, INTERVAL 4 SECOND) AS g(t)"};
+  for (const std::string& sql : statements) {
     Result<QueryResult> step = connection.Execute(sql);
     if (!step.ok()) {
       (void)connection.Execute("ROLLBACK");

@@ -220,6 +220,7 @@ class PostgresConnection final : public Connection {
   Result<QueryResult> RunWithParameters(const char* sql,
                                         const std::vector<std::string>& parameters) {
     std::vector<const char*> values;
+    values.reserve(parameters.size());
     for (const std::string& parameter : parameters) values.push_back(parameter.c_str());
     return Run(
         [&] {

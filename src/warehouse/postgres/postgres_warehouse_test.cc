@@ -284,6 +284,7 @@ TEST_F(PostgresWarehouseTest, DroppedConnectionIsRetryableAndReconnects) {
 TEST_F(PostgresWarehouseTest, ParallelConnectionsAndOpenErrors) {
   Exec("CREATE TABLE p (worker int, n int)");
   std::vector<std::thread> threads;
+  threads.reserve(4);
   std::atomic<int> failures{0};
   for (int worker = 0; worker < 4; ++worker) {
     threads.emplace_back([&, worker] {
