@@ -18,7 +18,7 @@ const std::vector<std::string> kRelationshipTypeNames = {"many_to_one", "one_to_
 
 // Reads `name` and checks it is a plain name.
 std::string ReadName(YamlMap& reader) {
-  const std::string name = reader.String("name", /*required=*/true).value_or("");
+  std::string name = reader.String("name", /*required=*/true).value_or("");
   if (reader.Has("name") && !IsMemberName(name)) {
     reader.Fail("name", fmt::format("\"{}\" is not a valid name", name),
                 "use letters, digits and _ only, starting with a letter or _");

@@ -11,7 +11,7 @@ namespace strata::semantic {
 namespace {
 
 // Order reaches Customer twice (customer, referrer); Warehouse is reachable from nothing.
-const char* kAmbiguousModel = R"(entities:
+const char* const kAmbiguousModel = R"(entities:
   - name: Order
     table: raw.orders
     primary_key: order_id

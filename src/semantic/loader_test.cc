@@ -14,7 +14,7 @@ std::vector<Error> Errors(const std::string& yaml) {
 }
 
 // Exactly one error, at `line`, whose message contains every part of `needles`.
-void ExpectOneError(const std::string& yaml, int line, std::vector<std::string> needles,
+void ExpectOneError(const std::string& yaml, int line, const std::vector<std::string>& needles,
                     const std::string& hint = "") {
   const std::vector<Error> errors = Errors(yaml);
   ASSERT_EQ(errors.size(), 1u) << (errors.empty()
