@@ -80,7 +80,7 @@ std::string Join(const std::vector<double>& values) {
   return out;
 }
 
-const char* kEntities = R"(entities:
+const char* const kEntities = R"(entities:
   - name: Order
     table: raw.orders
     primary_key: order_id
@@ -103,7 +103,7 @@ const char* kEntities = R"(entities:
 )";
 
 // The rollups of the 50 M-row benchmarks.
-const char* kRollups = R"(rollups:
+const char* const kRollups = R"(rollups:
   - name: revenue_month_region
     entity: Order
     dimensions: [{ name: order_date, grain: month }, customer.region]
@@ -124,10 +124,11 @@ const char* kRollups = R"(rollups:
     sort_by: [order_date, customer.region]
 )";
 
-const char* kRevenueQuery = R"({"measures": ["Order.revenue"], "dimensions": ["Customer.region"],
+const char* const kRevenueQuery =
+    R"({"measures": ["Order.revenue"], "dimensions": ["Customer.region"],
   "time_dimensions": [{"dimension": "Order.order_date", "grain": "month",
                        "range": ["2025-01-01", "2026-01-01"]}]})";
-const char* kCustomersQuery = R"({"measures": ["Order.customers_approx"],
+const char* const kCustomersQuery = R"({"measures": ["Order.customers_approx"],
   "time_dimensions": [{"dimension": "Order.order_date", "grain": "quarter",
                        "range": ["2025-01-01", "2026-01-01"]}]})";
 
@@ -577,6 +578,7 @@ CREATE TABLE raw.orders AS
 
 }  // namespace
 
+// NOLINTNEXTLINE(bugprone-exception-escape): a benchmark may die on an unexpected exception.
 int main(int argc, char** argv) {
   Setup setup;
   setup.dir = fs::temp_directory_path() / "strata-rollup-bench";

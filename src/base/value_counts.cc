@@ -63,8 +63,9 @@ std::vector<ValueCount> MergeMergedValueCounts(std::span<const ValueCount> a,
       ++j;
     }
   }
-  merged.insert(merged.end(), a.begin() + i, a.end());
-  merged.insert(merged.end(), b.begin() + j, b.end());
+  // What is left of the one not used up (subspan: no signed iterator arithmetic).
+  const std::span<const ValueCount> rest = i < a.size() ? a.subspan(i) : b.subspan(j);
+  merged.insert(merged.end(), rest.begin(), rest.end());
   return merged;
 }
 

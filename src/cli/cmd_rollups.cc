@@ -16,43 +16,45 @@
 namespace strata::cli {
 namespace {
 
-using ordered = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
-ordered ErrorJson(const std::optional<Error>& error) {
+OrderedJson ErrorJson(const std::optional<Error>& error) {
   if (!error) return nullptr;
   return {{"code", std::string(ErrorCodeName(error->code))},
           {"message", error->message},
           {"hint", error->hint}};
 }
 
-ordered PeriodJson(const rollup::PeriodOutcome& period) {
-  return {{"period", period.label},
-          {"start", period.start ? ordered(FormatIso8601(*period.start)) : ordered(nullptr)},
-          {"end", period.end ? ordered(FormatIso8601(*period.end)) : ordered(nullptr)},
-          {"null_time", period.null_time},
-          {"status", period.status},
-          {"rows", period.rows},
-          {"bytes", period.bytes},
-          {"duration_ms", period.duration_ms},
-          {"error", ErrorJson(period.error)}};
+OrderedJson PeriodJson(const rollup::PeriodOutcome& period) {
+  return {
+      {"period", period.label},
+      {"start", period.start ? OrderedJson(FormatIso8601(*period.start)) : OrderedJson(nullptr)},
+      {"end", period.end ? OrderedJson(FormatIso8601(*period.end)) : OrderedJson(nullptr)},
+      {"null_time", period.null_time},
+      {"status", period.status},
+      {"rows", period.rows},
+      {"bytes", period.bytes},
+      {"duration_ms", period.duration_ms},
+      {"error", ErrorJson(period.error)}};
 }
 
-ordered BuildJson(const rollup::BuildReport& report) {
-  ordered rollups = ordered::array();
+OrderedJson BuildJson(const rollup::BuildReport& report) {
+  OrderedJson rollups = OrderedJson::array();
   for (const rollup::RollupOutcome& outcome : report.rollups) {
-    ordered periods = ordered::array();
+    OrderedJson periods = OrderedJson::array();
     for (const rollup::PeriodOutcome& period : outcome.periods)
       periods.push_back(PeriodJson(period));
-    rollups.push_back({{"rollup", outcome.rollup},
-                       {"status", outcome.status},
-                       {"version", outcome.version},
-                       {"rows", outcome.rows},
-                       {"duration_ms", outcome.duration_ms},
-                       {"periods", periods},
-                       {"garbage", outcome.garbage},
-                       {"marker", outcome.marker ? ordered(*outcome.marker) : ordered(nullptr)},
-                       {"reason", outcome.reason},
-                       {"error", ErrorJson(outcome.error)}});
+    rollups.push_back(
+        {{"rollup", outcome.rollup},
+         {"status", outcome.status},
+         {"version", outcome.version},
+         {"rows", outcome.rows},
+         {"duration_ms", outcome.duration_ms},
+         {"periods", periods},
+         {"garbage", outcome.garbage},
+         {"marker", outcome.marker ? OrderedJson(*outcome.marker) : OrderedJson(nullptr)},
+         {"reason", outcome.reason},
+         {"error", ErrorJson(outcome.error)}});
   }
   return {{"status", report.ok() ? "success" : "partial_failure"}, {"rollups", rollups}};
 }
@@ -147,9 +149,9 @@ int RunRollupsStatus(const CommonOptions& common) {
   const rollup::RollupStore store(rollup::ResolveStoreDir(loaded->project.config));
   const std::vector<rollup::RollupStatus> statuses = rollup::StatusOf(loaded->model, store);
   if (common.output == OutputFormat::kJson) {
-    ordered list = ordered::array();
+    OrderedJson list = OrderedJson::array();
     for (const rollup::RollupStatus& status : statuses) list.push_back(status.ToJson());
-    PrintJson(ordered{{"store", store.root().string()}, {"rollups", list}});
+    PrintJson(OrderedJson{{"store", store.root().string()}, {"rollups", list}});
   } else {
     PrintStatusHuman(statuses);
   }

@@ -18,11 +18,11 @@
 namespace strata::query {
 namespace {
 
-using json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 using semantic::DimensionType;
 using warehouse::Value;
 
-json TimeCell(const Value& value) {
+OrderedJson TimeCell(const Value& value) {
   std::string text = warehouse::ValueToString(value);
   // Sub-second digits are dropped (ParseSqlTimeValue): results are whole-second UTC timestamps.
   if (const auto seconds = ParseSqlTimeValue(text)) return FormatIso8601(*seconds);
@@ -37,11 +37,11 @@ bool ParseWhole(std::string_view text, T& out) {
   return parsed.ec == std::errc() && parsed.ptr == end;
 }
 
-json NumberCell(const Value& value) {
+OrderedJson NumberCell(const Value& value) {
   if (const auto* i = std::get_if<std::int64_t>(&value)) return *i;
   if (const auto* u = std::get_if<std::uint64_t>(&value)) return *u;
   if (const auto* d = std::get_if<double>(&value))
-    return std::isfinite(*d) ? json(*d) : json(nullptr);
+    return std::isfinite(*d) ? OrderedJson(*d) : OrderedJson(nullptr);
   if (const auto* b = std::get_if<bool>(&value)) return *b ? 1 : 0;
   // Text from the warehouse (a VARCHAR member declared a number, a PostgreSQL NUMERIC): an exact
   // integer when it fits 64 bits, else a double; beyond a double (1e999) JSON has no number for
@@ -54,7 +54,7 @@ json NumberCell(const Value& value) {
   return text;
 }
 
-json Cell(const Value& value, DimensionType type) {
+OrderedJson Cell(const Value& value, DimensionType type) {
   if (std::holds_alternative<std::monostate>(value)) return nullptr;
   switch (type) {
     case DimensionType::kTime:
@@ -113,26 +113,25 @@ Status FillSketches(warehouse::Connection& connection, const semantic::LivePlan&
 }  // namespace
 
 nlohmann::ordered_json QueryResponse::ToJson() const {
-  using ordered = nlohmann::ordered_json;
-  ordered column_list = ordered::array();
+  OrderedJson column_list = OrderedJson::array();
   for (const semantic::OutputColumn& column : columns) {
     column_list.push_back(
         {{"name", column.name}, {"type", semantic::DimensionTypeName(column.type)}});
   }
-  ordered row_list = ordered::array();
+  OrderedJson row_list = OrderedJson::array();
   for (const auto& row : rows) row_list.push_back(row);
-  ordered rollup = ordered::object();
+  OrderedJson rollup = OrderedJson::object();
   if (!used.empty()) {
     rollup["used"] = used.front();
     if (used.size() > 1) rollup["joined"] = used;
   } else {
-    ordered missed_list = ordered::array();
+    OrderedJson missed_list = OrderedJson::array();
     for (const RollupMiss& miss : missed)
       missed_list.push_back({{"rollup", miss.rollup}, {"reason", miss.reason}});
     rollup["missed"] = missed_list;
   }
-  ordered meta = {{"rollup", rollup}, {"sql", sql}, {"duration_ms", duration_ms}};
-  return ordered{{"columns", column_list}, {"rows", row_list}, {"meta", meta}};
+  OrderedJson meta = {{"rollup", rollup}, {"sql", sql}, {"duration_ms", duration_ms}};
+  return OrderedJson{{"columns", column_list}, {"rows", row_list}, {"meta", meta}};
 }
 
 std::vector<RollupMiss> RollupMisses(const semantic::SemanticModel& model,

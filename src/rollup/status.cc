@@ -5,16 +5,16 @@
 namespace strata::rollup {
 namespace {
 
-using ordered = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
-ordered TimeOrNull(const std::optional<UnixSeconds>& seconds) {
-  return seconds ? ordered(FormatIso8601(*seconds)) : ordered(nullptr);
+OrderedJson TimeOrNull(const std::optional<UnixSeconds>& seconds) {
+  return seconds ? OrderedJson(FormatIso8601(*seconds)) : OrderedJson(nullptr);
 }
 
 }  // namespace
 
-ordered RollupStatus::ToJson() const {
-  ordered out = {{"rollup", rollup}, {"entity", entity}, {"state", state}};
+OrderedJson RollupStatus::ToJson() const {
+  OrderedJson out = {{"rollup", rollup}, {"entity", entity}, {"state", state}};
   if (!error.empty()) out["error"] = error;
   if (!manifest) {
     for (const char* key : {"version", "built_at", "freshness_marker", "built_through", "range"}) {
@@ -23,26 +23,26 @@ ordered RollupStatus::ToJson() const {
     out["files"] = 0;
     out["rows"] = 0;
     out["bytes"] = 0;
-    out["periods"] = ordered::array();
+    out["periods"] = OrderedJson::array();
     return out;
   }
   out["version"] = manifest->version;
   out["built_at"] = manifest->built_at;
   out["freshness_marker"] =
-      manifest->freshness_marker ? ordered(*manifest->freshness_marker) : ordered(nullptr);
+      manifest->freshness_marker ? OrderedJson(*manifest->freshness_marker) : OrderedJson(nullptr);
   out["built_through"] = TimeOrNull(manifest->built_through);
   out["range"] =
       manifest->range_start
-          ? ordered::array({TimeOrNull(manifest->range_start), TimeOrNull(manifest->range_end)})
-          : ordered(nullptr);
+          ? OrderedJson::array({TimeOrNull(manifest->range_start), TimeOrNull(manifest->range_end)})
+          : OrderedJson(nullptr);
   out["files"] = manifest->files.size();
   out["rows"] = rows;
   out["bytes"] = bytes;
-  ordered periods = ordered::array();
+  OrderedJson periods = OrderedJson::array();
   for (const ManifestFile& file : manifest->files) {
     periods.push_back(
-        {{"period", file.start ? ordered::array({TimeOrNull(file.start), TimeOrNull(file.end)})
-                               : ordered(nullptr)},
+        {{"period", file.start ? OrderedJson::array({TimeOrNull(file.start), TimeOrNull(file.end)})
+                               : OrderedJson(nullptr)},
          {"null_time", file.null_time},
          {"rows", file.rows},
          {"bytes", file.bytes},

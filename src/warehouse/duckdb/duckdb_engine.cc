@@ -128,7 +128,7 @@ TableName SplitTableName(std::string_view table) {
 }
 
 std::string Quoted(const TableName& name) {
-  const std::string table = sql::QuoteIdentifier(name.table, sql::Dialect::kDuckDb);
+  std::string table = sql::QuoteIdentifier(name.table, sql::Dialect::kDuckDb);
   if (name.schema.empty()) return table;
   return sql::QuoteIdentifier(name.schema, sql::Dialect::kDuckDb) + "." + table;
 }
