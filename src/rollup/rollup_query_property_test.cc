@@ -30,7 +30,7 @@ TEST_F(RollupQueryTest, PropertyRollupAnswersEqualLive) {
     for (const std::string& d : dims) {
       if (random() % 2) dimension_list += d + ", ";
     }
-    const std::string grain = grains[random() % grains.size()];
+    const std::string& grain = grains[random() % grains.size()];
     dimension_list += "{ name: order_date, grain: " + grain + " }";
     std::string measure_list, sketch_list;
     for (const std::string& m : measures) {

@@ -16,7 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::RollupQueryTest;
 
-const char* kDaily = R"(rollups:
+const char* const kDaily = R"(rollups:
   - name: daily
     entity: Order
     dimensions: [status, { name: order_date, grain: day }, customer.region]

@@ -20,8 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kRollup[] = "monthly_order_summary";
-constexpr UnixSeconds kJanuary = 1767225600;  // 2026-01-01T00:00:00Z
-constexpr UnixSeconds kMonth = 31 * 86400;    // periods need not be calendar months here
+constexpr UnixSeconds kJanuary = 1767225600;             // 2026-01-01T00:00:00Z
+constexpr UnixSeconds kMonth = UnixSeconds{31} * 86400;  // periods need not be calendar months here
 
 class StoreTest : public ::testing::Test {
  protected:

@@ -11,7 +11,7 @@
 namespace strata::semantic {
 namespace {
 
-const char* kModel = R"(entities:
+const char* const kModel = R"(entities:
   - name: Order
     table: raw.orders
     primary_key: order_id
@@ -69,7 +69,7 @@ class StoredPlanTest : public ::testing::Test {
   }
 
   // The miss reason, or "" for a hit (whose SQL goes to *sql).
-  std::string Route(const std::string& json, std::optional<std::string> role = std::nullopt,
+  std::string Route(const std::string& json, const std::optional<std::string>& role = std::nullopt,
                     std::string* sql = nullptr) {
     auto query = ParseQueryJson(json);
     EXPECT_TRUE(query.ok()) << query.error().ToString();

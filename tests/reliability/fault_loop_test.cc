@@ -76,9 +76,9 @@ class RecordingClock final : public Clock {
 class FaultLoopTest : public ::testing::TestWithParam<int> {
  public:  // FaultLoop() below drives these
   std::filesystem::path MakeProject(const std::string& name) {
-    const std::filesystem::path root = std::filesystem::temp_directory_path() /
-                                       ("strata_fault_loop_" + std::to_string(::getpid()) + "_" +
-                                        std::to_string(GetParam()) + "_" + name);
+    std::filesystem::path root = std::filesystem::temp_directory_path() /
+                                 ("strata_fault_loop_" + std::to_string(::getpid()) + "_" +
+                                  std::to_string(GetParam()) + "_" + name);
     std::filesystem::remove_all(root);
     std::filesystem::create_directories(root / "models");
     for (const auto& [path, text] : kFiles) std::ofstream(root / path) << text;
@@ -158,6 +158,7 @@ class FaultLoopTest : public ::testing::TestWithParam<int> {
     return state;
   }
 
+ protected:  // the tests read the clock
   std::vector<std::filesystem::path> roots_;
   RecordingClock clock_;
 };

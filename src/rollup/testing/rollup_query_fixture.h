@@ -108,7 +108,7 @@ class RollupQueryTest : public ::testing::Test {
     store_.emplace(root_ / "store");
   }
 
-  BuildReport Build(BuildOptions options = {}) {
+  BuildReport Build(const BuildOptions& options = {}) {
     auto report = BuildRollups(model_, *warehouse_, *engine_, *store_, options);
     EXPECT_TRUE(report.ok()) << report.error().ToString();
     for (const RollupOutcome& rollup : report->rollups) {
@@ -118,7 +118,7 @@ class RollupQueryTest : public ::testing::Test {
   }
 
   Result<query::QueryResponse> Ask(const std::string& text, bool routed,
-                                   std::optional<std::string> role = std::nullopt) {
+                                   const std::optional<std::string>& role = std::nullopt) {
     query::QueryContext context;
     context.dialect = sql::Dialect::kDuckDb;
     warehouse::Connection* live = connection_.get();
@@ -141,7 +141,7 @@ class RollupQueryTest : public ::testing::Test {
 
   // The rollup answer equals the live one; returns the rollup used ("" when live).
   std::string ExpectSameAnswer(const std::string& text,
-                               std::optional<std::string> role = std::nullopt) {
+                               const std::optional<std::string>& role = std::nullopt) {
     auto live = Ask(text, false, role);
     auto routed = Ask(text, true, role);
     EXPECT_TRUE(live.ok() && routed.ok()) << text;
@@ -163,7 +163,7 @@ class RollupQueryTest : public ::testing::Test {
   }
 
   std::string Reason(const std::string& text, const std::string& rollup,
-                     std::optional<std::string> role = std::nullopt) {
+                     const std::optional<std::string>& role = std::nullopt) {
     auto routed = Ask(text, true, role);
     EXPECT_TRUE(routed.ok());
     if (!routed.ok()) return "error";

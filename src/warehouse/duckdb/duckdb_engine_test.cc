@@ -118,7 +118,7 @@ TEST_F(DuckDbEngineTest, AppendRowsErrorsNameTheTableAndKeepNothing) {
   auto columns = AppendRows(*connection_, "t", Rows({{std::int64_t{1}}}));
   ASSERT_FALSE(columns.ok());
   EXPECT_EQ(columns.error().code, ErrorCode::kWarehouse);
-  EXPECT_NE(columns.error().message.find("t"), std::string::npos);
+  EXPECT_NE(columns.error().message.find('t'), std::string::npos);
 
   // A bad cell after many good rows (past the appender's first flush): nothing is kept.
   QueryResult rows = Rows({{}, {}});

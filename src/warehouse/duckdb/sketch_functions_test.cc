@@ -2,8 +2,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
-#include <cstring>
+#include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
@@ -119,7 +120,7 @@ TEST_F(SketchFunctionsTest, MergeIsAssociativeAndCommutative) {
         fmt::format("SELECT hex(strata_hll_add('v' || i)) FROM range({}, {}) r(i)", from, to));
   };
   const std::string a = part(0, 300), b = part(200, 450), c = part(400, 9000);
-  const auto merge = [&](std::vector<std::string> parts) {
+  const auto merge = [&](const std::vector<std::string>& parts) {
     std::string values;
     for (const std::string& hex : parts) {
       values += (values.empty() ? "" : ", ") + fmt::format("(from_hex('{}'))", hex);
@@ -249,7 +250,9 @@ std::vector<double> Quantiles() {
   return q;
 }
 
-bool SameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool SameBits(double a, double b) {
+  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+}
 
 // strata_quantile_merge over value-count sketches of parts equals quantile_cont over the raw
 // values: the same double, bit for bit.

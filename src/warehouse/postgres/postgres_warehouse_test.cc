@@ -10,9 +10,10 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <future>
 #include <iostream>
 #include <random>
@@ -435,14 +436,14 @@ TEST_F(PostgresWarehouseTest, PercentileContIsTheValueCountsPostgresForm) {
     ASSERT_EQ(result.row_count(), 1u);
     const double postgres = std::get<double>(result.columns[0].values[0]);
     const double ours = *ContinuousQuantile(counts, q, QuantileInterpolation::kPostgres);
-    EXPECT_EQ(std::memcmp(&postgres, &ours, sizeof ours), 0)
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(postgres), std::bit_cast<std::uint64_t>(ours))
         << fmt::format("q {:.17g}: {:.17g} vs {:.17g}", q, postgres, ours);
     if (*ContinuousQuantile(counts, q) != postgres) ++duckdb_form_differs;
     Result<QueryResult> merged = (*duckdb)->Execute(
         fmt::format("SELECT strata_quantile_merge_postgres(vc, '{:.17g}'::DOUBLE) FROM parts", q));
     ASSERT_TRUE(merged.ok()) << merged.error().message;
     const double rollup = std::get<double>(merged->columns[0].values[0]);
-    EXPECT_EQ(std::memcmp(&postgres, &rollup, sizeof rollup), 0)
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(postgres), std::bit_cast<std::uint64_t>(rollup))
         << fmt::format("q {:.17g}: {:.17g} vs {:.17g}", q, postgres, rollup);
   }
   std::cout << "DuckDB's interpolation differs from PostgreSQL's for " << duckdb_form_differs
