@@ -66,6 +66,9 @@ int RunQuery(const CommonOptions& common, const QueryCommandOptions& options);
 // strata rollups build: 0 when every rollup built, 2 when some period failed (the previous
 // manifest stays in force), 1 for a usage or configuration error.
 int RunRollupsBuild(const CommonOptions& common, const RollupsBuildOptions& options);
+// strata rollups compact: merges ended periods of the rollups with partition.compact (all, or
+// those named); 0 when none failed, 2 otherwise, 1 for a bad project or rollup name.
+int RunRollupsCompact(const CommonOptions& common, const std::vector<std::string>& rollups);
 // strata rollups status: what the rollup store holds per rollup (human or --output json).
 int RunRollupsStatus(const CommonOptions& common);
 // strata meta: the semantic model's entities, members and rollups (human or --output json).

@@ -262,6 +262,12 @@ int Main(int argc, char** argv) {
   rollups_refresh_command->add_option("--parallel", numeric.rollup_parallel,
                                       "periods in flight (default 1)");
   AddCommon(rollups_refresh_command, common, output);
+  std::vector<std::string> rollups_compact_names;
+  CLI::App* rollups_compact = rollups->add_subcommand(
+      "compact", "merge the files of ended periods into one per partition.compact period");
+  rollups_compact->add_option("--rollup", rollups_compact_names,
+                              "compact only this rollup (repeatable)");
+  AddCommon(rollups_compact, common, output);
   CLI::App* rollups_status =
       rollups->add_subcommand("status", "show what the rollup store holds per rollup");
   AddCommon(rollups_status, common, output);
@@ -315,6 +321,7 @@ int Main(int argc, char** argv) {
     return strata::cli::RunRollupsBuild(common, rollups_refresh);
   }
   if (*rollups_status) return strata::cli::RunRollupsStatus(common);
+  if (*rollups_compact) return strata::cli::RunRollupsCompact(common, rollups_compact_names);
   return 1;
 }
 

@@ -123,6 +123,7 @@ nlohmann::ordered_json QueryResponse::ToJson() const {
   OrderedJson rollup = OrderedJson::object();
   if (!used.empty()) {
     rollup["used"] = used.front();
+    if (live_tail) rollup["live_tail"] = true;
     if (used.size() > 1) rollup["joined"] = used;
   } else {
     OrderedJson missed_list = OrderedJson::array();
@@ -187,16 +188,35 @@ Status AnswerLive(warehouse::Connection& connection, const semantic::LivePlan& p
   return OkStatus();
 }
 
-// Answers from the routed rollups; false (with `missed` filled) when their files fail to read.
+// The routed SQL's rows: the live tails staged first (from the warehouse), then the SQL run on
+// the engine.
+Result<warehouse::QueryResult> RunRouted(const semantic::SemanticModel& model,
+                                         const QueryContext& context, const rollup::Route& route) {
+  rollup::StagedTails staged;
+  if (!route.tails.empty()) {
+    if (!context.live) return MakeError(ErrorCode::kInternal, "no warehouse connection");
+    STRATA_ASSIGN_OR_RETURN(warehouse::Connection * connection, context.live());
+    STRATA_ASSIGN_OR_RETURN(staged, rollup::StageLiveTails(model, route.tails, context.dialect,
+                                                           *connection, *context.engine));
+  }
+  STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult executed,
+                          context.engine->Execute(route.plan->sql));
+  STRATA_TRY(CheckShape(*route.plan, executed, "rollup SQL"));
+  return executed;
+}
+
+// Answers from the routed rollups; false (with `missed` filled) when their files (or their
+// live tails) fail to read.
 bool AnswerFromRollups(const semantic::SemanticModel& model, const QueryContext& context,
                        rollup::Route& route, QueryResponse& response) {
-  Result<warehouse::QueryResult> executed = context.engine->Execute(route.plan->sql);
-  if (executed.ok() && CheckShape(*route.plan, *executed, "rollup SQL").ok()) {
+  Result<warehouse::QueryResult> executed = RunRouted(model, context, route);
+  if (executed.ok()) {
     FillRows(*route.plan, *executed, response);
     response.used = route.used;
+    response.live_tail = !route.tails.empty();
     return true;
   }
-  const std::string detail = executed.ok() ? "unexpected columns" : executed.error().message;
+  const std::string detail = executed.error().message;
   // One entry per rollup of the queried entities, in declaration order: store_error for the
   // ones read, every other rollup's own reason.
   for (const semantic::Rollup& declared : model.rollups) {

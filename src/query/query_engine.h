@@ -2,7 +2,8 @@
 // with the caller's data role, route it (rollup/router.h: a rollup that answers exactly is read
 // through the in-process DuckDB engine and the warehouse is never opened; otherwise the query
 // runs live: the live SQL on the warehouse, count_distinct_approx sketches estimated
-// client-side), and return typed columns, rows and `meta`. `strata query` and (later)
+// client-side; a live_tail rollup's hit reads the rows after its watermark from the warehouse
+// first, rollup/live_tail.h), and return typed columns, rows and `meta`. `strata query` and (later)
 // POST /v1/query both call this.
 //
 // Routing never fails a query: a rollup whose files cannot be read (deleted, truncated,
@@ -41,13 +42,15 @@ struct QueryResponse {
   // double as null.
   std::vector<std::vector<nlohmann::ordered_json>> rows;
   std::vector<std::string> used;   // the rollups that answered (one per entity); empty: live
+  bool live_tail = false;          // the answer read a rollup's live tail from the warehouse
   std::vector<RollupMiss> missed;  // when live: one per rollup of the queried entities
   std::string sql;
   double duration_ms = 0;
 
   // {"columns":[{"name","type"}],"rows":[[...]],"meta":{"rollup":{...},"sql":...,
   //  "duration_ms":...}}, keys in this order. meta.rollup is {"used": name} on a hit (with
-  //  "joined": [names] when several rollups were joined), else {"missed": [{rollup, reason}]}.
+  //  "live_tail": true when it read a live tail, "joined": [names] when several rollups were
+  //  joined), else {"missed": [{rollup, reason}]}.
   nlohmann::ordered_json ToJson() const;
 };
 

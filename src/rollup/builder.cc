@@ -10,9 +10,11 @@
 #include <tuple>
 
 #include "project/did_you_mean.h"
+#include "rollup/compaction.h"
 #include "rollup/definition.h"
 #include "rollup/internal/period_writer.h"
 #include "rollup/periods.h"
+#include "rollup/refresh_record.h"
 #include "semantic/query.h"
 #include "semantic/rollup_sql.h"
 #include "warehouse/cancellation.h"
@@ -147,6 +149,8 @@ Result<RollupPlan> PlanPeriods(const semantic::SemanticModel& model, const seman
     if (times.bounds) {
       from = PeriodStart(times.bounds->first, unit);
       to = NextPeriodStart(PeriodStart(times.bounds->second, unit), unit);
+    } else {
+      from = to = PeriodStart(now, unit);  // nothing to store (a live tail: not since 1970)
     }
     // A file for the rows without a time only when there are some (or nothing else is built).
     null_file = times.nulls > 0 || !times.bounds;
@@ -160,13 +164,23 @@ Result<RollupPlan> PlanPeriods(const semantic::SemanticModel& model, const seman
       by ? PeriodsCovering(from, to, *by)
          : (from < to ? std::vector<Period>{{from, to}} : std::vector<Period>{});
   const std::size_t refresh_last = rollup.partition ? rollup.partition->refresh_last : 0;
+  // A compacted file (compaction.h) is kept whole or not at all: when it lies inside the
+  // periods that are kept.
+  const UnixSeconds keep_until =
+      refresh_last == 0 || periods.empty()
+          ? to
+          : periods[periods.size() - std::min(refresh_last, periods.size())].first;
   for (std::size_t i = 0; i < periods.size(); ++i) {
     const auto [start, end] = periods[i];
     PlannedPeriod planned{Outcome(PeriodLabel(start), start, end, false), std::nullopt};
     const bool newest = i + refresh_last >= periods.size();
     if (by && previous && !full && !newest) {
       for (const ManifestFile& file : previous->files) {
-        if (file.start == start && file.end == end) planned.kept = file;
+        if (!file.start) continue;
+        const bool exact = *file.start == start && *file.end == end;
+        const bool compacted = *file.start <= start && end <= *file.end && *file.start >= from &&
+                               *file.end <= keep_until;
+        if (exact || compacted) planned.kept = file;
       }
     }
     if (planned.kept) {
@@ -204,12 +218,14 @@ class RollupBuild {
     outcome_.duration_ms = MillisSince(started);
     if (!built.ok() && !outcome_.error) outcome_.error = std::move(built).error();
     outcome_.status = outcome_.error ? "failed" : skipped_ ? "skipped" : "built";
+    Record();
     return std::move(outcome_);
   }
 
  private:
   Status Build() {
-    STRATA_ASSIGN_OR_RETURN(BuildLock lock, store_.LockForBuild(rollup_.name));
+    STRATA_ASSIGN_OR_RETURN(lock_, store_.LockForBuild(rollup_.name));
+    const BuildLock& lock = lock_;
     Result<std::optional<Manifest>> loaded = store_.Load(rollup_.name);
     std::optional<Manifest> previous = loaded.ok() ? std::move(*loaded) : std::nullopt;
     const std::string hash = DefinitionHash(model_, rollup_);
@@ -241,10 +257,37 @@ class RollupBuild {
     Manifest manifest = NewManifest(plan, hash, previous);
     STRATA_ASSIGN_OR_RETURN(outcome_.version, store_.Publish(lock, manifest));
     outcome_.rows = manifest.TotalRows();
+    if (rollup_.partition && rollup_.partition->compact) {
+      CompactionOutcome compacted = CompactLocked(model_, rollup_, engine_, store_, lock, now_);
+      if (compacted.error) {
+        outcome_.error = std::move(compacted.error);
+        return OkStatus();
+      }
+      outcome_.version = compacted.version;
+      outcome_.compacted_files = compacted.merged_files;
+    }
     if (Result<GarbageReport> garbage = store_.CollectGarbage(lock); garbage.ok()) {
       outcome_.garbage = garbage->summary;
     }
     return OkStatus();
+  }
+
+  // The attempt's record for `rollups status` (refresh_record.h), while the lock is held. Best
+  // effort: a record that cannot be written does not fail a build that published.
+  void Record() {
+    if (!lock_.held()) return;
+    RefreshRecord record;
+    record.at = FormatIso8601(now_);
+    record.status = outcome_.status;
+    record.reason = outcome_.error ? outcome_.error->message : outcome_.reason;
+    record.marker = outcome_.marker;
+    record.version = outcome_.version;
+    if (Status written = WriteRefreshRecord(lock_, record); !written.ok()) {
+      outcome_.garbage += (outcome_.garbage.empty() ? "" : "; ") +
+                          std::string("the refresh record was not written: ") +
+                          written.error().message;
+    }
+    lock_.Release();
   }
 
   Status Skip(const Manifest& previous, std::string reason) {
@@ -266,8 +309,9 @@ class RollupBuild {
     }
     if (!rollup_.refresh->every) return std::nullopt;
     const std::optional<UnixSeconds> every = EverySeconds(*rollup_.refresh->every);
-    if (!every || !previous.built_through) return std::nullopt;
-    const UnixSeconds due = *previous.built_through + *every;
+    const std::optional<UnixSeconds> built = ParseIso8601(previous.built_at);
+    if (!every || !built) return std::nullopt;
+    const UnixSeconds due = *built + *every;
     if (now_ >= due) return std::nullopt;
     return fmt::format("not due until {} (every {} since the build of {})", FormatIso8601(due),
                        *rollup_.refresh->every, previous.built_at);
@@ -282,12 +326,17 @@ class RollupBuild {
     std::vector<std::tuple<std::optional<UnixSeconds>, std::optional<UnixSeconds>, bool>> planned,
         stored;
     for (const PlannedPeriod& period : plan.periods) {
-      planned.emplace_back(period.outcome.start, period.outcome.end, period.outcome.null_time);
+      if (period.kept) {  // a compacted file keeps several periods: its own span, once
+        planned.emplace_back(period.kept->start, period.kept->end, period.kept->null_time);
+      } else {
+        planned.emplace_back(period.outcome.start, period.outcome.end, period.outcome.null_time);
+      }
     }
     for (const ManifestFile& file : previous.files) {
       stored.emplace_back(file.start, file.end, file.null_time);
     }
     std::sort(planned.begin(), planned.end());
+    planned.erase(std::unique(planned.begin(), planned.end()), planned.end());
     std::sort(stored.begin(), stored.end());
     return planned == stored;
   }
@@ -316,7 +365,10 @@ class RollupBuild {
     manifest.rollup = rollup_.name;
     manifest.definition_hash = hash;
     manifest.built_at = FormatIso8601(now_);
+    // The watermark: a live_tail rollup holds the source rows before its open period (the
+    // tail reads the rest); any other, the rows there were when it was built.
     manifest.built_through = now_;
+    if (rollup_.live_tail) manifest.built_through = plan.range_end;
     manifest.freshness_marker = marker_;
     manifest.range_start = plan.range_start;
     manifest.range_end = plan.range_end;
@@ -325,6 +377,10 @@ class RollupBuild {
     manifest.columns = columns_;
     if (manifest.columns.empty() && previous) manifest.columns = previous->columns;
     for (const PlannedPeriod& period : plan.periods) {
+      if (period.kept && !manifest.files.empty() &&
+          manifest.files.back().path == period.kept->path) {
+        continue;  // a compacted file keeps several periods
+      }
       manifest.files.push_back(period.kept ? *period.kept : written_.at(&period));
     }
     return manifest;
@@ -484,6 +540,7 @@ class RollupBuild {
   std::optional<std::string> marker_;
   bool skipped_ = false;
   std::size_t done_ = 0, total_ = 0;
+  BuildLock lock_;  // held from the start of Build() until Record()
 };
 
 }  // namespace

@@ -64,6 +64,10 @@ struct RollupOutcome {
   std::string garbage;                // the garbage collection's summary
   std::optional<std::string> marker;  // the freshness marker read (when_changed / _sql)
   std::string reason;                 // why it was skipped
+  // Files merged by the compaction that follows the publish of a rollup with
+  // partition.compact (compaction.h); a failed compaction fails the rollup, with the built
+  // version still in force.
+  std::size_t compacted_files = 0;
 };
 
 struct BuildReport {

@@ -276,6 +276,27 @@ Result<WrittenPeriods> Write(const semantic::SemanticModel& model, const semanti
 
 }  // namespace
 
+Status StageStoredRows(warehouse::Connection& warehouse_connection,
+                       warehouse::Connection& engine_connection,
+                       const semantic::RollupBuildPlan& plan, const std::string& table,
+                       const std::string& schema_from) {
+  const std::string prefix = table + "_stage";
+  std::vector<std::string> tables;
+  Status status = Stage(warehouse_connection, engine_connection, plan, prefix, tables);
+  for (const std::string& statement :
+       {"CREATE TABLE " + Q(table) + " AS SELECT * FROM read_parquet(" +
+            sql::QuoteString(schema_from, kEngine) + ") LIMIT 0",
+        "INSERT INTO " + Q(table) + " BY NAME " + FinalSelect(plan, prefix)}) {
+    if (!status.ok()) break;
+    Result<warehouse::QueryResult> done = engine_connection.Execute(statement);
+    if (!done.ok()) status = std::move(done).error();
+  }
+  for (const std::string& staged : tables) {
+    (void)engine_connection.Execute("DROP TABLE IF EXISTS " + Q(staged));
+  }
+  return status;
+}
+
 Result<WrittenPeriods> WritePeriods(const semantic::SemanticModel& model,
                                     const semantic::Rollup& rollup, sql::Dialect dialect,
                                     warehouse::Connection& warehouse_connection,

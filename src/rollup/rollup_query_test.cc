@@ -8,12 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "rollup/refresh_record.h"
+#include "rollup/status.h"
 #include "rollup/testing/rollup_query_fixture.h"
 
 namespace strata::rollup {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::FixedClock;
 using testing::RollupQueryTest;
 
 const char* const kDaily = R"(rollups:
@@ -127,15 +130,6 @@ TEST_F(RollupQueryTest, PlainBuildKeepsOldPeriodsAndRebuildsTheNewest) {
   for (const PeriodOutcome& period : third.rollups[0].periods) EXPECT_EQ(period.status, "built");
 }
 
-class FixedClock : public Clock {
- public:
-  explicit FixedClock(UnixSeconds now) : now_(now) {}
-  UnixSeconds Now() const override { return now_; }
-
- private:
-  UnixSeconds now_;
-};
-
 // Periods run from the oldest row's through the newest row's, not to the month of now; the
 // NULL-time file exists only while some row has no time. Months after the data are missing
 // (answered live), not stored empty.
@@ -245,6 +239,20 @@ TEST_F(RollupQueryTest, UnchangedMarkersSkipAndRefreshBuildsWhatIsDue) {
       << early.at("hourly_marker").reason;
   EXPECT_EQ(early.at("manual_one").status, "skipped");
   EXPECT_NE(early.at("manual_one").reason.find("manual"), std::string::npos);
+  // The skip is the last refresh on record (no manifest was published for it).
+  auto record = ReadRefreshRecord(*store_, "hourly_marker");
+  ASSERT_TRUE(record.ok() && record->has_value());
+  EXPECT_EQ((*record)->at, "2028-01-10T12:30:00Z");
+  EXPECT_EQ((*record)->status, "skipped");
+  EXPECT_EQ((*record)->reason, early.at("hourly_marker").reason);
+  EXPECT_EQ((*record)->version, version);
+  for (const RollupStatus& status : StatusOf(model_, *store_)) {
+    ASSERT_TRUE(status.last_refresh.has_value()) << status.rollup;
+    // daily has no refresh.every: always due, built again.
+    EXPECT_EQ(status.ToJson()["last_refresh"]["status"],
+              status.rollup == "daily" ? "built" : "skipped")
+        << status.rollup;
+  }
 
   ASSERT_TRUE(connection_
                   ->Execute("INSERT INTO raw.orders VALUES (100001, 3, 'paid', 'web', "

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 
 #include "rollup/definition.h"
@@ -23,7 +24,14 @@ struct Candidate {
   std::filesystem::path folder;
   semantic::StoredRelation relation;
   std::optional<RollupMiss> miss;  // decided before planning
+  // A live_tail rollup's watermark and the tail its relation reads for the query's range (set
+  // when the planner asks for the rows; nullopt: the files alone answer).
+  std::optional<UnixSeconds> watermark;
+  std::optional<LiveTail> tail;
 };
+
+// A stored answer that also reads the warehouse ranks after every one that does not.
+constexpr std::int64_t kTailRank = std::int64_t{1} << 40;
 
 bool Reaggregable(Aggregation agg) {
   return agg != Aggregation::kCountDistinct && agg != Aggregation::kCountDistinctApprox &&
@@ -97,6 +105,35 @@ semantic::StoredRows Relation(const Manifest& manifest, const std::filesystem::p
   return rows;
 }
 
+// The stored rows of a live_tail rollup: its files before the watermark, and the warehouse's
+// rows at or after it (the candidate's tail) when the range reaches past it.
+semantic::StoredRows TailRelation(Candidate& candidate, std::optional<UnixSeconds> from,
+                                  std::optional<UnixSeconds> to) {
+  const UnixSeconds watermark = *candidate.watermark;
+  const Manifest& manifest = candidate.manifest->manifest;
+  semantic::StoredRows rows =
+      from ? Relation(manifest, candidate.folder, from, std::min(*to, watermark))
+           : Relation(manifest, candidate.folder, from, to);
+  if (to && *to <= watermark) {
+    candidate.tail.reset();
+    return rows;
+  }
+  static std::atomic<std::uint64_t> counter{0};
+  if (!candidate.tail) {
+    candidate.tail.emplace();
+    candidate.tail->rollup = candidate.rollup->name;
+    candidate.tail->table = fmt::format("strata_tail_{}", counter++);
+    candidate.tail->schema_from = (candidate.folder / manifest.files.front().path).string();
+  }
+  candidate.tail->from = from ? std::max(*from, watermark) : watermark;
+  candidate.tail->to = to;
+  candidate.tail->with_null_time = !from;
+  rows.sql = "(SELECT * FROM " + rows.sql + " UNION ALL BY NAME SELECT * FROM " +
+             sql::QuoteIdentifier(candidate.tail->table, sql::Dialect::kDuckDb) + ")";
+  rows.rows += kTailRank;
+  return rows;
+}
+
 // Whether the manifest's period files cover [from, to) without a gap.
 bool PeriodsCover(const Manifest& manifest, UnixSeconds from, UnixSeconds to) {
   std::vector<std::pair<UnixSeconds, UnixSeconds>> periods;
@@ -123,6 +160,16 @@ std::string RangeReason(const semantic::SemanticModel& model, const semantic::Ro
     return miss::kRangeNotAligned;
   }
   if (dimension.path != manifest.time_dimension) return "";
+  if (rollup.live_tail && manifest.range_start && manifest.range_end) {
+    // The files hold [range_start, watermark); the tail answers everything after.
+    if (from < *manifest.range_start) return miss::kOutsideBuildRange;
+    const UnixSeconds stored_to = std::min(to, *manifest.range_end);
+    if (from < stored_to && !manifest.partition_by.empty() &&
+        !PeriodsCover(manifest, from, stored_to)) {
+      return miss::kPartitionMissing;
+    }
+    return "";
+  }
   const bool bounded = rollup.build_range.has_value() || rollup.live_tail;
   if (manifest.range_start && (from < *manifest.range_start || to > *manifest.range_end)) {
     return bounded ? miss::kOutsideBuildRange : miss::kPartitionMissing;
@@ -164,16 +211,28 @@ void Prepare(const RouterCache& cache, std::size_t index, sql::Dialect warehouse
   relation.percentiles = warehouse;
   const Manifest* planned = &manifest;
   const std::filesystem::path* folder = &candidate.folder;
-  relation.relation = [planned, folder](std::optional<UnixSeconds> from,
-                                        std::optional<UnixSeconds> to) {
-    return Relation(*planned, *folder, from, to);
-  };
+  if (rollup.live_tail && manifest.range_start && manifest.range_end) {
+    candidate.watermark = manifest.range_end;
+    Candidate* tailed = &candidate;
+    relation.relation = [tailed](std::optional<UnixSeconds> from, std::optional<UnixSeconds> to) {
+      return TailRelation(*tailed, from, to);
+    };
+  } else {
+    relation.relation = [planned, folder](std::optional<UnixSeconds> from,
+                                          std::optional<UnixSeconds> to) {
+      return Relation(*planned, *folder, from, to);
+    };
+  }
   relation.range_check = [&model, &rollup, planned](const semantic::StoredDimension& dimension,
                                                     UnixSeconds from, UnixSeconds to) {
     return RangeReason(model, rollup, *planned, dimension, from, to);
   };
   relation.range_dimension = manifest.time_dimension;
-  if (rollup.build_range || rollup.live_tail) relation.no_range_reason = miss::kOutsideBuildRange;
+  // Without a range a query reads all time: a build_range holds only part of it; a live tail
+  // without one holds it all (the files, then the tail with the rows without a time).
+  if (rollup.build_range || (rollup.live_tail && !candidate.watermark)) {
+    relation.no_range_reason = miss::kOutsideBuildRange;
+  }
 }
 
 std::optional<RollupMiss> OutcomeMiss(const semantic::StoredPlan& stored,
@@ -227,6 +286,7 @@ Leased LeaseChosen(const RollupStore& store, std::vector<std::unique_ptr<Candida
       if (!lease->has_value()) return Leased::kChanged;
       route.used.push_back(candidate->rollup->name);
       route.leases.push_back(std::move(**lease));
+      if (candidate->tail) route.tails.push_back(*candidate->tail);
     }
   }
   return Leased::kAll;

@@ -14,9 +14,11 @@
 // all (join_rollup_incomplete); never with live_tail rollups (live_tail_in_join) nor with
 // count_distinct / count_distinct_approx / percentile measures (distinct_across_entities).
 //
-// Until live tails are read (a later change), a live_tail rollup stores only the periods before
-// the open one and answers ranges that end before it; other queries miss it with
-// outside_build_range.
+// A live_tail rollup (live_tail.h) answers ranges that reach past its watermark, and queries
+// over all time when it has no build_range: the hit's SQL reads its files and a tail table,
+// listed in Route::tails, which the caller stages before it runs the SQL. A range that ends at
+// or before the watermark reads the files alone. A hit that reads a tail ranks after every hit
+// that reads only files.
 //
 // Thread safety: RouteQuery is safe to call from many threads with the same store.
 #pragma once
@@ -25,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "rollup/live_tail.h"
 #include "rollup/manifest_cache.h"
 #include "rollup/store.h"
 #include "semantic/live_sql.h"
@@ -47,6 +50,7 @@ struct Route {
   // answer (used when the hit's files fail to read and the query falls back live).
   std::vector<RollupMiss> missed;
   std::vector<ReaderLease> leases;  // hold until the SQL has run
+  std::vector<LiveTail> tails;      // to stage before the SQL runs (hit only)
 
   bool hit() const { return plan.has_value(); }
 };

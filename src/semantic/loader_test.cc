@@ -187,6 +187,14 @@ TEST(SemanticLoader, CompactAtRollupRoot) {
       26, {"compact is not a root key"}, "under partition");
 }
 
+// A compacted file holds whole fine periods: weeks nest in no coarser partition grain.
+TEST(SemanticLoader, CompactMustHoldWholePeriods) {
+  ExpectOneError(WithRollup("  - name: r\n    entity: Order\n    measures: [revenue]\n"
+                            "    dimensions: [{ name: order_date, grain: day }]\n"
+                            "    partition: { by: week, compact: month }\n"),
+                 26, {"compact \"month\" cannot merge weekly periods"}, "partition by day");
+}
+
 // A partition file holds whole stored buckets of the rollup's time dimension.
 TEST(SemanticLoader, PartitionByMustHoldWholeStoredBuckets) {
   ExpectOneError(WithRollup("  - name: r\n    entity: Order\n    measures: [revenue]\n"

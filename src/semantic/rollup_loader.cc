@@ -144,6 +144,13 @@ void ReadPartition(YamlMap& parent, Rollup* rollup) {
     } else if (GrainRank(*partition.compact) <= GrainRank(partition.by)) {
       reader.Fail("compact", fmt::format("compact \"{}\" is not coarser than partition.by \"{}\"",
                                          *partition.compact, partition.by));
+    } else if (partition.by == "week") {
+      // A coarse file holds whole fine periods; weeks straddle months, quarters and years.
+      reader.Fail("compact",
+                  fmt::format("compact \"{}\" cannot merge weekly periods: weeks do not nest "
+                              "in months, quarters or years",
+                              *partition.compact),
+                  "partition by day to compact into months, or leave weekly files uncompacted");
     }
   }
   partition.append = reader.Bool("append").value_or(false);

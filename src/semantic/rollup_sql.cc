@@ -37,17 +37,26 @@ Result<std::string> RawColumn(const SemanticModel& model, Partial& partial, cons
   return partial.Column(node, dimension->sql);
 }
 
+enum class Nulls { kExcluded, kIncluded, kOnly };
+
+// Which source rows a build plan reads, by the rollup's raw time dimension: from <= time < to
+// (an absent bound is open), and what to do with the rows whose time is NULL. Everything
+// absent and kExcluded: every row, unfiltered.
+struct RowSelection {
+  std::optional<UnixSeconds> from, to;
+  Nulls nulls = Nulls::kExcluded;
+};
+
 class BuildPlanner {
  public:
   BuildPlanner(const SemanticModel& model, const Rollup& rollup, const Entity& entity,
                sql::Dialect dialect)
       : model_(model), rollup_(rollup), dialect_(dialect), partial_(model, entity, dialect) {}
 
-  Result<RollupBuildPlan> Run(std::optional<std::pair<UnixSeconds, UnixSeconds>> window,
-                              bool null_time) {
+  Result<RollupBuildPlan> Run(const RowSelection& rows) {
     STRATA_TRY(Keys());
     STRATA_TRY(Measures());
-    if (window || null_time) STRATA_TRY(Window(window, null_time));
+    if (rows.from || rows.to || rows.nulls != Nulls::kExcluded) STRATA_TRY(Window(rows));
     plan_.sql = "SELECT " + select_ + "\n" + partial_.FromAndWhere() + GroupBy(plan_.key_count);
     for (Pending& pending : pending_) {
       partial_.where().push_back(pending.input + " IS NOT NULL");
@@ -158,19 +167,27 @@ class BuildPlanner {
     }
   }
 
-  Status Window(std::optional<std::pair<UnixSeconds, UnixSeconds>> window, bool null_time) {
+  Status Window(const RowSelection& rows) {
     const std::optional<std::string> time = RollupTimeDimension(rollup_);
     if (!time) {
       return MakeError(ErrorCode::kSemanticInvalid,
                        fmt::format("rollup \"{}\" has no time dimension", rollup_.name));
     }
     STRATA_ASSIGN_OR_RETURN(const std::string column, RawColumn(model_, partial_, *time));
-    if (null_time) {
+    if (rows.nulls == Nulls::kOnly) {
       partial_.AddWhere(column + " IS NULL");
-    } else {
-      partial_.AddWhere(column + " >= " + TimestampLiteral(window->first, dialect_) + " AND " +
-                        column + " < " + TimestampLiteral(window->second, dialect_));
+      return OkStatus();
     }
+    std::string bounded;
+    if (rows.from) bounded = column + " >= " + TimestampLiteral(*rows.from, dialect_);
+    if (rows.to) {
+      bounded +=
+          (bounded.empty() ? "" : " AND ") + column + " < " + TimestampLiteral(*rows.to, dialect_);
+    }
+    if (rows.nulls == Nulls::kIncluded) {
+      bounded = "((" + (bounded.empty() ? "TRUE" : bounded) + ") OR " + column + " IS NULL)";
+    }
+    partial_.AddWhere(bounded);
     return OkStatus();
   }
 
@@ -218,7 +235,27 @@ Result<RollupBuildPlan> PlanRollupBuild(const SemanticModel& model, const Rollup
         ErrorCode::kSemanticInvalid,
         fmt::format("rollup \"{}\": unknown entity \"{}\"", rollup.name, rollup.entity));
   }
-  return BuildPlanner(model, rollup, *entity, dialect).Run(window, null_time);
+  RowSelection rows;
+  if (null_time) {
+    rows.nulls = Nulls::kOnly;
+  } else if (window) {
+    rows.from = window->first;
+    rows.to = window->second;
+  }
+  return BuildPlanner(model, rollup, *entity, dialect).Run(rows);
+}
+
+Result<RollupBuildPlan> PlanRollupTail(const SemanticModel& model, const Rollup& rollup,
+                                       sql::Dialect dialect, UnixSeconds from,
+                                       std::optional<UnixSeconds> to, bool with_null_time) {
+  const Entity* entity = model.FindEntity(rollup.entity);
+  if (entity == nullptr) {
+    return MakeError(
+        ErrorCode::kSemanticInvalid,
+        fmt::format("rollup \"{}\": unknown entity \"{}\"", rollup.name, rollup.entity));
+  }
+  RowSelection rows{from, to, with_null_time ? Nulls::kIncluded : Nulls::kExcluded};
+  return BuildPlanner(model, rollup, *entity, dialect).Run(rows);
 }
 
 Result<std::string> PlanRollupTimeBounds(const SemanticModel& model, const Rollup& rollup,

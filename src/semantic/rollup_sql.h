@@ -69,6 +69,15 @@ Result<RollupBuildPlan> PlanRollupBuild(const SemanticModel& model, const Rollup
                                         std::optional<std::pair<UnixSeconds, UnixSeconds>> window,
                                         bool null_time = false);
 
+// The rows of `rollup` a live tail reads (spec/semantic.md "Live tail"): those whose time
+// dimension is at or after `from` and, when `to` is given, before it; with `with_null_time`
+// also the rows whose time is NULL (a query over all time). The same stored columns as
+// PlanRollupBuild, so the tail's rows union with the stored files'. REQUIRES: as
+// PlanRollupBuild, and the rollup has a time dimension with a grain.
+Result<RollupBuildPlan> PlanRollupTail(const SemanticModel& model, const Rollup& rollup,
+                                       sql::Dialect dialect, UnixSeconds from,
+                                       std::optional<UnixSeconds> to, bool with_null_time);
+
 // SELECT min, max of the rollup's time dimension (truncation-free) over the entity's rows, and
 // the number of rows whose time is NULL; one row: two timestamps (NULLs when no row has a time)
 // and a count.

@@ -280,6 +280,17 @@ class Store:
                 stop = max(start, period_start(now, unit))
             self.ranges[r["name"]] = (start, stop)
 
+    def has_periods(self, rollup: dict) -> bool:
+        start, stop = self.ranges.get(rollup["name"], (None, None))
+        return start is not None and start < stop
+
+    def reads_tail(self, rollup: dict, to) -> bool:
+        """Whether a hit of a live_tail rollup for a range ending at `to` (None: no range) reads
+        the warehouse: the range reaches past the files (src/rollup/live_tail.h)."""
+        if not rollup.get("live_tail") or not self.has_periods(rollup):
+            return False
+        return to is None or to > self.ranges[rollup["name"]][1]
+
     def rows(self, rollup: dict, from_, to) -> int:
         estimate = ROW_ESTIMATE[rollup["name"]]
         by = rollup.get("partition")
@@ -378,10 +389,16 @@ def partial_reason(rollup: dict, query: dict, role, store: Store):
         ranged = True
         if rollup["name"] in store.ranges:
             start, stop = store.ranges[rollup["name"]]
+            if rollup.get("live_tail") and start < stop:
+                # the files hold [start, stop); the live tail reads from stop on
+                if lo < start:
+                    return "outside_build_range"
+                continue
             if lo < start or hi > stop:
                 bounded = rollup.get("build_range") or rollup.get("live_tail")
                 return "outside_build_range" if bounded else "partition_missing"
-    if not ranged and (rollup.get("build_range") or rollup.get("live_tail")):
+    tail = rollup.get("live_tail") and store.has_periods(rollup)
+    if not ranged and (rollup.get("build_range") or (rollup.get("live_tail") and not tail)):
         return "outside_build_range"
     # row_security
     if role in ROW_FILTERS:
@@ -415,6 +432,18 @@ def query_range(query: dict, rollup: dict):
     return lo, hi
 
 
+# A hit that reads a live tail ranks after every hit that reads only files (src/rollup/router.cc).
+TAIL_RANK = 1 << 40
+
+
+def expected_tail(query: dict, used, store: Store) -> bool:
+    """Whether the hit `used` reads a live tail (meta.rollup.live_tail)."""
+    if not used or len(used) != 1:
+        return False
+    rollup = next(r for r in ROLLUPS if r["name"] == used[0])
+    return store.reads_tail(rollup, query_range(query, rollup)[1])
+
+
 def expected_route(query: dict, role, store: Store):
     """(used, missed): used is the list of rollups (one per entity, in entity order) on a hit,
     else None and missed is {rollup: reason} for every rollup of the queried entities."""
@@ -441,7 +470,10 @@ def expected_route(query: dict, role, store: Store):
         for r in candidates:
             if r["entity"] != entity or reasons[r["name"]] is not None:
                 continue
-            rows = store.rows(r, *query_range(query, r))
+            lo, hi = query_range(query, r)
+            rows = store.rows(r, lo, hi if not store.reads_tail(r, hi) else
+                              store.ranges[r["name"]][1]) + \
+                (TAIL_RANK if store.reads_tail(r, hi) else 0)
             if best is None or rows < best[0]:
                 best = (rows, r["name"])
         chosen[entity] = best[1] if best else None
@@ -594,7 +626,8 @@ def build_corpus(d, now: dt.datetime) -> list[dict]:
             sql = single_sql(query, role) if len(entities) == 1 else join_sql(query, role)
         used, missed = expected_route(query, role, store)
         case = {"id": id_, "cat": cat, "query": query, "sql": sql, "use": use, "why": why,
-                "expected_used": used, "missed": missed}
+                "expected_used": used, "missed": missed,
+                "live_tail": expected_tail(query, used, store)}
         if role:
             case["role"] = role
         if query.get("order") and "ordered" not in extra:
@@ -664,13 +697,13 @@ def build_corpus(d, now: dt.datetime) -> list[dict]:
     add("hour_no_range", "grain",
         q(["Order.order_count"], time_dimensions=[td("Order.order_date", "hour")],
           filters=[flt("Order.status", "equals", "refunded")]),
-        None, "no range: a live_tail rollup holds only closed periods (outside_build_range); "
-              "every other rollup stores days or coarser (grain_not_derivable)")
+        ["r_hourly_tail"], "no range: the live_tail rollup reads its files, then the tail (rows "
+                           "without a time included); every other rollup stores days or coarser")
     add("hour_range_into_open_month", "range",
         q(["Order.order_count"], ["Order.status"],
           [td("Order.order_date", "hour", (f"{d.day(10)}T00:00:00Z", M(21)))],
           filters=[flt("Order.status", "equals", "cancelled")]),
-        None, "the range reaches the open period: outside_build_range")
+        ["r_hourly_tail"], "the range reaches the open period: files, then the live tail")
     add("hour_avg_not_stored", "range",
         q(["Order.avg_amount"], time_dimensions=[td("Order.order_date", "hour", (h0, h1))]),
         None, "avg_amount is not in r_hourly_tail (measure_not_stored); r_daily cannot make hours")
@@ -1098,13 +1131,25 @@ def build_corpus(d, now: dt.datetime) -> list[dict]:
     add("live_partition_missing_daily", "live",
         q(["Order.paid_revenue"], ["Customer.region"], [td("Order.order_date", "day", (M(-1), M(1)))]),
         None, "r_daily has no period before the data")
-    add("live_outside_hourly_future", "live",
+    add("tail_hourly_future", "tail",
         q(["Order.order_count"], ["Order.status"], [td("Order.order_date", "hour", (M(18), M(21)))]),
-        None, "the open month is not stored by the live_tail rollup")
-    add("live_outside_hourly_no_range_day", "live",
+        ["r_hourly_tail"], "the last closed month from the files, the open month from the tail")
+    add("tail_hourly_no_range_day", "tail",
         q(["Order.revenue"], ["Order.status"], [td("Order.order_date", "day")],
           filters=[flt("Order.order_date", "gte", f"{d.day(20)}T05:00:00Z")]),
-        None, "an hour-boundary filter and no range: the hourly rollup is outside_build_range")
+        ["r_hourly_tail"], "an hour-boundary filter and no range: only the hourly rollup keeps "
+                           "whole buckets; all time is its files and its tail")
+    add("tail_open_month_only", "tail",
+        q(["Order.revenue", "Order.order_count"], ["Order.status"],
+          [td("Order.order_date", "hour", (M(19), M(20)))]),
+        ["r_hourly_tail"], "only the open month, by hour: the tail alone answers")
+    add("tail_role_across_watermark", "tail",
+        q(["Order.order_count"], ["Order.status"], [td("Order.order_date", "hour", (M(16), M(20)))]),
+        ["r_hourly_tail"], "status is stored in the hourly rollup; the role's filter applies to "
+                           "files and tail alike", role="paid_orders_only")
+    add("live_outside_hourly_before_data", "live",
+        q(["Order.order_count"], ["Order.status"], [td("Order.order_date", "hour", (M(-2), M(3)))]),
+        None, "the range starts before the hourly rollup's first period: outside_build_range")
     add("live_outside_recent_future", "live",
         q(["Order.avg_amount", "Order.customer_id_approx"], ["Customer.region"],
           [td("Order.order_date", "week", (M(k0 + 1), M(22)))]),

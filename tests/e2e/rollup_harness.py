@@ -199,6 +199,9 @@ def check_route(case: dict, result) -> None:
             assert rollup.get("used") == expected[0] and not rollup.get("joined"), \
                 f"[{case['id']}] {rollup}"
         assert not rollup.get("missed"), f"[{case['id']}] a hit lists misses: {rollup}"
+        if "live_tail" in case:
+            assert rollup.get("live_tail", False) == case["live_tail"], (
+                f"[{case['id']}] live_tail {rollup.get('live_tail')}, expected {case['live_tail']}")
         return
     assert "used" not in rollup, (
         f"[{case['id']}] expected live ({case['why']}), got {rollup}\n"

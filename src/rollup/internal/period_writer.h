@@ -51,4 +51,14 @@ Result<WrittenPeriods> WritePeriods(const semantic::SemanticModel& model,
                                     warehouse::Connection& engine_connection,
                                     const PeriodRequest& request);
 
+// Runs `plan` (its main query and sketch queries) on `warehouse_connection` and creates engine
+// table `table` holding its rows under the stored column names, as the files of a build hold
+// them (the live tail's rows, rollup/live_tail.h), with the column types of the Parquet file
+// `schema_from` (values cast to them). The intermediate tables are dropped, also on failure;
+// `table` is the caller's to drop. Errors: the warehouse's or the engine's.
+Status StageStoredRows(warehouse::Connection& warehouse_connection,
+                       warehouse::Connection& engine_connection,
+                       const semantic::RollupBuildPlan& plan, const std::string& table,
+                       const std::string& schema_from);
+
 }  // namespace strata::rollup

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <memory>
@@ -78,6 +79,15 @@ CREATE TABLE raw.orders AS
 INSERT INTO raw.orders VALUES (99999, 1, 'paid', 'web', NULL, 5.00);
 )";
 
+class FixedClock : public Clock {
+ public:
+  explicit FixedClock(UnixSeconds now) : now_(now) {}
+  UnixSeconds Now() const override { return now_; }
+
+ private:
+  UnixSeconds now_;
+};
+
 class RollupQueryTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -121,8 +131,10 @@ class RollupQueryTest : public ::testing::Test {
                                    const std::optional<std::string>& role = std::nullopt) {
     query::QueryContext context;
     context.dialect = sql::Dialect::kDuckDb;
-    warehouse::Connection* live = connection_.get();
-    context.live = [live]() -> Result<warehouse::Connection*> { return live; };
+    context.live = [this]() -> Result<warehouse::Connection*> {
+      ++warehouse_opened_;
+      return connection_.get();
+    };
     if (routed) {
       context.store = &*store_;
       context.engine = engine_connection_.get();
@@ -175,7 +187,8 @@ class RollupQueryTest : public ::testing::Test {
   }
 
   static inline int counter_ = 0;
-  const RouterCache* router_ = nullptr;  // null: a cache per query
+  std::atomic<int> warehouse_opened_{0};  // calls of a query's `live` (the warehouse opened)
+  const RouterCache* router_ = nullptr;   // null: a cache per query
   fs::path root_;
   std::unique_ptr<warehouse::Warehouse> warehouse_, engine_;
   std::unique_ptr<warehouse::Connection> connection_, engine_connection_;
