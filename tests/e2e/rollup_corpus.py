@@ -52,7 +52,7 @@ ROLLUPS = [
      "measures": ["revenue", "order_count", "paid_revenue", "avg_amount", "min_amount",
                   "max_amount", "customer_id_approx", "median_amount", "p90_amount"],
      "sketches": ["customer_id_approx", "median_amount", "p90_amount"],
-     "partition": "month", "sort_by": ["order_date", "customer.region"]},
+     "partition": "month", "compact": "quarter", "sort_by": ["order_date", "customer.region"]},
     {"name": "r_monthly_status", "entity": "Order",
      "dimensions": [("status", None), ("order_date", "month")],
      "measures": ["revenue", "order_count", "customers", "avg_amount", "customer_id_approx",
@@ -72,7 +72,8 @@ ROLLUPS = [
      "sketches": ["customer_id_approx"], "partition": "week", "build_range": 120},
     {"name": "r_hourly_tail", "entity": "Order",
      "dimensions": [("order_date", "hour"), ("status", None)],
-     "measures": ["order_count", "revenue"], "partition": "month", "live_tail": True},
+     "measures": ["order_count", "revenue"], "partition": "month", "compact": "year",
+     "live_tail": True},
     {"name": "r_unbuilt", "entity": "Order", "dimensions": [("status", None)],
      "measures": ["order_count"]},
     {"name": "t_daily", "entity": "Ticket",
@@ -110,7 +111,8 @@ def rollups_yaml(rollups=ROLLUPS) -> str:
             time = next(p for p, g in r["dimensions"] if g)
             lines.append(f"    build_range: {{ dimension: {time}, days: {r['build_range']} }}")
         if r.get("partition"):
-            lines.append(f"    partition: {{ by: {r['partition']} }}")
+            compact = f", compact: {r['compact']}" if r.get("compact") else ""
+            lines.append(f"    partition: {{ by: {r['partition']}{compact} }}")
         if r.get("live_tail"):
             lines.append("    live_tail: true")
         if r.get("sort_by"):

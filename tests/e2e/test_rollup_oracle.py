@@ -115,6 +115,16 @@ def test_build_report(rollup_duckdb):
         assert states[name]["rows"] == by_name[name]["rows"]
         assert states[name]["version"] == by_name[name]["version"]
         assert states[name]["entity"] == next(r["entity"] for r in ROLLUPS if r["name"] == name)
+        definition = next(r for r in ROLLUPS if r["name"] == name)
+        assert states[name]["live_tail"] == bool(definition.get("live_tail"))
+        if definition.get("compact"):
+            # Ended periods were merged after the build: fewer files than periods built.
+            grains = states[name]["files_by_grain"]
+            assert grains.get(definition["compact"], 0) >= 1, (name, grains)
+            assert by_name[name]["compacted_files"] >= 2, by_name[name]
+            assert states[name]["files"] < len(by_name[name]["periods"]), (name, grains)
+            assert sum(grains.values()) == states[name]["files"], grains
+        assert states[name]["last_refresh"]["status"] == "built", states[name]
 
 
 @pytest.mark.parametrize("case_id", CASES)
