@@ -24,9 +24,9 @@
 #include "materialize/plan.h"
 #include "materialize/run_report.h"
 #include "materialize/runner.h"
-#include "materialize/warehouse_factory.h"
 #include "project/project.h"
 #include "state/state_store.h"
+#include "warehouse/from_config.h"
 
 namespace {
 
@@ -150,7 +150,7 @@ Phases OneRun(const fs::path& project_dir, const fs::path& base) {
   request.selection.to = "2025-12-31";
   request.parallel = 1;
   request.now = SystemClock().Now();
-  const sql::Dialect dialect = Check(materialize::DialectOf(warehouse_config), "dialect");
+  const sql::Dialect dialect = Check(warehouse::DialectOf(warehouse_config), "dialect");
   const materialize::Plan plan =
       Check(materialize::BuildPlan(project, request, warehouse::Emitter(dialect), *store), "plan");
   phases["plan.build"] = Ms(t);
@@ -170,7 +170,7 @@ Phases OneRun(const fs::path& project_dir, const fs::path& base) {
           [&]() -> Result<std::unique_ptr<warehouse::Warehouse>> {
             const auto start = Clock::now();
             STRATA_ASSIGN_OR_RETURN(std::unique_ptr<warehouse::Warehouse> inner,
-                                    materialize::OpenWarehouse(project.config, warehouse_config));
+                                    warehouse::OpenWarehouse(project.config, warehouse_config));
             open_ms = Ms(start);
             return std::unique_ptr<warehouse::Warehouse>(
                 new TimedWarehouse(std::move(inner), phases, mutex));

@@ -25,10 +25,10 @@
 
 #include "materialize/plan.h"
 #include "materialize/runner.h"
-#include "materialize/warehouse_factory.h"
 #include "project/project.h"
 #include "state/state_store.h"
 #include "warehouse/duckdb/duckdb_warehouse.h"
+#include "warehouse/from_config.h"
 
 namespace {
 
@@ -146,12 +146,12 @@ Outcome RunOnce(const fs::path& dir, const fs::path& source, materialize::Schedu
   materialize::RunOptions options;
   options.parallel = parallel;
   options.schedule = schedule;
-  auto report = Check(
-      materialize::ExecutePlan(
-          project, plan,
-          [&] { return materialize::OpenWarehouse(project.config, project.config.warehouse); },
-          *store, options),
-      "run");
+  auto report =
+      Check(materialize::ExecutePlan(
+                project, plan,
+                [&] { return warehouse::OpenWarehouse(project.config, project.config.warehouse); },
+                *store, options),
+            "run");
   Outcome outcome;
   outcome.seconds = std::chrono::duration<double>(SteadyClock::now() - started).count();
   if (report.status != materialize::RunStatus::kSuccess) Die("the run did not succeed");

@@ -14,7 +14,7 @@
 #include "materialize/model_sql.h"
 #include "materialize/run_report.h"
 #include "materialize/warehouse_catalog.h"
-#include "materialize/warehouse_factory.h"
+#include "warehouse/from_config.h"
 
 namespace strata::cli {
 namespace {
@@ -92,7 +92,7 @@ int RunShow(const CommonOptions& common, const std::string& model_name, int limi
         common.output);
     return 1;
   }
-  auto warehouse = materialize::OpenWarehouse(session->project.config, session->warehouse);
+  auto warehouse = warehouse::OpenWarehouse(session->project.config, session->warehouse);
   if (!warehouse.ok()) {
     PrintError(warehouse.error(), common.output);
     return 1;
@@ -215,8 +215,8 @@ int RunCompile(const CommonOptions& common) {
   if (outcome.project) {
     models = outcome.project->models.size();
     auto warehouse = project::SelectWarehouse(outcome.project->config, common.warehouse);
-    auto dialect = warehouse.ok() ? materialize::DialectOf(*warehouse)
-                                  : Result<sql::Dialect>(warehouse.error());
+    auto dialect =
+        warehouse.ok() ? warehouse::DialectOf(*warehouse) : Result<sql::Dialect>(warehouse.error());
     if (!dialect.ok()) {
       for (auto& d : LoadDiagnostics({dialect.error()})) diagnostics.push_back(std::move(d));
     } else {

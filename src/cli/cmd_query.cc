@@ -1,6 +1,6 @@
 // strata query / strata meta: the serve side's CLI front end. Both load the project and its
-// semantic model; `query` answers through query::AnswerQuery (the same call POST /v1/query
-// makes) and only renders the response.
+// semantic model; `query` answers through query::Answer and `meta` lists through
+// query::MetaJson (the calls POST /v1/query and GET /v1/meta make), and they only render.
 #include <fmt/format.h>
 
 #include <fstream>
@@ -10,12 +10,13 @@
 #include "cli/commands.h"
 #include "cli/render.h"
 #include "cli/session.h"
-#include "materialize/warehouse_factory.h"
+#include "query/meta.h"
 #include "query/query_engine.h"
 #include "rollup/status.h"
 #include "rollup/store.h"
 #include "semantic/loader.h"
 #include "warehouse/duckdb/duckdb_engine.h"
+#include "warehouse/from_config.h"
 
 namespace strata::cli {
 namespace {
@@ -104,53 +105,6 @@ Result<std::string> ReadQueryText(const QueryCommandOptions& options) {
   return options.query;
 }
 
-json EntityJson(const semantic::Entity& entity) {
-  json dimensions = json::array(), measures = json::array(), metrics = json::array(),
-       relationships = json::array();
-  for (const auto& d : entity.dimensions)
-    dimensions.push_back({{"name", d.name}, {"type", semantic::DimensionTypeName(d.type)}});
-  for (const auto& m : entity.measures) {
-    json measure = {{"name", m.name}, {"agg", semantic::AggregationName(m.agg)}};
-    if (!m.filter.empty()) measure["filter"] = m.filter;
-    measures.push_back(std::move(measure));
-  }
-  for (const auto& m : entity.metrics) metrics.push_back({{"name", m.name}, {"expr", m.expr}});
-  for (const auto& r : entity.relationships) {
-    relationships.push_back({{"name", r.name},
-                             {"entity", r.entity},
-                             {"type", semantic::RelationshipTypeName(r.type)},
-                             {"foreign_key", r.foreign_key},
-                             {"references", r.references}});
-  }
-  json out = {{"name", entity.name},      {"primary_key", entity.primary_key},
-              {"dimensions", dimensions}, {"measures", measures},
-              {"metrics", metrics},       {"relationships", relationships}};
-  if (entity.table) {
-    std::string table = entity.table->table;
-    if (!entity.table->schema.empty()) table = entity.table->schema + "." + table;
-    if (!entity.table->catalog.empty()) table = entity.table->catalog + "." + table;
-    out["table"] = table;
-  } else {
-    out["sql"] = entity.sql;
-  }
-  return out;
-}
-
-json RollupJson(const semantic::Rollup& rollup, const rollup::RollupStatus& status) {
-  json dimensions = json::array();
-  for (const auto& d : rollup.dimensions) {
-    dimensions.push_back(d.grain ? json{{"name", d.path}, {"grain", *d.grain}} : json(d.path));
-  }
-  return {{"name", rollup.name},
-          {"entity", rollup.entity},
-          {"dimensions", dimensions},
-          {"measures", rollup.measures},
-          {"sketches", rollup.sketches},
-          {"live_tail", rollup.live_tail},
-          {"status", status.state},
-          {"built_at", status.manifest ? json(status.manifest->built_at) : json(nullptr)}};
-}
-
 void PrintMetaHuman(const semantic::SemanticModel& model,
                     const std::vector<rollup::RollupStatus>& statuses) {
   for (const semantic::Entity& entity : model.entities) {
@@ -192,11 +146,6 @@ int RunQuery(const CommonOptions& common, const QueryCommandOptions& options) {
   std::optional<LoadedModel> loaded = LoadModel(errors_as);
   if (!loaded) return 1;
   const sql::Dialect dialect = loaded->dialect;
-  // Plan first: an invalid query or a refused role never opens the warehouse.
-  if (auto plan = query::PlanQuery(loaded->model, dialect, *text, {options.role}); !plan.ok()) {
-    PrintError(plan.error(), errors_as.output);
-    return 1;
-  }
   const rollup::RollupStore store(rollup::ResolveStoreDir(loaded->project.config));
   Result<std::unique_ptr<warehouse::Warehouse>> engine = warehouse::OpenDuckDbEngine({});
   std::unique_ptr<warehouse::Connection> engine_connection;
@@ -205,7 +154,9 @@ int RunQuery(const CommonOptions& common, const QueryCommandOptions& options) {
       engine_connection = std::move(*connected);
     }
   }
-  // The warehouse opens only when the query runs live: a rollup hit never touches it. Read-only:
+  // The query is planned once, inside query::Answer, before anything opens the warehouse: an
+  // invalid query or a refused role never connects, and the warehouse opens only when the query
+  // runs live (a rollup hit never touches it). Read-only:
   // queries only read, and a DuckDB file opened read-only is shared by any number of concurrent
   // queries (a writer's lock is reported naming its process).
   std::unique_ptr<warehouse::Warehouse> warehouse;
@@ -217,8 +168,8 @@ int RunQuery(const CommonOptions& common, const QueryCommandOptions& options) {
   context.live = [&]() -> Result<warehouse::Connection*> {
     if (connection) return connection.get();
     STRATA_ASSIGN_OR_RETURN(warehouse,
-                            materialize::OpenWarehouse(loaded->project.config, loaded->warehouse,
-                                                       warehouse::AccessMode::kReadOnly));
+                            warehouse::OpenWarehouse(loaded->project.config, loaded->warehouse,
+                                                     warehouse::AccessMode::kReadOnly));
     STRATA_ASSIGN_OR_RETURN(connection, warehouse->Connect());
     return connection.get();
   };
@@ -242,16 +193,12 @@ int RunMeta(const CommonOptions& common) {
     PrintMetaHuman(model, statuses);
     return 0;
   }
-  json entities = json::array(), rollups = json::array(), roles = json::array();
-  for (const auto& entity : model.entities) entities.push_back(EntityJson(entity));
-  for (std::size_t i = 0; i < model.rollups.size(); ++i) {
-    rollups.push_back(RollupJson(model.rollups[i], statuses[i]));
+  Result<json> meta = query::MetaJson(model, statuses, std::nullopt);
+  if (!meta.ok()) {
+    PrintError(meta.error(), common.output);
+    return 1;
   }
-  for (const auto& role : model.data_roles) roles.push_back(role.name);
-  PrintJson(json{{"entities", entities},
-                 {"rollups", rollups},
-                 {"data_roles", roles},
-                 {"fiscal_year_start_month", model.fiscal_year_start_month}});
+  PrintJson(*meta);
   return 0;
 }
 

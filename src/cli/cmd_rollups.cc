@@ -9,12 +9,12 @@
 #include "cli/commands.h"
 #include "cli/render.h"
 #include "cli/session.h"
-#include "materialize/warehouse_factory.h"
 #include "project/did_you_mean.h"
 #include "rollup/builder.h"
 #include "rollup/compaction.h"
 #include "rollup/status.h"
 #include "warehouse/duckdb/duckdb_engine.h"
+#include "warehouse/from_config.h"
 
 namespace strata::cli {
 namespace {
@@ -151,8 +151,8 @@ void PrintCompactHuman(const std::vector<rollup::CompactionOutcome>& outcomes) {
 int RunRollupsBuild(const CommonOptions& common, const RollupsBuildOptions& options) {
   std::optional<LoadedModel> loaded = LoadModel(common);
   if (!loaded) return 1;
-  auto warehouse = materialize::OpenWarehouse(loaded->project.config, loaded->warehouse,
-                                              warehouse::AccessMode::kReadOnly);
+  auto warehouse = warehouse::OpenWarehouse(loaded->project.config, loaded->warehouse,
+                                            warehouse::AccessMode::kReadOnly);
   if (!warehouse.ok()) {
     PrintError(warehouse.error(), common.output);
     return 1;

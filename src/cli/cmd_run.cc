@@ -9,7 +9,7 @@
 #include "materialize/plan.h"
 #include "materialize/runner.h"
 #include "materialize/warehouse_catalog.h"
-#include "materialize/warehouse_factory.h"
+#include "warehouse/from_config.h"
 
 namespace strata::cli {
 namespace {
@@ -18,7 +18,7 @@ using nlohmann::json;
 
 Result<materialize::Plan> MakePlan(Session& session, const CommonOptions& common,
                                    const RunCommandOptions& options) {
-  STRATA_ASSIGN_OR_RETURN(sql::Dialect dialect, materialize::DialectOf(session.warehouse));
+  STRATA_ASSIGN_OR_RETURN(sql::Dialect dialect, warehouse::DialectOf(session.warehouse));
   STRATA_ASSIGN_OR_RETURN(std::vector<const project::Model*> models,
                           project::SelectModels(session.project, common.models, common.filters));
   if (options.parallel < 1) {
@@ -69,7 +69,7 @@ int Execute(Session& session, const CommonOptions& common, const materialize::Pl
   const project::ProjectConfig& config = session.project.config;
   const project::WarehouseConfig& warehouse = session.warehouse;
   Result<materialize::RunReport> report = materialize::ExecutePlan(
-      session.project, plan, [&] { return materialize::OpenWarehouse(config, warehouse); },
+      session.project, plan, [&] { return warehouse::OpenWarehouse(config, warehouse); },
       *session.store, options);
   progress.Clear();
   if (!report.ok()) {

@@ -1,8 +1,8 @@
 #include "cli/session.h"
 
 #include "cli/render.h"
-#include "materialize/warehouse_factory.h"
 #include "semantic/loader.h"
+#include "warehouse/from_config.h"
 
 namespace strata::cli {
 
@@ -25,7 +25,7 @@ std::optional<LoadedProject> LoadProjectAndWarehouse(const CommonOptions& common
 std::optional<LoadedModel> LoadModel(const CommonOptions& common) {
   std::optional<LoadedProject> loaded = LoadProjectAndWarehouse(common);
   if (!loaded) return std::nullopt;
-  Result<sql::Dialect> dialect = materialize::DialectOf(loaded->warehouse);
+  Result<sql::Dialect> dialect = warehouse::DialectOf(loaded->warehouse);
   if (!dialect.ok()) {
     PrintError(dialect.error(), common.output);
     return std::nullopt;

@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "materialize/model_sql.h"
-#include "materialize/warehouse_factory.h"
+#include "warehouse/from_config.h"
 
 namespace strata::materialize {
 
@@ -67,7 +67,8 @@ OpenedCatalog OpenCatalog(const project::ProjectConfig& project,
       return opened;
     }
   }
-  Result<std::unique_ptr<warehouse::Warehouse>> warehouse = OpenWarehouse(project, config);
+  Result<std::unique_ptr<warehouse::Warehouse>> warehouse =
+      warehouse::OpenWarehouse(project, config);
   if (!warehouse.ok()) {
     opened.note =
         fmt::format("cannot open warehouse \"{}\": {}", config.name, warehouse.error().message);

@@ -1,6 +1,6 @@
 // What Strata can do with each SQL dialect's warehouse: the one table that says which dialects
 // have a connector and how their statements differ. The Emitter (warehouse/emitter.h) and the
-// warehouse factory (materialize/warehouse_factory.h) both read it; neither keeps a list of its
+// warehouse factory (warehouse/from_config.h) both read it; neither keeps a list of its
 // own. Adding a dialect: sql::Dialect, then one row here (a static_assert insists).
 //
 // Pure data; thread-safe.

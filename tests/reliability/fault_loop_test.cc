@@ -15,8 +15,8 @@
 #include "fault_injecting_warehouse.h"
 #include "materialize/plan.h"
 #include "materialize/runner.h"
-#include "materialize/warehouse_factory.h"
 #include "warehouse/duckdb/duckdb_warehouse.h"
+#include "warehouse/from_config.h"
 
 namespace strata::testing {
 namespace {
@@ -121,7 +121,7 @@ class FaultLoopTest : public ::testing::TestWithParam<int> {
         project, *plan,
         [&]() -> Result<std::unique_ptr<warehouse::Warehouse>> {
           STRATA_ASSIGN_OR_RETURN(
-              auto inner, materialize::OpenWarehouse(project.config, project.config.warehouse));
+              auto inner, warehouse::OpenWarehouse(project.config, project.config.warehouse));
           if (faults == nullptr) return inner;
           return WrapWithFaults(std::move(inner), *faults);
         },

@@ -1,17 +1,17 @@
-#include "materialize/warehouse_factory.h"
+#include "warehouse/from_config.h"
 
 #include <gtest/gtest.h>
 
 #include "warehouse/dialects.h"
 
-namespace strata::materialize {
+namespace strata::warehouse {
 namespace {
 
 // OpenWarehouse opens exactly the dialects the capability table gives a connector.
-TEST(WarehouseFactoryTest, OpensExactlyTheDialectsWithAConnector) {
+TEST(WarehouseFromConfigTest, OpensExactlyTheDialectsWithAConnector) {
   project::ProjectConfig project;
   project.root = ".";
-  for (const warehouse::DialectCapabilities& row : warehouse::AllDialectCapabilities()) {
+  for (const DialectCapabilities& row : AllDialectCapabilities()) {
     project::WarehouseConfig config;
     config.name = "default";
     config.type = std::string(sql::DialectName(row.dialect));
@@ -31,4 +31,4 @@ TEST(WarehouseFactoryTest, OpensExactlyTheDialectsWithAConnector) {
 }
 
 }  // namespace
-}  // namespace strata::materialize
+}  // namespace strata::warehouse

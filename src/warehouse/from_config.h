@@ -1,4 +1,5 @@
-// From a project's [warehouse] configuration to a dialect and an open Warehouse.
+// From a project's [warehouse] configuration to a dialect and an open Warehouse: the one place
+// every front end (strata run, query, rollups, serve) opens the configured warehouse.
 #pragma once
 
 #include <memory>
@@ -9,7 +10,7 @@
 #include "warehouse/duckdb/duckdb_warehouse.h"
 #include "warehouse/warehouse.h"
 
-namespace strata::materialize {
+namespace strata::warehouse {
 
 // The SQL dialect of a configured warehouse (planning needs no connection).
 Result<sql::Dialect> DialectOf(const project::WarehouseConfig& config);
@@ -26,4 +27,4 @@ Result<std::unique_ptr<warehouse::Warehouse>> OpenWarehouse(
     const project::ProjectConfig& project, const project::WarehouseConfig& config,
     warehouse::AccessMode access = warehouse::AccessMode::kReadWrite);
 
-}  // namespace strata::materialize
+}  // namespace strata::warehouse

@@ -1,4 +1,4 @@
-#include "materialize/warehouse_factory.h"
+#include "warehouse/from_config.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include "warehouse/duckdb/duckdb_warehouse.h"
 #include "warehouse/postgres/postgres_warehouse.h"
 
-namespace strata::materialize {
+namespace strata::warehouse {
 namespace {
 
 // The DSN from `dsn` or the variable named by `dsn_env`; the password only from the variable
@@ -122,4 +122,4 @@ Result<std::unique_ptr<warehouse::Warehouse>> OpenWarehouse(const project::Proje
       "the capability table lists a {} connector that OpenWarehouse does not open", config.type));
 }
 
-}  // namespace strata::materialize
+}  // namespace strata::warehouse

@@ -1,0 +1,94 @@
+#include "query/meta.h"
+
+#include <fmt/format.h>
+
+namespace strata::query {
+namespace {
+
+using nlohmann::json;
+
+json EntityJson(const semantic::Entity& entity) {
+  json dimensions = json::array(), measures = json::array(), metrics = json::array(),
+       relationships = json::array();
+  for (const auto& d : entity.dimensions)
+    dimensions.push_back({{"name", d.name}, {"type", semantic::DimensionTypeName(d.type)}});
+  for (const auto& m : entity.measures) {
+    json measure = {{"name", m.name}, {"agg", semantic::AggregationName(m.agg)}};
+    if (!m.filter.empty()) measure["filter"] = m.filter;
+    measures.push_back(std::move(measure));
+  }
+  for (const auto& m : entity.metrics) metrics.push_back({{"name", m.name}, {"expr", m.expr}});
+  for (const auto& r : entity.relationships) {
+    relationships.push_back({{"name", r.name},
+                             {"entity", r.entity},
+                             {"type", semantic::RelationshipTypeName(r.type)},
+                             {"foreign_key", r.foreign_key},
+                             {"references", r.references}});
+  }
+  json out = {{"name", entity.name},      {"primary_key", entity.primary_key},
+              {"dimensions", dimensions}, {"measures", measures},
+              {"metrics", metrics},       {"relationships", relationships}};
+  if (entity.table) {
+    std::string table = entity.table->table;
+    if (!entity.table->schema.empty()) table = entity.table->schema + "." + table;
+    if (!entity.table->catalog.empty()) table = entity.table->catalog + "." + table;
+    out["table"] = table;
+  } else {
+    out["sql"] = entity.sql;
+  }
+  return out;
+}
+
+json RollupJson(const semantic::Rollup& rollup, const rollup::RollupStatus& status) {
+  json dimensions = json::array();
+  for (const auto& d : rollup.dimensions) {
+    dimensions.push_back(d.grain ? json{{"name", d.path}, {"grain", *d.grain}} : json(d.path));
+  }
+  return {{"name", rollup.name},
+          {"entity", rollup.entity},
+          {"dimensions", dimensions},
+          {"measures", rollup.measures},
+          {"sketches", rollup.sketches},
+          {"live_tail", rollup.live_tail},
+          {"status", status.state},
+          {"built_at", status.manifest ? json(status.manifest->built_at) : json(nullptr)}};
+}
+
+}  // namespace
+
+Result<nlohmann::json> MetaJson(const semantic::SemanticModel& model,
+                                const std::vector<rollup::RollupStatus>& statuses,
+                                const std::optional<std::string>& role) {
+  const semantic::DataRole* data_role = nullptr;
+  if (role) {
+    data_role = model.FindRole(*role);
+    if (data_role == nullptr) {
+      return MakeError(ErrorCode::kAccessDenied,
+                       fmt::format("the model defines no data role \"{}\"", *role),
+                       "use a role of the model's data_roles");
+    }
+  }
+  const auto readable = [&](const std::string& entity) {
+    return data_role == nullptr || data_role->all || data_role->Find(entity) != nullptr;
+  };
+  json entities = json::array(), rollups = json::array(), roles = json::array();
+  for (const auto& entity : model.entities) {
+    if (readable(entity.name)) entities.push_back(EntityJson(entity));
+  }
+  for (std::size_t i = 0; i < model.rollups.size() && i < statuses.size(); ++i) {
+    if (readable(model.rollups[i].entity)) {
+      rollups.push_back(RollupJson(model.rollups[i], statuses[i]));
+    }
+  }
+  if (data_role != nullptr) {
+    roles.push_back(data_role->name);
+  } else {
+    for (const auto& each : model.data_roles) roles.push_back(each.name);
+  }
+  return json{{"entities", entities},
+              {"rollups", rollups},
+              {"data_roles", roles},
+              {"fiscal_year_start_month", model.fiscal_year_start_month}};
+}
+
+}  // namespace strata::query

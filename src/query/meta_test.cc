@@ -1,0 +1,68 @@
+// query::MetaJson over the example model: everything for a trusted caller, only what a role may
+// read for a role, and no answer at all for a role the model does not define.
+#include "query/meta.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "semantic/loader.h"
+#include "semantic/testing/example_model.h"
+
+namespace strata::query {
+namespace {
+
+semantic::SemanticModel Example() {
+  auto outcome =
+      semantic::LoadSemanticModel({{"semantic/model.yml", semantic::testing::kExampleModelYaml}},
+                                  sql::Dialect::kDuckDb, /*fiscal_year_start_month=*/4);
+  EXPECT_TRUE(outcome.errors.empty());
+  return std::move(*outcome.model);
+}
+
+std::vector<rollup::RollupStatus> NotBuilt(const semantic::SemanticModel& model) {
+  std::vector<rollup::RollupStatus> statuses;
+  for (const semantic::Rollup& rollup : model.rollups) {
+    rollup::RollupStatus status;
+    status.rollup = rollup.name;
+    status.entity = rollup.entity;
+    status.state = "not_built";
+    statuses.push_back(status);
+  }
+  return statuses;
+}
+
+std::set<std::string> Names(const nlohmann::json& list) {
+  std::set<std::string> names;
+  for (const auto& item : list) names.insert(item["name"].get<std::string>());
+  return names;
+}
+
+TEST(MetaJson, ListsWhatTheRoleMayRead) {
+  const semantic::SemanticModel model = Example();
+  const auto statuses = NotBuilt(model);
+  auto all = MetaJson(model, statuses, std::nullopt);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(Names((*all)["entities"]), (std::set<std::string>{"Order", "Customer", "Ticket"}));
+  EXPECT_EQ((*all)["rollups"].size(), model.rollups.size());
+  EXPECT_EQ((*all)["fiscal_year_start_month"], 4);
+  auto admin = MetaJson(model, statuses, std::string("admin"));
+  ASSERT_TRUE(admin.ok());
+  EXPECT_EQ(Names((*admin)["entities"]), Names((*all)["entities"]));
+  EXPECT_EQ((*admin)["data_roles"], nlohmann::json::array({"admin"}));
+  auto paid = MetaJson(model, statuses, std::string("paid_orders_only"));
+  ASSERT_TRUE(paid.ok());
+  EXPECT_EQ(Names((*paid)["entities"]), (std::set<std::string>{"Order"}));
+  for (const auto& rollup : (*paid)["rollups"]) EXPECT_EQ(rollup["entity"], "Order");
+}
+
+TEST(MetaJson, AnUnknownRoleIsRefused) {
+  const semantic::SemanticModel model = Example();
+  auto refused = MetaJson(model, NotBuilt(model), std::string("guest"));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kAccessDenied);
+  EXPECT_NE(refused.error().message.find("guest"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace strata::query
