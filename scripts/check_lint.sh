@@ -7,7 +7,7 @@
 #   scripts/check_lint.sh --changed [BASE]   the sources changed since BASE (default: main; its
 #                                         merge-base with HEAD, committed or not), and those that
 #                                         include a changed header; every source when
-#                                         .clang-tidy changed (what CI runs)
+#                                         .clang-tidy changed (CI: BASE = .ci/lint-base)
 #   scripts/check_lint.sh FILE...         these sources
 #
 # CI (.ci/run) lints the changed sources, not the whole tree: the whole tree took 10.8 to 17 min on
