@@ -17,3 +17,5 @@ std::string HexHash64(std::uint64_t hash) {
 }
 
 }  // namespace strata
+
+namespace strata { int   HouseRulesFormatDemo( int x ){return x;} }
