@@ -17,5 +17,3 @@ std::string HexHash64(std::uint64_t hash) {
 }
 
 }  // namespace strata
-
-namespace strata { int   HouseRulesFormatDemo( int x ){return x;} }
