@@ -17,8 +17,3 @@ std::string HexHash64(std::uint64_t hash) {
 }
 
 }  // namespace strata
-
-namespace strata {
-// house rules demo 2/2: a copied parameter that is only read (performance-unnecessary-value-param).
-std::size_t HouseRulesLintDemo(std::string text) { return text.size(); }
-}  // namespace strata
