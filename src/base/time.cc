@@ -186,4 +186,33 @@ std::int64_t MonotonicMillis() {
   return chr::duration_cast<chr::milliseconds>(chr::steady_clock::now().time_since_epoch()).count();
 }
 
+std::optional<std::int64_t> ParseDurationSeconds(std::string_view text) {
+  constexpr std::int64_t kMaxSeconds = std::int64_t{36500} * 86400;
+  if (text.size() < 2 || text.size() > 12 || text.front() == '0') return std::nullopt;
+  std::int64_t count = 0;
+  for (const char c : text.substr(0, text.size() - 1)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    count = count * 10 + (c - '0');
+  }
+  std::int64_t unit = 0;
+  switch (text.back()) {
+    case 's':
+      unit = 1;
+      break;
+    case 'm':
+      unit = 60;
+      break;
+    case 'h':
+      unit = 3600;
+      break;
+    case 'd':
+      unit = 86400;
+      break;
+    default:
+      return std::nullopt;
+  }
+  if (count > kMaxSeconds / unit) return std::nullopt;
+  return count * unit;
+}
+
 }  // namespace strata

@@ -62,6 +62,11 @@ std::string FormatIso8601(UnixSeconds seconds);
 // else.
 std::optional<UnixSeconds> ParseIso8601(std::string_view text);
 
+// A duration as a rollup's refresh.every writes it: a whole number without sign or leading zero
+// and one unit, s, m, h or d ("30m", "1h", "2d"), from 1 s to 36500 d; nullopt for anything
+// else. The one parser of these texts (the loader validates with it, the builder schedules).
+std::optional<std::int64_t> ParseDurationSeconds(std::string_view text);
+
 // A DATE, TIMESTAMP or TIMESTAMPTZ cell as a warehouse returns its text (warehouse::Value): a
 // date ("2026-04-07") or a timestamp to the second ("2026-04-07 13:05:09"; 'T' and a trailing 'Z'
 // are read too), read by ParseTimeText. After the seconds, sub-second digits ('.' and 1 to 9

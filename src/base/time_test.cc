@@ -191,3 +191,22 @@ TEST(ClockTest, WaitEndsWhenCancelled) {
 
 }  // namespace
 }  // namespace strata
+
+namespace strata {
+namespace {
+
+// refresh.every's one parser: a positive whole number of s, m, h or d, at most 100 years.
+TEST(TimeTest, ParsesDurations) {
+  EXPECT_EQ(ParseDurationSeconds("30s"), std::optional<std::int64_t>(30));
+  EXPECT_EQ(ParseDurationSeconds("30m"), std::optional<std::int64_t>(1800));
+  EXPECT_EQ(ParseDurationSeconds("1h"), std::optional<std::int64_t>(3600));
+  EXPECT_EQ(ParseDurationSeconds("2d"), std::optional<std::int64_t>(172800));
+  EXPECT_EQ(ParseDurationSeconds("36500d"), std::optional<std::int64_t>(36500LL * 86400));
+  for (const char* bad : {"", "h", "0s", "00m", "36501d", "99999999999999999999d", "1.5h", "-1h",
+                          " 1h", "1h ", "1w", "1H", "1hh"}) {
+    EXPECT_EQ(ParseDurationSeconds(bad), std::nullopt) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace strata

@@ -57,28 +57,6 @@ PeriodOutcome Outcome(std::string label, std::optional<UnixSeconds> start,
   return outcome;
 }
 
-// refresh.every ("30s", "30m", "1h", "1d"; the loader checked the form) in seconds.
-std::optional<UnixSeconds> EverySeconds(const std::string& every) {
-  if (every.size() < 2) return std::nullopt;
-  UnixSeconds count = 0;
-  for (std::size_t i = 0; i + 1 < every.size(); ++i) {
-    if (every[i] < '0' || every[i] > '9' || count > (UnixSeconds{1} << 40)) return std::nullopt;
-    count = count * 10 + (every[i] - '0');
-  }
-  switch (every.back()) {
-    case 's':
-      return count;
-    case 'm':
-      return count * 60;
-    case 'h':
-      return count * 3600;
-    case 'd':
-      return count * kDay;
-    default:
-      return std::nullopt;
-  }
-}
-
 std::optional<TimeGrain> PartitionGrain(const semantic::Rollup& rollup) {
   if (!rollup.partition) return std::nullopt;
   return semantic::ParseTimeGrain(rollup.partition->by);
@@ -308,7 +286,7 @@ class RollupBuild {
       return std::string("refresh is manual: name it (--rollup ") + rollup_.name + ")";
     }
     if (!rollup_.refresh->every) return std::nullopt;
-    const std::optional<UnixSeconds> every = EverySeconds(*rollup_.refresh->every);
+    const std::optional<UnixSeconds> every = ParseDurationSeconds(*rollup_.refresh->every);
     const std::optional<UnixSeconds> built = ParseIso8601(previous.built_at);
     if (!every || !built) return std::nullopt;
     const UnixSeconds due = *built + *every;

@@ -187,6 +187,17 @@ TEST(SemanticLoader, CompactAtRollupRoot) {
       26, {"compact is not a root key"}, "under partition");
 }
 
+// refresh.every is a positive duration that fits (one parser with the builder's schedule).
+TEST(SemanticLoader, RefreshEveryIsAPositiveDuration) {
+  for (const char* bad : {"0s", "99999999999999999999d", "1w"}) {
+    ExpectOneError(
+        WithRollup(std::string("  - name: r\n    entity: Order\n    measures: [revenue]\n"
+                               "    refresh: { every: ") +
+                   bad + " }\n"),
+        25, {"is not a duration"}, "30m, 1h or 1d");
+  }
+}
+
 // A compacted file holds whole fine periods: weeks nest in no coarser partition grain.
 TEST(SemanticLoader, CompactMustHoldWholePeriods) {
   ExpectOneError(WithRollup("  - name: r\n    entity: Order\n    measures: [revenue]\n"

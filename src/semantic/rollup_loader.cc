@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "base/time.h"
 #include "project/did_you_mean.h"
 #include "semantic/internal/parse.h"
 #include "semantic/internal/yaml_reader.h"
@@ -78,14 +79,11 @@ void ReadRefresh(YamlMap& parent, Rollup* rollup) {
   refresh.when_changed = reader.String("when_changed");
   refresh.when_changed_sql = reader.String("when_changed_sql");
   refresh.manual = reader.Bool("manual").value_or(false);
-  if (refresh.every) {
-    const std::string& every = *refresh.every;
-    const bool valid =
-        every.size() >= 2 &&
-        std::string_view("smhd").find(every.back()) != std::string_view::npos &&
-        std::all_of(every.begin(), every.end() - 1, [](char c) { return c >= '0' && c <= '9'; });
-    if (!valid)
-      reader.Fail("every", fmt::format("\"{}\" is not a duration", every), "write 30m, 1h or 1d");
+  if (refresh.every && !ParseDurationSeconds(*refresh.every)) {
+    reader.Fail(
+        "every",
+        fmt::format("\"{}\" is not a duration (1s to 36500d, in s, m, h or d)", *refresh.every),
+        "write 30m, 1h or 1d");
   }
   if (refresh.manual && refresh.every) {
     reader.Fail("manual", "manual: true rollups have no schedule", "remove every or manual");
