@@ -20,15 +20,6 @@ namespace {
 using namespace strata;
 using namespace strata::rollup_bench;
 
-class FixedClock : public Clock {
- public:
-  explicit FixedClock(UnixSeconds now) : now_(now) {}
-  UnixSeconds Now() const override { return now_; }
-
- private:
-  UnixSeconds now_;
-};
-
 constexpr const char* kTailRollup = R"(rollups:
   - name: tail_day_region
     entity: Order

@@ -85,6 +85,18 @@ class Clock {
   // record the wait. Thread-safe.
   virtual bool Wait(std::int64_t millis, const std::atomic<bool>& cancel) const;
 };
+// A clock that answers the time it was given (tests, benchmarks, builds "as of" a time); Wait
+// sleeps for real. Not thread-safe while Set runs.
+class FixedClock final : public Clock {
+ public:
+  explicit FixedClock(UnixSeconds now) : now_(now) {}
+  UnixSeconds Now() const override { return now_; }
+  void Set(UnixSeconds now) { now_ = now; }
+
+ private:
+  UnixSeconds now_;
+};
+
 // The system clock (UTC). Thread-safe; never null.
 const Clock& SystemClock();
 

@@ -79,14 +79,7 @@ CREATE TABLE raw.orders AS
 INSERT INTO raw.orders VALUES (99999, 1, 'paid', 'web', NULL, 5.00);
 )";
 
-class FixedClock : public Clock {
- public:
-  explicit FixedClock(UnixSeconds now) : now_(now) {}
-  UnixSeconds Now() const override { return now_; }
-
- private:
-  UnixSeconds now_;
-};
+using strata::FixedClock;  // base/time.h
 
 class RollupQueryTest : public ::testing::Test {
  protected:

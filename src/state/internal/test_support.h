@@ -1,4 +1,5 @@
-// Test helpers for the state component's tests: a fresh temporary directory and a fixed clock.
+// Test helpers for the state component's tests: a fresh temporary directory (and base/time.h's
+// FixedClock under internal::, where the tests look for it).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,15 +12,7 @@
 
 namespace strata::state::internal {
 
-class FixedClock final : public Clock {
- public:
-  explicit FixedClock(UnixSeconds now) : now_(now) {}
-  UnixSeconds Now() const override { return now_; }
-  void Set(UnixSeconds now) { now_ = now; }
-
- private:
-  UnixSeconds now_;
-};
+using strata::FixedClock;  // base/time.h
 
 // A test fixture owning an empty directory, removed after the test.
 class TempDirTest : public ::testing::Test {
