@@ -8,7 +8,12 @@
 //   compact  a day-partitioned rollup of 2025 before and after compaction into months: files,
 //            and revenue by week x region over the year read from 396 files vs from 13
 //
-//   rollup_lifecycle_bench [--dir DIR] [--rows N] [--runs K] [--only tail,compact]
+//   append   a month-partitioned partition.append rollup (marker: the time dimension): a refresh
+//            whose marker did not move vs its one max() query alone; then batches of 100,000
+//            new orders (from 2026-02-01, after every stored one) appended vs a full rebuild.
+//            The rows are deleted afterwards, so the warehouse is reused as it was.
+//
+//   rollup_lifecycle_bench [--dir DIR] [--rows N] [--runs K] [--only tail,compact,append]
 #include <set>
 #include <sstream>
 
@@ -142,6 +147,88 @@ void BenchCompact(Setup& setup, int runs) {
       SameRows(before[0].last, after[0].last) ? "yes" : "NO");
 }
 
+constexpr const char* kAppendRollup = R"(rollups:
+  - name: append_region
+    entity: Order
+    dimensions: [{ name: order_date, grain: day }, customer.region, status]
+    measures: [revenue, order_count]
+    partition: { by: month, append: true }
+)";
+
+constexpr const char* kMonthQuery =
+    R"({"measures": ["Order.revenue", "Order.order_count"], "dimensions": ["Customer.region"],
+  "time_dimensions": [{"dimension": "Order.order_date", "grain": "month"}]})";
+
+constexpr std::int64_t kBatchRows = 100'000;
+
+// Inserts batch `batch` (0-based): kBatchRows orders after every stored one.
+void InsertBatch(Setup& setup, int batch) {
+  const std::int64_t first = setup.rows + batch * kBatchRows;
+  Check(setup.live->Execute(fmt::format(
+            "INSERT INTO raw.orders SELECT i, CAST(hash(i) % 100000 AS BIGINT), 'paid', "
+            "TIMESTAMP '2026-02-01 00:00:00' + to_seconds(CAST({} + (i - {}) AS BIGINT)), "
+            "CAST((hash(i * 31) % 100000) / 100.0 AS DECIMAL(12, 2)) FROM range({}, {}) t(i)",
+            batch * kBatchRows, first, first, first + kBatchRows)),
+        "insert a batch");
+}
+
+const rollup::RollupOutcome& Only(const rollup::BuildReport& report) {
+  if (report.rollups.size() != 1) Die("expected one rollup");
+  return report.rollups.front();
+}
+
+void BenchAppend(Setup& setup, int runs) {
+  std::cout << "\n== 8. append refresh vs full rebuild, " << setup.rows << " orders, " << runs
+            << " runs each ==\n";
+  setup.UseRollups(kAppendRollup);
+  const FixedClock later(ToUnixSeconds({2026, 3, 1, 0, 0, 0}));
+  auto start = SteadyClock::now();
+  setup.Build({}, true, &later);
+  const double first_build = MsSince(start);
+  std::vector<double> skipped, max_alone;
+  for (int run = 0; run < runs; ++run) {
+    start = SteadyClock::now();
+    if (Only(setup.Build({}, false, &later)).status != "skipped") Die("the refresh did not skip");
+    skipped.push_back(MsSince(start));
+    start = SteadyClock::now();
+    Check(setup.live->Execute("SELECT MAX(order_at) FROM raw.orders"), "max");
+    max_alone.push_back(MsSince(start));
+  }
+  std::vector<double> appended, rebuilt;
+  bool equal = true;
+  for (int run = 0; run < runs; ++run) {
+    InsertBatch(setup, run);
+    start = SteadyClock::now();
+    const rollup::BuildReport report = setup.Build({}, false, &later);
+    appended.push_back(MsSince(start));
+    std::size_t merged = 0;
+    for (const rollup::PeriodOutcome& period : Only(report).periods) {
+      merged += period.status == "appended" || period.status == "built";
+    }
+    if (merged != 1) Die("the append did not touch February alone");
+    const query::QueryResponse after_append = setup.Ask(kMonthQuery, true);
+    equal = equal && SameRows(after_append, setup.Ask(kMonthQuery, false));
+    start = SteadyClock::now();
+    setup.Build({}, true, &later);
+    rebuilt.push_back(MsSince(start));
+    equal = equal && SameRows(after_append, setup.Ask(kMonthQuery, true));
+  }
+  Check(setup.live->Execute(
+            fmt::format("DELETE FROM raw.orders WHERE order_id >= {}; CHECKPOINT", setup.rows)),
+        "delete the batches");
+  std::cout << fmt::format(
+      "append_region: first build {:.1f} s\n"
+      "  refresh, marker unchanged (skipped) median {:8.2f} ms  runs {}\n"
+      "  its SELECT MAX(order_at) alone      median {:8.2f} ms  runs {}\n"
+      "  overhead beyond the max() query: {:.2f} ms\n"
+      "  append {} new orders               median {:8.1f} ms  runs {}\n"
+      "  full rebuild with them             median {:8.1f} ms  runs {}\n"
+      "  ratio append / full rebuild: {:.3f} (answers equal to live and to the rebuild: {})\n",
+      first_build / 1000, Median(skipped), Join(skipped), Median(max_alone), Join(max_alone),
+      Median(skipped) - Median(max_alone), kBatchRows, Median(appended), Join(appended),
+      Median(rebuilt), Join(rebuilt), Median(appended) / Median(rebuilt), equal ? "yes" : "NO");
+}
+
 }  // namespace
 
 // NOLINTNEXTLINE(bugprone-exception-escape): a benchmark may die on an unexpected exception.
@@ -150,7 +237,7 @@ int main(int argc, char** argv) {
   setup.dir = fs::temp_directory_path() / "strata-rollup-bench";
   setup.rows = 50'000'000;
   int runs = 5;
-  std::set<std::string> only = {"tail", "compact"};
+  std::set<std::string> only = {"tail", "compact", "append"};
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--dir") {
@@ -171,5 +258,6 @@ int main(int argc, char** argv) {
   setup.Open();
   if (only.count("tail")) BenchTail(setup, runs);
   if (only.count("compact")) BenchCompact(setup, runs);
+  if (only.count("append")) BenchAppend(setup, runs);
   return 0;
 }

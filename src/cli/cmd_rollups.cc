@@ -66,17 +66,20 @@ OrderedJson BuildJson(const rollup::BuildReport& report) {
 void PrintBuildHuman(const rollup::BuildReport& report) {
   std::vector<std::vector<std::string>> rows;
   for (const rollup::RollupOutcome& outcome : report.rollups) {
-    int built = 0, kept = 0, failed = 0;
+    int built = 0, appended = 0, kept = 0, failed = 0;
     std::uint64_t bytes = 0;
     for (const rollup::PeriodOutcome& period : outcome.periods) {
       built += period.status == "built";
+      appended += period.status == "appended";
       kept += period.status == "kept";
       failed += period.status == "failed";
       bytes += period.bytes;
     }
     rows.push_back({outcome.rollup, outcome.status,
-                    outcome.status == "skipped"
-                        ? outcome.reason
+                    outcome.status == "skipped" ? outcome.reason
+                    : appended > 0
+                        ? fmt::format("{} built, {} appended, {} kept, {} failed", built, appended,
+                                      kept, failed)
                         : fmt::format("{} built, {} kept, {} failed", built, kept, failed),
                     std::to_string(outcome.rows), std::to_string(bytes),
                     fmt::format("{:.0f} ms", outcome.duration_ms)});

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "project/did_you_mean.h"
+#include "rollup/append.h"
 #include "rollup/compaction.h"
 #include "rollup/definition.h"
 #include "rollup/internal/period_writer.h"
@@ -203,17 +204,27 @@ class RollupBuild {
  private:
   Status Build() {
     STRATA_ASSIGN_OR_RETURN(lock_, store_.LockForBuild(rollup_.name));
-    const BuildLock& lock = lock_;
     Result<std::optional<Manifest>> loaded = store_.Load(rollup_.name);
     std::optional<Manifest> previous = loaded.ok() ? std::move(*loaded) : std::nullopt;
     const std::string hash = DefinitionHash(model_, rollup_);
     const bool changed = !previous || previous->definition_hash != hash;
-    const bool full = options_.full || changed;
+    const bool append = rollup_.partition && rollup_.partition->append;
+    // An append rollup whose files hold no append marker yet is rebuilt whole.
+    bool full = options_.full || changed || (append && !previous->append_marker);
     if (options_.due_only && !changed) {
       if (std::optional<std::string> not_due = NotDue(*previous)) return Skip(*previous, *not_due);
     }
+    if (append && !full) {
+      STRATA_ASSIGN_OR_RETURN(const bool done, AppendRefresh(*previous, hash));
+      if (done) return OkStatus();
+      full = true;  // the append column went back below the stored marker: rebuild
+    }
     STRATA_ASSIGN_OR_RETURN(marker_, ReadMarker());
     outcome_.marker = marker_;
+    if (append) {
+      STRATA_ASSIGN_OR_RETURN(const AppendMarker read, ReadAppendMarker(std::nullopt));
+      append_to_ = read.value;
+    }
     STRATA_ASSIGN_OR_RETURN(RollupPlan plan,
                             PlanPeriods(model_, rollup_, warehouse_, previous, full, now_));
     if (!full && marker_ && previous->freshness_marker == marker_ && SamePeriods(plan, *previous)) {
@@ -222,21 +233,26 @@ class RollupBuild {
     }
     WriteAll(plan);
     for (const PlannedPeriod& period : plan.periods) outcome_.periods.push_back(period.outcome);
-    if (outcome_.error) {
-      if (Result<GarbageReport> garbage = store_.CollectGarbage(lock); garbage.ok()) {
-        outcome_.garbage = garbage->summary;
-      }
-      return OkStatus();
-    }
+    if (outcome_.error) return CollectAfterFailure();
     if (watcher_.cancelled()) {
       outcome_.error = Interrupted();
       return OkStatus();
     }
-    Manifest manifest = NewManifest(plan, hash, previous);
-    STRATA_ASSIGN_OR_RETURN(outcome_.version, store_.Publish(lock, manifest));
+    return PublishAndCompact(NewManifest(plan, hash, previous));
+  }
+
+  Status CollectAfterFailure() {
+    if (Result<GarbageReport> garbage = store_.CollectGarbage(lock_); garbage.ok()) {
+      outcome_.garbage = garbage->summary;
+    }
+    return OkStatus();
+  }
+
+  Status PublishAndCompact(const Manifest& manifest) {
+    STRATA_ASSIGN_OR_RETURN(outcome_.version, store_.Publish(lock_, manifest));
     outcome_.rows = manifest.TotalRows();
     if (rollup_.partition && rollup_.partition->compact) {
-      CompactionOutcome compacted = CompactLocked(model_, rollup_, engine_, store_, lock, now_);
+      CompactionOutcome compacted = CompactLocked(model_, rollup_, engine_, store_, lock_, now_);
       if (compacted.error) {
         outcome_.error = std::move(compacted.error);
         return OkStatus();
@@ -244,10 +260,81 @@ class RollupBuild {
       outcome_.version = compacted.version;
       outcome_.compacted_files = compacted.merged_files;
     }
-    if (Result<GarbageReport> garbage = store_.CollectGarbage(lock); garbage.ok()) {
-      outcome_.garbage = garbage->summary;
+    return CollectAfterFailure();  // the garbage of the versions replaced
+  }
+
+  // The build_range window of now differs from the one `previous` covers.
+  bool WindowMoved(const Manifest& previous) const {
+    if (!rollup_.build_range) return false;
+    const TimeGrain unit = RangeUnit(rollup_);
+    const UnixSeconds days = static_cast<UnixSeconds>(rollup_.build_range->days);
+    return previous.range_start != PeriodStart(now_ - days * kDay, unit) ||
+           previous.range_end != NextPeriodStart(PeriodStart(now_, unit), unit);
+  }
+
+  // An append refresh (append.h): the rows past the stored append marker merged into the files.
+  // False when it cannot append (the append column went back): the caller rebuilds.
+  Result<bool> AppendRefresh(const Manifest& previous, const std::string& hash) {
+    const bool own_marker = rollup_.refresh && rollup_.refresh->when_changed_sql;
+    if (own_marker) {
+      STRATA_ASSIGN_OR_RETURN(marker_, ReadMarker());
+      outcome_.marker = marker_;
+      if (marker_ && previous.freshness_marker == marker_ && !WindowMoved(previous)) {
+        STRATA_TRY(Skip(
+            previous, "the freshness marker did not move since the build of " + previous.built_at));
+        return true;
+      }
     }
-    return OkStatus();
+    STRATA_ASSIGN_OR_RETURN(const AppendMarker read, ReadAppendMarker(previous.append_marker));
+    if (read.behind || !read.value) return false;
+    if (rollup_.refresh && rollup_.refresh->when_changed && !own_marker) {
+      marker_ = read.value;  // the freshness marker is the append column's maximum
+      outcome_.marker = marker_;
+    }
+    if (read.value == previous.append_marker && !WindowMoved(previous)) {
+      STRATA_TRY(Skip(previous, rollup_.refresh && rollup_.refresh->when_changed && !own_marker
+                                    ? "the freshness marker did not move since the build of " +
+                                          previous.built_at
+                                    : "no row past the append marker " + *read.value));
+      return true;
+    }
+    append_to_ = read.value;
+    Result<AppendedFiles> appended = AppendLocked(previous, *read.value);
+    if (!appended.ok()) {
+      outcome_.error = std::move(appended).error();
+      STRATA_TRY(CollectAfterFailure());
+      return true;
+    }
+    outcome_.periods = appended->periods;
+    if (watcher_.cancelled()) {
+      outcome_.error = Interrupted();
+      return true;
+    }
+    Manifest manifest = previous;
+    manifest.definition_hash = hash;
+    manifest.built_at = FormatIso8601(now_);
+    manifest.built_through = now_;
+    manifest.freshness_marker = marker_;
+    manifest.append_marker = append_to_;
+    manifest.range_start = appended->range_start;
+    manifest.range_end = appended->range_end;
+    manifest.files = std::move(appended->files);
+    STRATA_TRY(PublishAndCompact(manifest));
+    return true;
+  }
+
+  Result<AppendedFiles> AppendLocked(const Manifest& previous, const std::string& through) {
+    STRATA_ASSIGN_OR_RETURN(auto source, warehouse_.Connect());
+    STRATA_ASSIGN_OR_RETURN(auto engine, engine_.Connect());
+    watcher_.Register(source.get());
+    watcher_.Register(engine.get());
+    Result<AppendedFiles> appended =
+        AppendToFiles(model_, rollup_, warehouse_.dialect(), *source, *engine, store_, previous,
+                      semantic::AppendBounds{previous.append_marker, through}, now_);
+    watcher_.Unregister(source.get());
+    watcher_.Unregister(engine.get());
+    if (!appended.ok() && watcher_.cancelled()) return Interrupted();
+    return appended;
   }
 
   // The attempt's record for `rollups status` (refresh_record.h), while the lock is held. Best
@@ -337,6 +424,35 @@ class RollupBuild {
     return std::optional<std::string>(warehouse::ValueToString(value));
   }
 
+  struct AppendMarker {
+    std::optional<std::string> value;  // the append column's maximum; nullopt: no row has one
+    bool behind = false;               // below the stored marker
+  };
+
+  Result<AppendMarker> ReadAppendMarker(const std::optional<std::string>& previous) {
+    STRATA_ASSIGN_OR_RETURN(
+        const std::string sql,
+        semantic::PlanRollupAppendMarker(model_, rollup_, warehouse_.dialect(), previous));
+    STRATA_ASSIGN_OR_RETURN(auto connection, warehouse_.Connect());
+    Result<warehouse::QueryResult> result = connection->Execute(sql);
+    if (!result.ok()) {
+      return std::move(
+          result.error().Note("while reading the append marker of rollup " + rollup_.name));
+    }
+    AppendMarker marker;
+    if (result->row_count() == 0 || result->columns.empty()) return marker;
+    const warehouse::Value& value = result->columns[0].values[0];
+    if (!std::holds_alternative<std::monostate>(value)) {
+      marker.value = warehouse::ValueToString(value);
+    }
+    if (result->columns.size() > 1) {
+      const warehouse::Value& behind = result->columns[1].values[0];
+      marker.behind = !std::holds_alternative<std::monostate>(behind) &&
+                      warehouse::ValueToString(behind) == "true";
+    }
+    return marker;
+  }
+
   Manifest NewManifest(const RollupPlan& plan, const std::string& hash,
                        const std::optional<Manifest>& previous) {
     Manifest manifest;
@@ -348,6 +464,7 @@ class RollupBuild {
     manifest.built_through = now_;
     if (rollup_.live_tail) manifest.built_through = plan.range_end;
     manifest.freshness_marker = marker_;
+    if (rollup_.partition && rollup_.partition->append) manifest.append_marker = append_to_;
     manifest.range_start = plan.range_start;
     manifest.range_end = plan.range_end;
     manifest.partition_by = rollup_.partition ? rollup_.partition->by : "";
@@ -444,6 +561,7 @@ class RollupBuild {
     const PeriodOutcome& first = batch.front()->outcome;
     PeriodRequest request;
     request.null_time = first.null_time;
+    if (append_to_) request.append = semantic::AppendBounds{std::nullopt, append_to_};
     if (first.start) request.window = {*first.start, *batch.back()->outcome.end};
     for (PlannedPeriod* period : batch) {
       Result<std::filesystem::path> path = store_.NewFilePath(rollup_.name, period->outcome.label);
@@ -516,6 +634,7 @@ class RollupBuild {
   std::map<const PlannedPeriod*, ManifestFile> written_;
   std::vector<ManifestColumn> columns_;
   std::optional<std::string> marker_;
+  std::optional<std::string> append_to_;  // partition.append: the marker the files are read to
   bool skipped_ = false;
   std::size_t done_ = 0, total_ = 0;
   BuildLock lock_;  // held from the start of Build() until Record()

@@ -19,6 +19,12 @@
 // when its freshness marker (refresh.when_changed / when_changed_sql) has the value the current
 // manifest recorded and the periods it would cover are the ones it has: nothing changed.
 //
+// Append (`partition.append`, rollup/append.h): a build that is not `full`, of a rollup whose
+// files hold an append marker, reads only the rows past it and merges them into the files of
+// their periods (a definition change, `full`, or an append column whose maximum went below the
+// stored marker rebuilds everything, reading the rows up to the maximum read first). It is
+// skipped when neither the freshness marker nor the append column's maximum moved.
+//
 // Failure: a period that fails leaves the previous manifest in force (nothing is published for
 // that rollup; its new files are garbage for the next collection) and is reported; other
 // rollups still build. A held build lock is a failure of that rollup.
@@ -46,7 +52,7 @@ struct PeriodOutcome {
   std::string label;  // "2026-04-01", "all", "null"
   std::optional<UnixSeconds> start, end;
   bool null_time = false;
-  std::string status;  // "built" | "kept" | "failed"
+  std::string status;  // "built" | "appended" (an append merged new rows in) | "kept" | "failed"
   std::int64_t rows = 0;
   std::uint64_t bytes = 0;
   double duration_ms = 0;

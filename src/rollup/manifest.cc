@@ -166,6 +166,7 @@ Manifest ReadManifest(const Json& json, std::optional<std::string>* problem) {
   manifest.version = reader.Integer("version");
   manifest.built_at = reader.String("built_at");
   manifest.freshness_marker = reader.OptionalString("freshness_marker");
+  manifest.append_marker = reader.OptionalString("append_marker");
   manifest.built_through = reader.OptionalTime("built_through");
   manifest.range_start = reader.OptionalTime("range_start");
   manifest.range_end = reader.OptionalTime("range_end");
@@ -328,6 +329,8 @@ std::string ManifestToJson(const Manifest& manifest) {
       {"built_at", manifest.built_at},
       {"freshness_marker",
        manifest.freshness_marker ? OrderedJson(*manifest.freshness_marker) : OrderedJson(nullptr)},
+      {"append_marker",
+       manifest.append_marker ? OrderedJson(*manifest.append_marker) : OrderedJson(nullptr)},
       {"built_through", TimeJson(manifest.built_through)},
       {"range_start", TimeJson(manifest.range_start)},
       {"range_end", TimeJson(manifest.range_end)},

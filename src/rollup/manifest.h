@@ -56,8 +56,12 @@ struct Manifest {
   std::int64_t version = 0;     // 1 for the first publish, +1 per publish (set by Publish)
   std::string built_at;         // ISO 8601 UTC
   std::optional<std::string> freshness_marker;  // when_changed / when_changed_sql value, as text
-  std::optional<UnixSeconds> built_through;     // watermark: source rows up to here are included
-  std::optional<UnixSeconds> range_start;       // what the files cover, [range_start, range_end)
+  // partition.append: the largest append-column value (when_changed, else the time dimension)
+  // of the rows the files hold, as text; the next append reads the rows past it. nullopt for
+  // other rollups, and when no row had one (the next refresh rebuilds).
+  std::optional<std::string> append_marker;
+  std::optional<UnixSeconds> built_through;  // watermark: source rows up to here are included
+  std::optional<UnixSeconds> range_start;    // what the files cover, [range_start, range_end)
   std::optional<UnixSeconds> range_end;
   std::string partition_by;    // "day", "month", ...; "" when unpartitioned
   std::string time_dimension;  // the rollup's time dimension path; "" when it has none

@@ -253,9 +253,9 @@ Result<WrittenPeriods> Write(const semantic::SemanticModel& model, const semanti
                              warehouse::Connection& engine, const PeriodRequest& request) {
   if (request.files.empty()) return MakeError(ErrorCode::kInternal, "a batch without files");
   const auto started = std::chrono::steady_clock::now();
-  STRATA_ASSIGN_OR_RETURN(
-      const semantic::RollupBuildPlan plan,
-      semantic::PlanRollupBuild(model, rollup, dialect, request.window, request.null_time));
+  STRATA_ASSIGN_OR_RETURN(const semantic::RollupBuildPlan plan,
+                          semantic::PlanRollupBuild(model, rollup, dialect, request.window,
+                                                    request.null_time, request.append));
   // The engine's tables are shared by its connections: each batch stages under its own names.
   static std::atomic<std::uint64_t> counter{0};
   const std::string prefix = fmt::format("strata_stage_{}", counter++);

@@ -48,8 +48,8 @@ OrderedJson RollupStatus::ToJson() const {
   if (!error.empty()) out["error"] = error;
   out["last_refresh"] = last_refresh ? last_refresh->ToJson() : OrderedJson(nullptr);
   if (!manifest) {
-    for (const char* key :
-         {"version", "built_at", "freshness_marker", "built_through", "watermark", "range"}) {
+    for (const char* key : {"version", "built_at", "freshness_marker", "append_marker",
+                            "built_through", "watermark", "range"}) {
       out[key] = nullptr;
     }
     out["files"] = 0;
@@ -63,6 +63,8 @@ OrderedJson RollupStatus::ToJson() const {
   out["built_at"] = manifest->built_at;
   out["freshness_marker"] =
       manifest->freshness_marker ? OrderedJson(*manifest->freshness_marker) : OrderedJson(nullptr);
+  out["append_marker"] =
+      manifest->append_marker ? OrderedJson(*manifest->append_marker) : OrderedJson(nullptr);
   out["built_through"] = TimeOrNull(manifest->built_through);
   out["watermark"] = TimeOrNull(manifest->built_through);
   out["range"] =

@@ -31,8 +31,8 @@ struct RollupStatus {
   std::vector<std::pair<std::string, std::size_t>> files_by_grain;
 
   // {"rollup","entity","state","live_tail","version","built_at","freshness_marker",
-  //  "built_through","watermark","range":[start,end],"files","files_by_grain":{grain: n},
-  //  "rows","bytes","last_refresh":{at,status,reason,marker,version}|null,
+  //  "append_marker","built_through","watermark","range":[start,end],"files","files_by_grain":{grain:
+  //  n}, "rows","bytes","last_refresh":{at,status,reason,marker,version}|null,
   //  "periods":[{"period":[start,end]|null,"null_time","rows","bytes","file"}]}
   // (built fields null when not built), plus "error". `watermark` is built_through: for a
   // live_tail rollup where the live tail starts, otherwise the time of the build.

@@ -45,7 +45,25 @@ enum class Nulls { kExcluded, kIncluded, kOnly };
 struct RowSelection {
   std::optional<UnixSeconds> from, to;
   Nulls nulls = Nulls::kExcluded;
+  std::optional<AppendBounds> append;
 };
+
+// The append column's SQL (PlanRollupAppendMarker), on the partial's base.
+Result<std::string> AppendColumn(const SemanticModel& model, const Rollup& rollup,
+                                 Partial& partial) {
+  if (rollup.refresh && rollup.refresh->when_changed) {
+    const std::string& name = *rollup.refresh->when_changed;
+    const Dimension* dimension = partial.base().FindDimension(name);
+    return partial.Column(0,
+                          dimension != nullptr ? dimension->sql : Quote(name, partial.dialect()));
+  }
+  const std::optional<std::string> time = RollupTimeDimension(rollup);
+  if (!time) {
+    return MakeError(ErrorCode::kSemanticInvalid,
+                     fmt::format("rollup \"{}\" has no time dimension", rollup.name));
+  }
+  return RawColumn(model, partial, *time);
+}
 
 class BuildPlanner {
  public:
@@ -57,6 +75,7 @@ class BuildPlanner {
     STRATA_TRY(Keys());
     STRATA_TRY(Measures());
     if (rows.from || rows.to || rows.nulls != Nulls::kExcluded) STRATA_TRY(Window(rows));
+    if (rows.append) STRATA_TRY(Append(*rows.append));
     plan_.sql = "SELECT " + select_ + "\n" + partial_.FromAndWhere() + GroupBy(plan_.key_count);
     for (Pending& pending : pending_) {
       partial_.where().push_back(pending.input + " IS NOT NULL");
@@ -191,6 +210,21 @@ class BuildPlanner {
     return OkStatus();
   }
 
+  Status Append(const AppendBounds& bounds) {
+    STRATA_ASSIGN_OR_RETURN(const std::string column, AppendColumn(model_, rollup_, partial_));
+    std::string bounded;
+    if (bounds.after) bounded = column + " > " + sql::QuoteString(*bounds.after, dialect_);
+    if (bounds.through) {
+      bounded += (bounded.empty() ? "" : " AND ") + column +
+                 " <= " + sql::QuoteString(*bounds.through, dialect_);
+    }
+    if (bounded.empty()) return OkStatus();
+    // A full build (no lower bound) also holds the rows without a value: no append reads them.
+    if (!bounds.after) bounded = "(" + bounded + " OR " + column + " IS NULL)";
+    partial_.AddWhere(bounded);
+    return OkStatus();
+  }
+
   struct Pending {
     std::string input;
     std::string value;
@@ -228,7 +262,7 @@ std::optional<TimeGrain> RollupDimensionGrain(const Rollup& rollup, std::string_
 Result<RollupBuildPlan> PlanRollupBuild(const SemanticModel& model, const Rollup& rollup,
                                         sql::Dialect dialect,
                                         std::optional<std::pair<UnixSeconds, UnixSeconds>> window,
-                                        bool null_time) {
+                                        bool null_time, const std::optional<AppendBounds>& append) {
   const Entity* entity = model.FindEntity(rollup.entity);
   if (entity == nullptr) {
     return MakeError(
@@ -242,6 +276,7 @@ Result<RollupBuildPlan> PlanRollupBuild(const SemanticModel& model, const Rollup
     rows.from = window->first;
     rows.to = window->second;
   }
+  rows.append = append;
   return BuildPlanner(model, rollup, *entity, dialect).Run(rows);
 }
 
@@ -254,7 +289,7 @@ Result<RollupBuildPlan> PlanRollupTail(const SemanticModel& model, const Rollup&
         ErrorCode::kSemanticInvalid,
         fmt::format("rollup \"{}\": unknown entity \"{}\"", rollup.name, rollup.entity));
   }
-  RowSelection rows{from, to, with_null_time ? Nulls::kIncluded : Nulls::kExcluded};
+  RowSelection rows{from, to, with_null_time ? Nulls::kIncluded : Nulls::kExcluded, std::nullopt};
   return BuildPlanner(model, rollup, *entity, dialect).Run(rows);
 }
 
@@ -272,6 +307,26 @@ Result<std::string> PlanRollupTimeBounds(const SemanticModel& model, const Rollu
   return "SELECT MIN(" + timestamp + ") AS " + Quote("lo", dialect) + ", MAX(" + timestamp +
          ") AS " + Quote("hi", dialect) + ", COUNT(*) - COUNT(" + column + ") AS " +
          Quote("nulls", dialect) + "\n" + partial.FromAndWhere();
+}
+
+Result<std::string> PlanRollupAppendMarker(const SemanticModel& model, const Rollup& rollup,
+                                           sql::Dialect dialect,
+                                           const std::optional<std::string>& previous) {
+  const Entity* entity = model.FindEntity(rollup.entity);
+  if (entity == nullptr) {
+    return MakeError(
+        ErrorCode::kSemanticInvalid,
+        fmt::format("rollup \"{}\": unknown entity \"{}\"", rollup.name, rollup.entity));
+  }
+  Partial partial(model, *entity, dialect);
+  STRATA_ASSIGN_OR_RETURN(const std::string column, AppendColumn(model, rollup, partial));
+  std::string behind;
+  if (previous) {
+    behind = ", MAX(" + column + ") < " + sql::QuoteString(*previous, dialect) + " AS " +
+             Quote("behind", dialect);
+  }
+  return "SELECT MAX(" + column + ") AS " + Quote("marker", dialect) + behind + "\n" +
+         partial.FromAndWhere();
 }
 
 Result<std::optional<std::string>> PlanRollupMarker(const SemanticModel& model,

@@ -61,13 +61,32 @@ std::optional<std::string> RollupTimeDimension(const Rollup& rollup);
 // The stored grain of `rollup`'s dimension `path` (nullopt: not a time dimension with a grain).
 std::optional<TimeGrain> RollupDimensionGrain(const Rollup& rollup, std::string_view path);
 
+// The rows of a partition.append rollup by their append column (PlanRollupAppendMarker):
+// `after` < value <= `through`, each bound as the marker text read from the warehouse (compared
+// as a literal the column's type casts, so a marker round-trips). An absent bound is open; a row
+// whose value is NULL is read only when `after` is absent (a full build).
+struct AppendBounds {
+  std::optional<std::string> after, through;
+};
+
 // The rows of `rollup` whose time dimension (RollupTimeDimension) lies in [from, to) when a
 // window is given (`null_time`: exactly the rows whose time dimension is NULL), all rows
-// otherwise. REQUIRES: `rollup` was validated against `model` by the loader.
+// otherwise; with `append`, only those rows within its bounds. REQUIRES: `rollup` was validated
+// against `model` by the loader.
 Result<RollupBuildPlan> PlanRollupBuild(const SemanticModel& model, const Rollup& rollup,
                                         sql::Dialect dialect,
                                         std::optional<std::pair<UnixSeconds, UnixSeconds>> window,
-                                        bool null_time = false);
+                                        bool null_time = false,
+                                        const std::optional<AppendBounds>& append = std::nullopt);
+
+// The append column of a partition.append rollup (spec/semantic.md: the rows past the stored
+// marker): its refresh.when_changed column (or the dimension of that name), else its time
+// dimension, untruncated. SELECT MAX of it over the entity's rows as "marker"; with `previous`
+// (the stored marker) also "behind": whether that maximum is below it (the rows were rewritten;
+// NULL when no row has a value). One row.
+Result<std::string> PlanRollupAppendMarker(const SemanticModel& model, const Rollup& rollup,
+                                           sql::Dialect dialect,
+                                           const std::optional<std::string>& previous);
 
 // The rows of `rollup` a live tail reads (spec/semantic.md "Live tail"): those whose time
 // dimension is at or after `from` and, when `to` is given, before it; with `with_null_time`

@@ -28,6 +28,7 @@ struct PeriodFile {
 struct PeriodRequest {
   std::optional<std::pair<UnixSeconds, UnixSeconds>> window;
   bool null_time = false;
+  std::optional<semantic::AppendBounds> append;  // a partition.append rollup: only these rows
   std::vector<PeriodFile> files;
 };
 
