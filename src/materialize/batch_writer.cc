@@ -34,6 +34,42 @@ Result<KeyStats> ReadStats(warehouse::Connection& connection, const warehouse::E
   return stats;
 }
 
+// The statistics of every key of `batch`, in key order: one query per key for a one-key batch,
+// one grouped scan for the others (the same counts and checksums, emitter.h).
+Result<std::vector<KeyStats>> ReadBatchStats(warehouse::Connection& connection,
+                                             const warehouse::Emitter& emitter,
+                                             const PlannedBatch& batch,
+                                             const warehouse::TableName& target,
+                                             const std::string& time_column) {
+  if (batch.keys.size() == 1) {
+    STRATA_ASSIGN_OR_RETURN(KeyStats stats, ReadStats(connection, emitter, target, time_column,
+                                                      batch.keys.front().window()));
+    return std::vector<KeyStats>{stats};
+  }
+  std::vector<Window> windows;
+  for (const PartitionKey& key : batch.keys) windows.push_back(key.window());
+  STRATA_ASSIGN_OR_RETURN(std::string sql, emitter.WindowStatsByKey(target, time_column, windows));
+  STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult result, connection.Execute(sql));
+  if (result.columns.size() != 3) {
+    return MakeError(ErrorCode::kWarehouse, "window statistics returned an unexpected shape");
+  }
+  std::vector<KeyStats> stats(batch.keys.size());
+  for (std::size_t row = 0; row < result.row_count(); ++row) {
+    const warehouse::Value& index = result.columns[0].values[row];
+    if (std::holds_alternative<std::monostate>(index)) continue;  // a row between windows
+    const std::string text = warehouse::ValueToString(index);
+    std::size_t key = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), key);
+    if (error != std::errc() || end != text.data() + text.size() || key >= stats.size()) {
+      return MakeError(ErrorCode::kWarehouse,
+                       "window statistics returned an unknown key index \"" + text + "\"");
+    }
+    stats[key].row_count = std::get<std::int64_t>(result.columns[1].values[row]);
+    STRATA_ASSIGN_OR_RETURN(stats[key].checksum, ChecksumOf(result.columns[2].values[row]));
+  }
+  return stats;
+}
+
 // Runs `sql`; an empty statement (a part the dialect does not send, e.g. Databricks' BEGIN) is
 // skipped and reads as an empty result.
 Result<warehouse::QueryResult> ExecuteUnlessEmpty(warehouse::Connection& connection,
@@ -56,14 +92,11 @@ Result<std::vector<KeyStats>> WriteInsideTransaction(warehouse::Connection& conn
   };
   STRATA_TRY(run(batch.statements.delete_window));
   STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult inserted, run(batch.statements.insert));
-  std::vector<KeyStats> stats;
+  if (cancel.load()) return MakeError(ErrorCode::kInterrupted, "interrupted");
+  STRATA_ASSIGN_OR_RETURN(std::vector<KeyStats> stats,
+                          ReadBatchStats(connection, emitter, batch, target, time_column));
   std::int64_t inside = 0;
-  for (const PartitionKey& key : batch.keys) {
-    STRATA_ASSIGN_OR_RETURN(KeyStats key_stats,
-                            ReadStats(connection, emitter, target, time_column, key.window()));
-    inside += key_stats.row_count;
-    stats.push_back(key_stats);
-  }
+  for (const KeyStats& key_stats : stats) inside += key_stats.row_count;
   // The DELETE emptied the window inside this transaction, so every row now in it was inserted
   // here. Any other inserted row has its time column outside the window (or NULL): it would escape
   // the next run's DELETE and be duplicated.

@@ -305,6 +305,32 @@ Result<std::string> Emitter::WindowStats(const TableName& target, std::string_vi
       QualifiedName(target), WindowPredicate(time_column, window));
 }
 
+Result<std::string> Emitter::WindowStatsByKey(const TableName& target, std::string_view time_column,
+                                              const std::vector<Window>& windows,
+                                              TimeColumnType type) const {
+  STRATA_TRY(RequireSupported("window statistics"));
+  if (windows.empty()) {
+    return MakeError(ErrorCode::kInternal, "window statistics of no partition");
+  }
+  std::string key = "CASE";
+  for (std::size_t i = 0; i < windows.size(); ++i) {
+    key += fmt::format(" WHEN {} THEN {}", WindowPredicate(time_column, windows[i], type), i);
+  }
+  key += " END";
+  const Window whole{windows.front().start, windows.back().end};
+  const std::string checksum =
+      dialect_ == sql::Dialect::kPostgres
+          ? "(COALESCE(sum(hashtextextended(CAST(strata_row AS text), 0)), 0) % "
+            "18446744073709551616 + 18446744073709551616) % 18446744073709551616"
+          : "CAST(COALESCE(SUM(hash(strata_row)), 0) % 18446744073709551616 AS UBIGINT)";
+  // The outer WHERE bounds the scan; the CASE gives each row its window (NULL for a row in a
+  // gap between windows, which no key counts).
+  return fmt::format(
+      "SELECT {} AS key_index, count(*) AS row_count, {} AS checksum\n"
+      "FROM {} AS strata_row\nWHERE {}\nGROUP BY 1",
+      key, checksum, QualifiedName(target), WindowPredicate(time_column, whole, type));
+}
+
 Result<std::string> Emitter::PartitionRowCounts(const TableName& target,
                                                 std::string_view time_column, Grain grain,
                                                 const Window& range) const {

@@ -173,6 +173,14 @@ class Emitter {
   Result<std::string> WindowStats(const TableName& target, std::string_view time_column,
                                   const Window& window,
                                   TimeColumnType type = TimeColumnType::kTimestamp) const;
+  // WindowStats of several partition windows in one scan: one row (key_index INTEGER,
+  // row_count BIGINT, checksum) per window with rows, key_index its position in `windows`; a
+  // window without rows has no row (its count and checksum are 0). Each window's count and
+  // checksum equal WindowStats' for it, bit for bit (the same predicate, the same row hash).
+  // REQUIRES: `windows` is not empty, ascending and disjoint. kWarehouseUnsupported as above.
+  Result<std::string> WindowStatsByKey(const TableName& target, std::string_view time_column,
+                                       const std::vector<Window>& windows,
+                                       TimeColumnType type = TimeColumnType::kTimestamp) const;
 
  private:
   Status RequireSupported(std::string_view what) const;

@@ -109,6 +109,37 @@ TEST(EmitterTest, PostgresWholeModelStatements) {
       std::string::npos);
 }
 
+TEST(EmitterTest, WindowStatsByKeyGroupsTheWindowsOfOneScan) {
+  for (const sql::Dialect dialect : {sql::Dialect::kDuckDb, sql::Dialect::kPostgres}) {
+    const Emitter emitter(dialect);
+    auto stats = emitter.WindowStatsByKey({"", "marts", "fct"}, "d",
+                                          {DayWindow("2026-04-07"), DayWindow("2026-04-09")});
+    ASSERT_TRUE(stats.ok());
+    // Each window's own predicate (as WindowStats'), the scan bounded by the whole range.
+    EXPECT_NE(stats->find("CASE WHEN \"d\" >= '2026-04-07 00:00:00' AND \"d\" < '2026-04-08 "
+                          "00:00:00' THEN 0 WHEN \"d\" >= '2026-04-09 00:00:00' AND \"d\" < "
+                          "'2026-04-10 00:00:00' THEN 1 END AS key_index"),
+              std::string::npos)
+        << *stats;
+    EXPECT_NE(stats->find("WHERE \"d\" >= '2026-04-07 00:00:00' AND \"d\" < '2026-04-10 "
+                          "00:00:00'\nGROUP BY 1"),
+              std::string::npos)
+        << *stats;
+    auto single = emitter.WindowStats({"", "marts", "fct"}, "d", DayWindow("2026-04-07"));
+    ASSERT_TRUE(single.ok());
+    const std::string checksum = single->substr(0, single->find(" AS checksum"));
+    EXPECT_NE(stats->find(checksum.substr(checksum.find("count(*) AS row_count, "))),
+              std::string::npos)
+        << "the same row hash as WindowStats";
+  }
+  EXPECT_FALSE(Emitter(sql::Dialect::kDuckDb).WindowStatsByKey({"", "m", "f"}, "d", {}).ok());
+  EXPECT_EQ(Emitter(sql::Dialect::kSnowflake)
+                .WindowStatsByKey({"", "m", "f"}, "d", {DayWindow("2026-04-07")})
+                .error()
+                .code,
+            ErrorCode::kWarehouseUnsupported);
+}
+
 TEST(EmitterTest, UnsupportedDialectsSaySo) {
   // The cloud dialects emit every statement except window statistics (golden_emit covers them).
   const Emitter emitter(sql::Dialect::kSnowflake);

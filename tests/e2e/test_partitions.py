@@ -335,3 +335,29 @@ def test_default_selection_is_latest_and_microbatch_defaults_to_hour(project):
     assert mats_by_key(report)["2026-04-07T13"]["row_count"] == 1
     got = project.query("SELECT order_id, note FROM marts.mb WHERE order_at < TIMESTAMP '2026-05-01'")
     assert got == [(2, "x@start_date")]
+
+
+def test_batched_statistics_equal_per_partition_ones(make_project):
+    """batch_size = 4 reads each batch's row counts and checksums in one grouped scan
+    (Emitter::WindowStatsByKey); they equal batch_size = 1's one query per partition, for days
+    with rows, an empty day and a batch cut short by the range."""
+    days = ["2026-04-01", "2026-04-02", "2026-04-04", "2026-04-05", "2026-04-06", "2026-04-08"]
+    rows = []
+    for n, day in enumerate(days):
+        for i in range(n + 2):
+            rows.append((len(rows) + 1, 1 + i % 3, f"{len(rows) + 1}.75", f"{day} {i:02d}:15:00"))
+    results = {}
+    for batch_size in (1, 4):
+        project = make_project(f"b{batch_size}")
+        project.create_orders(rows)
+        project.add_model("fct_daily_orders", DAILY_SQL,
+                          strategy_toml("day", batch_size=batch_size))
+        report = project.run("--from", "2026-04-01", "--to", "2026-04-08").json
+        assert report["status"] == "success", report["errors"]
+        results[batch_size] = {k: (m["row_count"], m["checksum"])
+                               for k, m in mats_by_key(report).items()}
+        state = project.partition_map("fct_daily_orders")
+        assert {k: (s["row_count"], s["checksum"]) for k, s in state.items()} == \
+            results[batch_size]
+    assert len(results[1]) == 8 and results[1]["2026-04-03"][0] == 0
+    assert results[4] == results[1]

@@ -287,3 +287,33 @@ def test_the_state_check_reads_postgres_too(pg):
     assert [(w["code"], w["partition"]) for w in report["warnings"]] == [("W040", "2026-04-05")]
     assert sorted(mats_by_key(report, "fct_daily_orders")) == ["2026-04-05"]
     assert daily_table(database) == expected_daily(order_rows(DAYS))
+
+
+def test_batched_statistics_equal_per_partition_ones(pg_server, make_project, monkeypatch):
+    """batch_size = 3 reads each batch's row counts and checksums in one grouped scan
+    (Emitter::WindowStatsByKey); they equal batch_size = 1's one query per partition, an empty
+    day (0 rows, checksum 0) included."""
+    days = DAYS[:1] + DAYS[2:]  # DAYS[1] has no rows
+    results = {}
+    for batch_size in (1, 3):
+        project = make_project(f"b{batch_size}")
+        database = pg_server.create_database(f"batch{batch_size}")
+        env = f"{DSN_ENV}_B{batch_size}"
+        monkeypatch.setenv(env, database.dsn)
+        project.write("strata.toml", f'[project]\nname = "b"\n\n[warehouse]\ntype = "postgres"\n'
+                                     f'dsn_env = "{env}"\n')
+        load_orders(database, order_rows(days, per_day=5))
+        project.add_model("stg_orders", STAGING_SQL, sources=(("raw", "orders"),),
+                          target=("staging", "stg_orders"), catalog=None)
+        project.add_model("fct_daily_orders", DAILY_SQL,
+                          strategy_toml("day", first_partition=DAYS[0], batch_size=batch_size),
+                          depends_on=["stg_orders"], sources=(), catalog=None)
+        report = project.run("--from", DAYS[0], "--to", DAYS[-1]).json
+        assert report["status"] == "success", report["errors"]
+        results[batch_size] = checksums(report)
+        state = project.partition_map("fct_daily_orders")
+        assert {k: (state[k]["row_count"], state[k]["checksum"]) for k in DAYS} == \
+            results[batch_size]
+    assert set(results[1]) == set(DAYS)
+    assert results[1][DAYS[1]][0] == 0
+    assert results[3] == results[1]
