@@ -10,6 +10,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <utility>
 
 #include "base/time.h"
 
@@ -21,6 +22,9 @@ using nlohmann::json;
 constexpr time_t kReadTimeoutSeconds = 5;
 constexpr time_t kWriteTimeoutSeconds = 5;
 constexpr time_t kKeepAliveSeconds = 2;
+// Requests per connection before it is closed (cpp-httplib's default is 5): a dashboard reuses
+// its connection; reconnecting per five queries costs a TCP handshake each time.
+constexpr std::size_t kKeepAliveRequests = 1000;
 constexpr std::size_t kExtraHttpThreads = 4;
 
 std::mutex g_log_mutex;
@@ -96,6 +100,10 @@ QueryServer::QueryServer(ApiConfig api, ServerOptions options)
   server.set_read_timeout(kReadTimeoutSeconds, 0);
   server.set_write_timeout(kWriteTimeoutSeconds, 0);
   server.set_keep_alive_timeout(kKeepAliveSeconds);
+  server.set_keep_alive_max_count(kKeepAliveRequests);
+  // cpp-httplib writes the status line and headers, then the body: with Nagle's algorithm on,
+  // the body waits for the client's delayed ACK (40 ms per request on Linux).
+  server.set_tcp_nodelay(true);
 
   server.set_pre_routing_handler(
       [limits](const httplib::Request& request, httplib::Response& response) {
@@ -139,7 +147,7 @@ QueryServer::QueryServer(ApiConfig api, ServerOptions options)
                                   std::exception_ptr exception) {
     std::string what = "unknown exception";
     try {
-      std::rethrow_exception(exception);
+      std::rethrow_exception(std::move(exception));
     } catch (const std::exception& error) {
       what = error.what();
     } catch (...) {

@@ -321,6 +321,8 @@ QUERIES = [
 # ----- routes and statuses ----------------------------------------------------------------------
 
 def test_health_and_readiness_need_no_token(server):
+    listening = json.loads(server.lines[0])
+    assert listening["event"] == "listening" and listening["host"] == "127.0.0.1"
     health = server.request("GET", "/healthz")
     assert health.status == 200 and health.json == {"status": "ok"}
     ready = server.request("GET", "/readyz")
