@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -104,6 +105,13 @@ QueryServer::QueryServer(ApiConfig api, ServerOptions options)
   // cpp-httplib writes the status line and headers, then the body: with Nagle's algorithm on,
   // the body waits for the client's delayed ACK (40 ms per request on Linux).
   server.set_tcp_nodelay(true);
+  // SO_REUSEADDR only (a restart binds while old connections are in TIME_WAIT). cpp-httplib's
+  // default also sets SO_REUSEPORT, with which a second `strata serve` on the same port binds
+  // too and the kernel splits the connections between the two processes.
+  server.set_socket_options([](socket_t listener) {
+    const int yes = 1;
+    ::setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
 
   server.set_pre_routing_handler(
       [limits](const httplib::Request& request, httplib::Response& response) {

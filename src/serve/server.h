@@ -38,7 +38,9 @@ class QueryServer {
   QueryServer(const QueryServer&) = delete;
   QueryServer& operator=(const QueryServer&) = delete;
 
-  // Binds host:port. kIo naming the address when it cannot (in use, not a local address).
+  // Binds host:port (SO_REUSEADDR, never SO_REUSEPORT: a second server on a port in use is
+  // refused rather than sharing it). kIo naming the address when it cannot (in use, not a local
+  // address).
   Status Bind();
   // The bound port. REQUIRES: Bind() succeeded.
   int port() const { return port_; }

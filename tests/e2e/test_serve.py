@@ -659,3 +659,36 @@ def test_serve_listens_on_localhost_by_default(strata_bin):
                                timeout=30)
     assert completed.returncode == 0
     assert "127.0.0.1" in completed.stdout and "--port" in completed.stdout
+
+
+# ----- robustness -------------------------------------------------------------------------------
+
+def test_dropped_and_stalled_connections_do_not_stop_the_others(server):
+    import socket
+    for _ in range(200):
+        socket.create_connection(("127.0.0.1", server.port), timeout=10).close()
+    # Half a request, then silence: that connection waits for its read timeout alone.
+    stalled = [socket.create_connection(("127.0.0.1", server.port), timeout=10) for _ in range(2)]
+    for connection in stalled:
+        connection.sendall(b"POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+    try:
+        assert server.query(QUERIES[0]).status == 200
+        assert server.request("GET", "/healthz").status == 200
+        garbage = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        garbage.sendall(b"\x00\x01 not http at all\r\n\r\n")
+        reply = garbage.recv(4096)
+        garbage.close()
+        assert reply.startswith(b"HTTP/1.1 400"), reply
+        assert server.query(QUERIES[1]).status == 200
+    finally:
+        for connection in stalled:
+            connection.close()
+
+
+def test_a_port_in_use_is_refused(strata_bin, project, server):
+    completed = subprocess.run([strata_bin, "serve", "--project", str(project), "--port",
+                                str(server.port), "--output", "json"], capture_output=True,
+                               text=True, timeout=60, env={**os.environ, SECRET_ENV: SECRET})
+    assert completed.returncode == 1
+    error = json.loads(completed.stdout)["errors"][0]
+    assert error["code"] == "Io" and str(server.port) in error["message"] and error["hint"]
