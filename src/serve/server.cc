@@ -63,9 +63,16 @@ void Write(const ApiResponse& response, httplib::Response& out) {
 }
 
 // The error of a status cpp-httplib set itself (before any route ran).
-Error TransportError(int status, const project::ServeConfig& limits) {
+Error TransportError(const httplib::Request& request, int status,
+                     const project::ServeConfig& limits) {
   switch (status) {
     case 413:
+      if (request.get_header_value("Content-Type") == "application/x-www-form-urlencoded") {
+        return MakeError(ErrorCode::kRequestTooLarge,
+                         "a form-encoded body is larger than 8192 bytes (cpp-httplib's limit for "
+                         "application/x-www-form-urlencoded, curl -d's default)",
+                         "send the query with Content-Type: application/json");
+      }
       return MakeError(
           ErrorCode::kRequestTooLarge,
           fmt::format("the request body is larger than {} bytes", limits.max_body_bytes),
@@ -172,7 +179,7 @@ QueryServer::QueryServer(ApiConfig api, ServerOptions options)
   server.set_error_handler(httplib::Server::HandlerWithResponse(
       [limits](const httplib::Request& request, httplib::Response& response) {
         if (!response.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-        ApiResponse refused = ErrorResponse(TransportError(response.status, limits));
+        ApiResponse refused = ErrorResponse(TransportError(request, response.status, limits));
         refused.status = response.status;
         Write(refused, response);
         LogRequest(request, refused, MonotonicMillis());
