@@ -46,7 +46,14 @@ namespace strata {
   X(kFanOut, 34, 400, "42P10", false)               \
   X(kWarehouseStorage, 35, 507, "53100", false)     \
   X(kRollupManifest, 36, 500, "XX001", false)       \
-  X(kRollupLocked, 37, 409, "55P03", false)
+  X(kRollupLocked, 37, 409, "55P03", false)         \
+  X(kUnauthenticated, 38, 401, "28000", false)      \
+  X(kRouteNotFound, 39, 404, "42704", false)        \
+  X(kMethodNotAllowed, 40, 405, "0A000", false)     \
+  X(kRequestTooLarge, 41, 413, "54000", false)      \
+  X(kOverloaded, 42, 503, "53300", true)            \
+  X(kQueryTimeout, 43, 504, "57014", true)          \
+  X(kHeadersTooLarge, 44, 431, "54000", false)
 
 enum class ErrorCode : std::uint16_t {
 // NOLINTNEXTLINE(bugprone-macro-parentheses): `name` is an enumerator being declared.

@@ -42,6 +42,11 @@ struct RollupsBuildOptions {
   bool due_only = false;             // `rollups refresh`: only the rollups that are due
 };
 
+struct ServeCommandOptions {
+  std::string host = "127.0.0.1";  // --host
+  int port = 4000;                 // --port; 0: any free port
+};
+
 struct RunCommandOptions {
   materialize::SelectionOptions selection;
   int parallel = 4;
@@ -73,6 +78,10 @@ int RunRollupsCompact(const CommonOptions& common, const std::vector<std::string
 int RunRollupsStatus(const CommonOptions& common);
 // strata meta: the semantic model's entities, members and rollups (human or --output json).
 int RunMeta(const CommonOptions& common);
+
+// strata serve: the query API until SIGTERM/SIGINT, then exit 0 once in-flight requests are
+// answered; 1 for an invalid project or model, a missing secret, or a port it cannot listen on.
+int RunServe(const CommonOptions& common, const ServeCommandOptions& options);
 
 // Set by SIGINT/SIGTERM once InstallSignalHandlers() ran.
 const std::atomic<bool>& CancelFlag();

@@ -89,6 +89,7 @@ struct NumericFlags {
   std::optional<std::string> apply_parallel;   // apply
   std::optional<std::string> rollup_parallel;  // rollups build
   std::optional<std::string> limit;            // show
+  std::optional<std::string> port;             // serve
 };
 
 struct NumericValues {
@@ -97,6 +98,7 @@ struct NumericValues {
   std::optional<int> apply_parallel;
   std::optional<int> rollup_parallel;
   int limit = 10;
+  std::optional<int> port;
 };
 
 Result<NumericValues> ParseNumericFlags(const NumericFlags& flags) {
@@ -134,6 +136,13 @@ Result<NumericValues> ParseNumericFlags(const NumericFlags& flags) {
                                      "the number of rows to print, e.g. --limit 20");
     if (!limit.ok()) return limit.error();
     values.limit = static_cast<int>(*limit);
+  }
+  if (flags.port) {
+    auto port =
+        ParseBoundedInteger("--port", *flags.port, 0, 65535,
+                            "the TCP port to listen on, e.g. --port 4000 (0: any free port)");
+    if (!port.ok()) return port.error();
+    values.port = static_cast<int>(*port);
   }
   return values;
 }
@@ -271,6 +280,14 @@ int Main(int argc, char** argv) {
   CLI::App* rollups_status =
       rollups->add_subcommand("status", "show what the rollup store holds per rollup");
   AddCommon(rollups_status, common, output);
+  strata::cli::ServeCommandOptions serve_options;
+  CLI::App* serve = app.add_subcommand("serve", "serve the semantic query API over HTTP");
+  serve->add_option("--project", common.project_dir, "project folder (holds strata.toml)");
+  serve->add_option("--warehouse", common.warehouse, "named warehouse from [warehouses.NAME]");
+  serve->add_option("--host", serve_options.host, "address to listen on (default 127.0.0.1)");
+  serve->add_option("--port", numeric.port, "port of the query API (default 4000)");
+  serve->add_option("--output", output, "errors as human | json")
+      ->check(CLI::IsMember({"human", "json"}));
   CLI::App* schema = app.add_subcommand("schema", "print a JSON Schema of an output document");
   schema->add_option("NAME", schema_name, "run-output | models-output | partitions-output")
       ->required();
@@ -312,6 +329,10 @@ int Main(int argc, char** argv) {
     return strata::cli::RunQuery(common, query_options);
   }
   if (*meta) return strata::cli::RunMeta(common);
+  if (*serve) {
+    if (values->port) serve_options.port = *values->port;
+    return strata::cli::RunServe(common, serve_options);
+  }
   if (*rollups_build_command) {
     if (values->rollup_parallel) rollups_build.parallel = *values->rollup_parallel;
     return strata::cli::RunRollupsBuild(common, rollups_build);

@@ -50,6 +50,50 @@ std::optional<WarehouseConfig> ReadWarehouse(TomlReader& parent, std::string_vie
   return config;
 }
 
+// An environment variable's name as POSIX shells write it: a letter or '_', then letters, digits
+// and '_'. Anything else is most likely a secret pasted where its variable's name belongs.
+bool IsEnvironmentVariableName(std::string_view name) {
+  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+// One [serve] limit: an unsigned integer in [min, max] (the defaults in `*value` stay otherwise).
+void ReadLimit(TomlReader& reader, std::string_view key, std::uint32_t min, std::uint32_t max,
+               std::uint32_t* value) {
+  const std::optional<std::uint32_t> read = reader.Unsigned(key);
+  if (!read) return;
+  if (*read < min || *read > max) {
+    reader.Fail(key, ErrorCode::kConfig, fmt::format("{} = {} is out of range", key, *read),
+                fmt::format("use {} to {}; the default is {}", min, max, *value));
+    return;
+  }
+  *value = *read;
+}
+
+void ReadServe(const toml::table& table, std::vector<Error>* errors, ServeConfig* serve) {
+  TomlReader reader(table, "strata.toml", "[serve]", errors);
+  reader.CheckKeys({"jwt_secret_env", "max_body_bytes", "max_header_bytes", "request_timeout_ms",
+                    "max_concurrent_queries", "max_queued_queries", "shutdown_drain_ms"});
+  if (std::optional<std::string> name = reader.String("jwt_secret_env")) {
+    if (!IsEnvironmentVariableName(*name)) {
+      reader.Fail("jwt_secret_env", ErrorCode::kConfig,
+                  "jwt_secret_env must name an environment variable",
+                  "write the variable's name (jwt_secret_env = \"STRATA_JWT_SECRET\") and put "
+                  "the secret in that variable, never in strata.toml");
+    } else {
+      serve->jwt_secret_env = *name;
+    }
+  }
+  ReadLimit(reader, "max_body_bytes", 1, 1U << 30, &serve->max_body_bytes);
+  ReadLimit(reader, "max_header_bytes", 1024, 1U << 20, &serve->max_header_bytes);
+  ReadLimit(reader, "request_timeout_ms", 1, 3'600'000, &serve->request_timeout_ms);
+  ReadLimit(reader, "max_concurrent_queries", 1, 256, &serve->max_concurrent_queries);
+  ReadLimit(reader, "max_queued_queries", 0, 10'000, &serve->max_queued_queries);
+  ReadLimit(reader, "shutdown_drain_ms", 0, 600'000, &serve->shutdown_drain_ms);
+}
+
 }  // namespace
 
 std::optional<ProjectConfig> LoadProjectConfig(const std::filesystem::path& root,
@@ -68,7 +112,8 @@ std::optional<ProjectConfig> LoadProjectConfig(const std::filesystem::path& root
   ProjectConfig config;
   config.root = root;
   TomlReader top(*document, "strata.toml", "", errors);
-  top.CheckKeys({"project", "warehouse", "warehouses", "state", "run", "rollups", "semantic"});
+  top.CheckKeys(
+      {"project", "warehouse", "warehouses", "state", "run", "rollups", "semantic", "serve"});
   if (const toml::table* project = top.Table("project")) {
     TomlReader reader(*project, "strata.toml", "[project]", errors);
     reader.CheckKeys({"name", "models_dir", "semantic_dir"});
@@ -143,6 +188,7 @@ std::optional<ProjectConfig> LoadProjectConfig(const std::filesystem::path& root
       }
     }
   }
+  if (const toml::table* serve = top.Table("serve")) ReadServe(*serve, errors, &config.serve);
   if (errors->size() != errors_before) return std::nullopt;
   return config;
 }

@@ -42,6 +42,19 @@ struct RunConfig {
   std::uint32_t retry_base_ms = 100;
 };
 
+// [serve]: `strata serve`'s secrets (only the names of environment variables; never a secret
+// itself) and its limits. Every field has a default; strata serve refuses to start without
+// jwt_secret_env (the query API has no unauthenticated mode).
+struct ServeConfig {
+  std::string jwt_secret_env;  // the variable holding the HS256 secret of the query API's JWTs
+  std::uint32_t max_body_bytes = 1 << 20;     // a larger request body: 413
+  std::uint32_t max_header_bytes = 16 << 10;  // all request header lines together: 431
+  std::uint32_t request_timeout_ms = 30'000;  // a query still running then is cancelled: 504
+  std::uint32_t max_concurrent_queries = 4;   // queries answered at once (one connection each)
+  std::uint32_t max_queued_queries = 16;      // more wait at most this many, then 503
+  std::uint32_t shutdown_drain_ms = 10'000;   // SIGTERM: in-flight requests finish within it
+};
+
 struct ProjectConfig {
   std::filesystem::path root;  // the folder holding strata.toml (absolute)
   std::string name;
@@ -55,6 +68,7 @@ struct ProjectConfig {
   std::filesystem::path rollup_store_dir;
   RunConfig run;
   int fiscal_year_start_month = 1;  // [semantic] fiscal_year_start_month, 1..12
+  ServeConfig serve;                // [serve]
 };
 
 enum class StrategyKind { kFullRefresh, kView, kTimeInterval, kIncremental };

@@ -93,6 +93,43 @@ TEST_F(ProjectTest, SemanticFiscalYearStartMonth) {
   EXPECT_NE(unknown.hint.find("fiscal_year_start_month"), std::string::npos);
 }
 
+TEST_F(ProjectTest, ServeNamesTheSecretsVariableAndBoundsItsLimits) {
+  LoadOutcome defaults = LoadProject(root_);
+  ASSERT_TRUE(defaults.project.has_value());
+  const ServeConfig& unset = defaults.project->config.serve;
+  EXPECT_EQ(unset.jwt_secret_env, "");
+  EXPECT_EQ(unset.max_body_bytes, 1U << 20);
+  EXPECT_EQ(unset.max_concurrent_queries, 4U);
+  const std::string base = "[project]\nname = \"shop\"\n[warehouse]\ntype = \"duckdb\"\n";
+  Write("strata.toml",
+        base +
+            "[serve]\njwt_secret_env = \"STRATA_JWT_SECRET\"\nmax_body_bytes = 4096\n"
+            "max_concurrent_queries = 1\nmax_queued_queries = 0\n"
+            "request_timeout_ms = 500\nshutdown_drain_ms = 0\n");
+  LoadOutcome set = LoadProject(root_);
+  ASSERT_TRUE(set.project.has_value()) << set.errors[0].ToString();
+  const ServeConfig& serve = set.project->config.serve;
+  EXPECT_EQ(serve.jwt_secret_env, "STRATA_JWT_SECRET");
+  EXPECT_EQ(serve.max_body_bytes, 4096U);
+  EXPECT_EQ(serve.max_concurrent_queries, 1U);
+  EXPECT_EQ(serve.max_queued_queries, 0U);
+  EXPECT_EQ(serve.request_timeout_ms, 500U);
+  EXPECT_EQ(serve.shutdown_drain_ms, 0U);
+  // A secret pasted where the variable's name belongs is refused, and not echoed.
+  Write("strata.toml", base + "[serve]\njwt_secret_env = \"hunter2 hunter2\"\n");
+  const Error pasted = OnlyError();
+  EXPECT_EQ(pasted.code, ErrorCode::kConfig);
+  EXPECT_EQ(pasted.message.find("hunter2"), std::string::npos);
+  Write("strata.toml", base + "[serve]\nmax_concurrent_queries = 0\n");
+  EXPECT_EQ(OnlyError().code, ErrorCode::kConfig);
+  Write("strata.toml", base + "[serve]\nmax_body_bytes = 0\n");
+  EXPECT_EQ(OnlyError().code, ErrorCode::kConfig);
+  Write("strata.toml", base + "[serve]\njwt_secret = \"x\"\n");
+  const Error unknown = OnlyError();
+  EXPECT_EQ(unknown.code, ErrorCode::kConfigUnknownKey);
+  EXPECT_NE(unknown.hint.find("jwt_secret_env"), std::string::npos);
+}
+
 TEST_F(ProjectTest, MicrobatchDefaultsToHour) {
   Model("m", "[strategy]\ntype = \"microbatch\"\ntime_column = \"ts\"\n");
   LoadOutcome outcome = LoadProject(root_);

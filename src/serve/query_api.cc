@@ -1,0 +1,230 @@
+#include "serve/query_api.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "query/meta.h"
+#include "query/query_engine.h"
+#include "rollup/status.h"
+#include "serve/jwt.h"
+#include "warehouse/duckdb/duckdb_engine.h"
+#include "warehouse/from_config.h"
+
+namespace strata::serve {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kRoutesHint =
+    "the query port serves POST /v1/query, GET /v1/meta, GET /healthz and GET /readyz";
+
+// The JSON text of a document the API answers with. Strings a warehouse returned need not be
+// UTF-8: invalid bytes become U+FFFD rather than an exception.
+template <typename Json>
+std::string Dump(const Json& document) {
+  return document.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+ApiResponse JsonOk(std::string body) {
+  ApiResponse response;
+  response.body = std::move(body);
+  return response;
+}
+
+// The method of a known path (HEAD is answered as GET); empty for an unknown path.
+std::string_view MethodOf(std::string_view path) {
+  if (path == "/v1/query") return "POST";
+  if (path == "/v1/meta" || path == "/healthz" || path == "/readyz") return "GET";
+  return "";
+}
+
+bool IsWarehouseFailure(ErrorCode code) {
+  return code == ErrorCode::kWarehouse || code == ErrorCode::kWarehouseSyntax ||
+         code == ErrorCode::kWarehouseCatalog || code == ErrorCode::kWarehouseStorage ||
+         code == ErrorCode::kWarehouseInterrupted || code == ErrorCode::kWarehouseConflict ||
+         code == ErrorCode::kWarehouseUnsupported;
+}
+
+}  // namespace
+
+int HttpStatusOf(const Error& error) {
+  if (IsWarehouseFailure(error.code)) return 502;
+  return Describe(error.code).http_status;
+}
+
+ApiResponse ErrorResponse(const Error& error) {
+  ApiResponse response;
+  response.status = HttpStatusOf(error);
+  response.error_code = std::string(error.reported_code());
+  json body = {{"error",
+                {{"code", error.reported_code()},
+                 {"message", error.message},
+                 {"hint", error.hint.empty() ? json(nullptr) : json(error.hint)}}}};
+  response.body = Dump(body);
+  return response;
+}
+
+QueryApi::QueryApi(ApiConfig config)
+    : config_(std::move(config)),
+      store_(rollup::ResolveStoreDir(*config_.project)),
+      router_(*config_.model, store_) {
+  STRATA_CHECK(!config_.jwt_secret.empty());
+  if (auto engine = warehouse::OpenDuckDbEngine({}); engine.ok()) engine_ = std::move(*engine);
+  workers_ = std::make_unique<WorkerPool>(
+      config_.limits.max_concurrent_queries, config_.limits.max_queued_queries,
+      [this]() -> Result<std::unique_ptr<warehouse::Connection>> {
+        if (!engine_) {
+          return MakeError(ErrorCode::kWarehouseConnection, "the rollup engine did not open");
+        }
+        return engine_->Connect();
+      });
+}
+
+QueryApi::~QueryApi() = default;
+
+void QueryApi::CancelAll() {
+  cancelled_.store(true);
+  deadlines_.FireAll();
+}
+
+ApiResponse QueryApi::Handle(const ApiRequest& request) {
+  const std::string method = request.method == "HEAD" ? "GET" : request.method;
+  const std::string_view expected = MethodOf(request.path);
+  if (expected.empty()) {
+    return ErrorResponse(
+        MakeError(ErrorCode::kRouteNotFound,
+                  fmt::format("no route {} {} on the query port", request.method, request.path),
+                  std::string(kRoutesHint)));
+  }
+  if (method != expected) {
+    const std::string allowed = expected == "GET" ? "GET, HEAD" : std::string(expected);
+    ApiResponse response =
+        ErrorResponse(MakeError(ErrorCode::kMethodNotAllowed,
+                                fmt::format("{} does not accept {}", request.path, request.method),
+                                fmt::format("use {} {}", expected, request.path)));
+    response.allow = allowed;
+    return response;
+  }
+  if (request.path == "/v1/query") return Query(request);
+  if (request.path == "/v1/meta") return Meta(request);
+  if (request.path == "/readyz") return Ready();
+  return JsonOk(R"({"status":"ok"})");
+}
+
+Result<std::string> QueryApi::Authenticate(const ApiRequest& request) const {
+  STRATA_ASSIGN_OR_RETURN(std::string_view token, BearerToken(request.authorization));
+  STRATA_ASSIGN_OR_RETURN(JwtClaims claims,
+                          VerifyHs256(token, config_.jwt_secret, config_.clock->Now()));
+  if (config_.model->FindRole(claims.role) == nullptr) {
+    return MakeError(
+        ErrorCode::kAccessDenied,
+        fmt::format("the token's role \"{}\" is not a data role of the model", claims.role),
+        "issue the token for one of the model's data_roles (GET /v1/meta with a "
+        "valid token lists its own)");
+  }
+  return claims.role;
+}
+
+ApiResponse QueryApi::Meta(const ApiRequest& request) {
+  Result<std::string> role = Authenticate(request);
+  if (!role.ok()) return ErrorResponse(role.error());
+  Result<json> meta =
+      query::MetaJson(*config_.model, rollup::StatusOf(*config_.model, store_), *role);
+  ApiResponse response = meta.ok() ? JsonOk(Dump(*meta)) : ErrorResponse(meta.error());
+  response.role = *role;
+  return response;
+}
+
+Result<warehouse::Warehouse*> QueryApi::SharedWarehouse() {
+  std::lock_guard<std::mutex> lock(warehouse_mutex_);
+  if (!warehouse_) {
+    // Read-only, as `strata query`: the API never writes, and a DuckDB file opened read-only can
+    // be shared with other readers.
+    STRATA_ASSIGN_OR_RETURN(warehouse_,
+                            warehouse::OpenWarehouse(*config_.project, *config_.warehouse,
+                                                     warehouse::AccessMode::kReadOnly));
+  }
+  return warehouse_.get();
+}
+
+ApiResponse QueryApi::Ready() {
+  Result<warehouse::Warehouse*> shared = SharedWarehouse();
+  Result<std::unique_ptr<warehouse::Connection>> connection =
+      shared.ok() ? (*shared)->Connect()
+                  : Result<std::unique_ptr<warehouse::Connection>>(std::move(shared).error());
+  Status reachable = OkStatus();
+  if (connection.ok()) {
+    if (auto probe = (*connection)->Execute("SELECT 1"); !probe.ok()) reachable = probe.error();
+  } else {
+    reachable = connection.error();
+  }
+  if (!reachable.ok()) {
+    Error error = MakeError(ErrorCode::kWarehouseConnection,
+                            "the warehouse is not reachable: " + reachable.error().message,
+                            "GET /readyz answers 200 once the warehouse answers SELECT 1");
+    return ErrorResponse(error);
+  }
+  return JsonOk(R"({"status":"ready","model":"loaded","warehouse":"reachable"})");
+}
+
+ApiResponse QueryApi::Query(const ApiRequest& request) {
+  Result<std::string> role = Authenticate(request);
+  if (!role.ok()) return ErrorResponse(role.error());
+  const std::int64_t deadline = request.received_millis + config_.limits.request_timeout_ms;
+  Result<WorkerPool::Lease> lease = workers_->Acquire(deadline);
+  if (!lease.ok()) {
+    ApiResponse refused = ErrorResponse(lease.error());
+    refused.role = *role;
+    return refused;
+  }
+  Worker& worker = lease->worker();
+  const std::uint64_t watch = deadlines_.Start(deadline);
+  if (worker.engine) deadlines_.Add(watch, worker.engine.get());
+  if (worker.warehouse) deadlines_.Add(watch, worker.warehouse.get());
+  const auto cancelled_error = [] {
+    return MakeError(ErrorCode::kWarehouseInterrupted, "the query was cancelled before it ran");
+  };
+
+  query::QueryContext context;
+  context.dialect = config_.dialect;
+  context.store = worker.engine ? &store_ : nullptr;
+  context.engine = worker.engine.get();
+  context.router = worker.engine ? &router_ : nullptr;
+  context.live = [&]() -> Result<warehouse::Connection*> {
+    if (!worker.warehouse) {
+      STRATA_ASSIGN_OR_RETURN(warehouse::Warehouse * shared, SharedWarehouse());
+      STRATA_ASSIGN_OR_RETURN(worker.warehouse, shared->Connect());
+      if (!deadlines_.Add(watch, worker.warehouse.get())) return cancelled_error();
+    }
+    return worker.warehouse.get();
+  };
+  Result<query::QueryResponse> answer =
+      query::Answer(*config_.model, context, request.body, {*role});
+  if (deadlines_.Finish(watch)) worker.interrupted = true;
+
+  ApiResponse response;
+  if (answer.ok()) {
+    response = JsonOk(Dump(answer->ToJson()));
+    std::string used;
+    for (const std::string& name : answer->used) used += (used.empty() ? "" : "+") + name;
+    response.rollup = used.empty() ? "live" : used;
+  } else if (worker.interrupted && cancelled_.load()) {
+    response = ErrorResponse(MakeError(ErrorCode::kOverloaded,
+                                       "the server is shutting down; the query was cancelled",
+                                       "retry on another instance or after the restart"));
+  } else if (worker.interrupted) {
+    response = ErrorResponse(
+        MakeError(ErrorCode::kQueryTimeout,
+                  fmt::format("the query ran longer than {} ms and was cancelled",
+                              config_.limits.request_timeout_ms),
+                  "narrow the query (a shorter date range, fewer dimensions), build a rollup that "
+                  "answers it, or raise [serve] request_timeout_ms"));
+  } else {
+    response = ErrorResponse(answer.error());
+  }
+  response.role = *role;
+  return response;
+}
+
+}  // namespace strata::serve

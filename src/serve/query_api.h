@@ -1,0 +1,115 @@
+// The query port's routes, independent of the HTTP library (server.h translates to and from
+// cpp-httplib): spec/semantic.md, "Serving".
+//
+//   POST /v1/query   the semantic query JSON in the body → query::Answer with the token's role →
+//                    QueryResponse::ToJson() (the same call and JSON as `strata query`)
+//   GET  /v1/meta    query::MetaJson for the token's role
+//   GET  /healthz    liveness, no token: {"status": "ok"}
+//   GET  /readyz     no token: 200 {"status": "ready"} when the model is loaded (always, once
+//                    the API exists) and the warehouse answers `SELECT 1`; 503 otherwise
+//
+// Every other path is 404 (RouteNotFound) — the control plane's routes included: they belong to
+// the control port —, a known path with another method 405 (MethodNotAllowed, `allow` set).
+// Errors are {"error": {"code", "message", "hint"}} with the status of the code's catalogue row
+// (base/error_code.h: QueryInvalid 400, Unauthenticated 401, AccessDenied 403, Overloaded 503,
+// QueryTimeout 504, …), except that a warehouse failure during a live query is 502 (the
+// upstream failed, not the caller) and a broken invariant is 500 with a generic message.
+//
+// Authentication: jwt.h; a role the model does not define is AccessDenied (403), never a
+// default role. Limits: a query waits for a worker (worker_pool.h) at most until its deadline
+// (request_timeout_ms after it arrived); a query still running at the deadline is interrupted on
+// the warehouse and the engine (deadline_watcher.h) and answered QueryTimeout.
+//
+// Thread safety: Handle is thread-safe; the API is shared by every HTTP thread.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "base/time.h"
+#include "project/project.h"
+#include "rollup/router.h"
+#include "rollup/store.h"
+#include "semantic/model.h"
+#include "serve/deadline_watcher.h"
+#include "serve/worker_pool.h"
+#include "warehouse/warehouse.h"
+
+namespace strata::serve {
+
+struct ApiRequest {
+  std::string method;         // "GET", "POST", ... ("HEAD" is answered as GET)
+  std::string path;           // without the query string
+  std::string authorization;  // the Authorization header's value; empty when absent
+  std::string body;
+  std::int64_t received_millis = 0;  // MonotonicMillis when the request arrived
+};
+
+struct ApiResponse {
+  int status = 200;
+  std::string body;   // JSON
+  std::string allow;  // for 405: the methods the path accepts
+  // For the access log (never the token): the role of a verified token, the rollups that
+  // answered a query ("live" when none did), the error code of a refusal.
+  std::optional<std::string> role;
+  std::optional<std::string> rollup;
+  std::optional<std::string> error_code;
+};
+
+// What the API serves: the loaded project and model, the warehouse to open, the secret, the
+// limits. REQUIRES: everything referenced outlives the API.
+struct ApiConfig {
+  const project::ProjectConfig* project = nullptr;
+  const project::WarehouseConfig* warehouse = nullptr;
+  const semantic::SemanticModel* model = nullptr;
+  sql::Dialect dialect = sql::Dialect::kDuckDb;
+  std::string jwt_secret;  // REQUIRES: not empty
+  project::ServeConfig limits;
+  const Clock* clock = &SystemClock();  // the JWT's exp and nbf are checked against it
+};
+
+// An error as the API answers it: status and the JSON body.
+ApiResponse ErrorResponse(const Error& error);
+// The HTTP status of `error` (see the header comment).
+int HttpStatusOf(const Error& error);
+
+class QueryApi {
+ public:
+  // Opens the rollup engine and the workers' engine connections; the warehouse opens on first
+  // use (a live query or /readyz) and is opened again after a failure.
+  explicit QueryApi(ApiConfig config);
+  QueryApi(const QueryApi&) = delete;
+  QueryApi& operator=(const QueryApi&) = delete;
+  ~QueryApi();
+
+  ApiResponse Handle(const ApiRequest& request);
+
+  // From now on every query in flight and every new one is interrupted; for the end of a
+  // shutdown's drain. Queries interrupted so are answered Overloaded (503, retryable).
+  void CancelAll();
+
+ private:
+  ApiResponse Query(const ApiRequest& request);
+  ApiResponse Meta(const ApiRequest& request);
+  ApiResponse Ready();
+  Result<std::string> Authenticate(const ApiRequest& request) const;
+  Result<warehouse::Warehouse*> SharedWarehouse();
+
+  ApiConfig config_;
+  rollup::RollupStore store_;
+  rollup::RouterCache router_;
+  std::unique_ptr<warehouse::Warehouse> engine_;
+  std::mutex warehouse_mutex_;
+  std::unique_ptr<warehouse::Warehouse> warehouse_;
+  DeadlineWatcher deadlines_;
+  std::atomic<bool> cancelled_{false};
+  std::unique_ptr<WorkerPool> workers_;
+};
+
+}  // namespace strata::serve

@@ -1,0 +1,217 @@
+// QueryApi without sockets: routes and their statuses, authentication against a fixed clock,
+// roles, and that POST /v1/query answers exactly what query::Answer answers (the transport only
+// translates). Over the example model and its small DuckDB tables.
+#include "serve/query_api.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "query/query_engine.h"
+#include "semantic/loader.h"
+#include "semantic/testing/example_model.h"
+#include "serve/jwt.h"
+#include "warehouse/duckdb/duckdb_warehouse.h"
+
+namespace strata::serve {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kSecret = "query-api-test-secret-32-bytes-long";
+constexpr UnixSeconds kNow = 1'800'000'000;
+
+std::string TokenFor(const std::string& claims) {
+  return "Bearer " + SignHs256(R"({"alg":"HS256","typ":"JWT"})", "{" + claims + "}", kSecret);
+}
+
+class QueryApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = std::filesystem::temp_directory_path() /
+            ("strata_query_api_test_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(root_);
+    std::filesystem::create_directories(root_);
+    {
+      auto warehouse = warehouse::OpenDuckDb((root_ / "w.duckdb").string());
+      ASSERT_TRUE(warehouse.ok());
+      auto connection = (*warehouse)->Connect();
+      ASSERT_TRUE(connection.ok());
+      ASSERT_TRUE((*connection)->Execute(semantic::testing::kExampleTablesSql).ok());
+    }
+    project_.root = root_;
+    project_.rollup_store_dir = root_ / "store";
+    warehouse_.name = "default";
+    warehouse_.type = "duckdb";
+    warehouse_.path = "w.duckdb";
+    auto outcome = semantic::LoadSemanticModel(
+        {{"semantic/model.yml", semantic::testing::kExampleModelYaml}}, sql::Dialect::kDuckDb, 4);
+    ASSERT_TRUE(outcome.errors.empty());
+    model_ = std::move(*outcome.model);
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+
+  std::unique_ptr<QueryApi> Api(const project::WarehouseConfig* warehouse = nullptr) {
+    ApiConfig config;
+    config.project = &project_;
+    config.warehouse = warehouse != nullptr ? warehouse : &warehouse_;
+    config.model = &model_;
+    config.jwt_secret = std::string(kSecret);
+    config.clock = &clock_;
+    return std::make_unique<QueryApi>(config);
+  }
+
+  static ApiRequest Request(std::string method, std::string path, std::string authorization = "",
+                            std::string body = "") {
+    ApiRequest request;
+    request.method = std::move(method);
+    request.path = std::move(path);
+    request.authorization = std::move(authorization);
+    request.body = std::move(body);
+    request.received_millis = MonotonicMillis();
+    return request;
+  }
+
+  static std::string CodeOf(const ApiResponse& response) {
+    return json::parse(response.body)["error"]["code"].get<std::string>();
+  }
+
+  std::filesystem::path root_;
+  project::ProjectConfig project_;
+  project::WarehouseConfig warehouse_;
+  semantic::SemanticModel model_;
+  FixedClock clock_{kNow};
+};
+
+TEST_F(QueryApiTest, UnknownRoutesAndControlRoutesAre404) {
+  auto api = Api();
+  for (const auto& [method, path] :
+       std::vector<std::pair<std::string, std::string>>{{"POST", "/v1/hooks/rollups/rebuild"},
+                                                        {"GET", "/v1/rollups"},
+                                                        {"GET", "/v1/rollups/jobs/1"},
+                                                        {"GET", "/"},
+                                                        {"POST", "/v1/query/"}}) {
+    SCOPED_TRACE(method + " " + path);
+    const ApiResponse response = api->Handle(Request(method, path, TokenFor(R"("role":"admin")")));
+    EXPECT_EQ(response.status, 404);
+    EXPECT_EQ(CodeOf(response), "RouteNotFound");
+    EXPECT_FALSE(json::parse(response.body)["error"]["hint"].is_null());
+  }
+}
+
+TEST_F(QueryApiTest, AnotherMethodIs405WithAllow) {
+  auto api = Api();
+  const ApiResponse get_query = api->Handle(Request("GET", "/v1/query"));
+  EXPECT_EQ(get_query.status, 405);
+  EXPECT_EQ(get_query.allow, "POST");
+  EXPECT_EQ(CodeOf(get_query), "MethodNotAllowed");
+  EXPECT_EQ(api->Handle(Request("DELETE", "/v1/meta")).status, 405);
+  EXPECT_EQ(api->Handle(Request("HEAD", "/healthz")).status, 200);
+}
+
+TEST_F(QueryApiTest, HealthAndReadinessNeedNoToken) {
+  auto api = Api();
+  EXPECT_EQ(api->Handle(Request("GET", "/healthz")).status, 200);
+  EXPECT_EQ(api->Handle(Request("GET", "/readyz")).status, 200);
+  project::WarehouseConfig missing = warehouse_;
+  missing.path = "missing.duckdb";
+  auto unready = Api(&missing);
+  const ApiResponse response = unready->Handle(Request("GET", "/readyz"));
+  EXPECT_EQ(response.status, 503);
+  EXPECT_EQ(CodeOf(response), "WarehouseConnection");
+  EXPECT_EQ(unready->Handle(Request("GET", "/healthz")).status, 200);
+}
+
+TEST_F(QueryApiTest, QueryAnswersWhatQueryAnswerAnswers) {
+  auto api = Api();
+  const std::string query =
+      R"({"measures": ["Order.revenue"], "dimensions": ["Customer.region"],
+          "order": [{"member": "Customer.region"}]})";
+  const ApiResponse response =
+      api->Handle(Request("POST", "/v1/query", TokenFor(R"("role":"north_analyst")"), query));
+  ASSERT_EQ(response.status, 200) << response.body;
+  EXPECT_EQ(response.role, "north_analyst");
+  EXPECT_EQ(response.rollup, "live");
+
+  auto warehouse =
+      warehouse::OpenDuckDb((root_ / "w.duckdb").string(), warehouse::AccessMode::kReadOnly);
+  ASSERT_TRUE(warehouse.ok());
+  auto connection = (*warehouse)->Connect();
+  ASSERT_TRUE(connection.ok());
+  auto direct = query::AnswerQuery(model_, **connection, sql::Dialect::kDuckDb, query,
+                                   {std::string("north_analyst")});
+  ASSERT_TRUE(direct.ok()) << direct.error().ToString();
+  const json body = json::parse(response.body);
+  const json expected = json::parse(direct->ToJson().dump());
+  EXPECT_EQ(body["columns"], expected["columns"]);
+  EXPECT_EQ(body["rows"], expected["rows"]);
+  // The role's row filter applied: only the north region.
+  ASSERT_EQ(body["rows"].size(), 1U);
+  EXPECT_EQ(body["rows"][0][0], "north");
+}
+
+TEST_F(QueryApiTest, TokensAreCheckedAgainstTheClock) {
+  auto api = Api();
+  const std::string query = R"({"measures": ["Order.revenue"]})";
+  auto status_with = [&](const std::string& authorization) {
+    return api->Handle(Request("POST", "/v1/query", authorization, query)).status;
+  };
+  EXPECT_EQ(status_with(""), 401);
+  EXPECT_EQ(status_with("Basic YWRtaW46YWRtaW4="), 401);
+  EXPECT_EQ(status_with(TokenFor(R"("role":"admin","exp":)" + std::to_string(kNow - 60))), 401);
+  EXPECT_EQ(status_with(TokenFor(R"("role":"admin","nbf":)" + std::to_string(kNow + 60))), 401);
+  EXPECT_EQ(status_with(TokenFor(R"("sub":"admin")")), 401);
+  EXPECT_EQ(status_with(TokenFor(R"("role":"admin","exp":)" + std::to_string(kNow + 60))), 200);
+  clock_.Set(kNow + 120);
+  EXPECT_EQ(status_with(TokenFor(R"("role":"admin","exp":)" + std::to_string(kNow + 60))), 401);
+}
+
+TEST_F(QueryApiTest, RolesAreRefusedWith403AndBadQueriesWith400) {
+  auto api = Api();
+  const ApiResponse unknown = api->Handle(Request(
+      "POST", "/v1/query", TokenFor(R"("role":"guest")"), R"({"measures": ["Order.revenue"]})"));
+  EXPECT_EQ(unknown.status, 403);
+  EXPECT_EQ(CodeOf(unknown), "AccessDenied");
+  const ApiResponse denied =
+      api->Handle(Request("POST", "/v1/query", TokenFor(R"("role":"paid_orders_only")"),
+                          R"({"measures": ["Ticket.ticket_count"]})"));
+  EXPECT_EQ(denied.status, 403);
+  EXPECT_EQ(CodeOf(denied), "AccessDenied");
+  for (const char* body : {"", "{", R"({"measures": ["Order.revnue"]})", "[1]"}) {
+    SCOPED_TRACE(body);
+    const ApiResponse bad =
+        api->Handle(Request("POST", "/v1/query", TokenFor(R"("role":"admin")"), body));
+    EXPECT_EQ(bad.status, 400);
+    EXPECT_EQ(CodeOf(bad), "QueryInvalid");
+  }
+}
+
+TEST_F(QueryApiTest, MetaListsWhatTheTokensRoleMayRead) {
+  auto api = Api();
+  const ApiResponse meta =
+      api->Handle(Request("GET", "/v1/meta", TokenFor(R"("role":"paid_orders_only")")));
+  ASSERT_EQ(meta.status, 200) << meta.body;
+  const json body = json::parse(meta.body);
+  ASSERT_EQ(body["entities"].size(), 1U);
+  EXPECT_EQ(body["entities"][0]["name"], "Order");
+  EXPECT_EQ(body["data_roles"], json::array({"paid_orders_only"}));
+  EXPECT_EQ(api->Handle(Request("GET", "/v1/meta")).status, 401);
+  EXPECT_EQ(api->Handle(Request("GET", "/v1/meta", TokenFor(R"("role":"guest")"))).status, 403);
+}
+
+TEST(HttpStatusOfTest, WarehouseFailuresAre502AndTheRestFollowTheCatalogue) {
+  EXPECT_EQ(HttpStatusOf(MakeError(ErrorCode::kWarehouseCatalog, "x")), 502);
+  EXPECT_EQ(HttpStatusOf(MakeError(ErrorCode::kWarehouse, "x")), 502);
+  EXPECT_EQ(HttpStatusOf(MakeError(ErrorCode::kWarehouseConnection, "x")), 503);
+  EXPECT_EQ(HttpStatusOf(MakeError(ErrorCode::kQueryInvalid, "x")), 400);
+  EXPECT_EQ(HttpStatusOf(MakeError(ErrorCode::kUnauthenticated, "x")), 401);
+  EXPECT_EQ(HttpStatusOf(MakeError(ErrorCode::kAccessDenied, "x")), 403);
+  EXPECT_EQ(HttpStatusOf(MakeError(ErrorCode::kOverloaded, "x")), 503);
+  EXPECT_EQ(HttpStatusOf(MakeError(ErrorCode::kRequestTooLarge, "x")), 413);
+  EXPECT_EQ(HttpStatusOf(MakeError(ErrorCode::kInternal, "x")), 500);
+}
+
+}  // namespace
+}  // namespace strata::serve

@@ -1,0 +1,242 @@
+#include "serve/server.h"
+
+#include <fmt/format.h>
+#include <httplib.h>
+#include <sys/socket.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <utility>
+
+#include "base/time.h"
+
+namespace strata::serve {
+namespace {
+
+using nlohmann::json;
+
+constexpr time_t kReadTimeoutSeconds = 5;
+constexpr time_t kWriteTimeoutSeconds = 5;
+constexpr time_t kKeepAliveSeconds = 2;
+// Requests per connection before it is closed (cpp-httplib's default is 5): a dashboard reuses
+// its connection; reconnecting per five queries costs a TCP handshake each time.
+constexpr std::size_t kKeepAliveRequests = 1000;
+constexpr std::size_t kExtraHttpThreads = 4;
+
+std::mutex g_log_mutex;
+
+// One whole line on stderr per call, never interleaved with another thread's.
+void WriteLogLine(const json& line) {
+  const std::string text = line.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  std::lock_guard<std::mutex> lock(g_log_mutex);
+  std::fwrite(text.data(), 1, text.size(), stderr);
+  std::fflush(stderr);
+}
+
+json OrNull(const std::optional<std::string>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+void LogRequest(const httplib::Request& request, const ApiResponse& response,
+                std::int64_t started_millis) {
+  json line = {{"event", "request"},
+               {"ts", FormatIso8601(SystemClock().Now())},
+               {"method", request.method},
+               {"route", request.path},
+               {"role", OrNull(response.role)},
+               {"status", response.status},
+               {"duration_ms", MonotonicMillis() - started_millis},
+               {"rollup", OrNull(response.rollup)}};
+  if (response.error_code) line["error"] = *response.error_code;
+  WriteLogLine(line);
+}
+
+void Write(const ApiResponse& response, httplib::Response& out) {
+  out.status = response.status;
+  if (!response.allow.empty()) out.set_header("Allow", response.allow);
+  out.set_content(response.body, "application/json");
+}
+
+// The error of a status cpp-httplib set itself (before any route ran).
+Error TransportError(const httplib::Request& request, int status,
+                     const project::ServeConfig& limits) {
+  switch (status) {
+    case 413:
+      if (request.get_header_value("Content-Type") == "application/x-www-form-urlencoded") {
+        return MakeError(ErrorCode::kRequestTooLarge,
+                         "a form-encoded body is larger than 8192 bytes (cpp-httplib's limit for "
+                         "application/x-www-form-urlencoded, curl -d's default)",
+                         "send the query with Content-Type: application/json");
+      }
+      return MakeError(
+          ErrorCode::kRequestTooLarge,
+          fmt::format("the request body is larger than {} bytes", limits.max_body_bytes),
+          "send a smaller query, or raise [serve] max_body_bytes");
+    case 404:
+      return MakeError(ErrorCode::kRouteNotFound, "no such route on the query port");
+    case 414:
+      return MakeError(ErrorCode::kHeadersTooLarge, "the request line is longer than 8 KiB");
+    default:
+      break;
+  }
+  Error error = MakeError(ErrorCode::kUsage, fmt::format("malformed HTTP request ({})", status),
+                          "send HTTP/1.1 with a Content-Length or chunked body");
+  return error;
+}
+
+}  // namespace
+
+struct QueryServer::Http {
+  httplib::Server server;
+};
+
+QueryServer::QueryServer(ApiConfig api, ServerOptions options)
+    : config_(std::move(api)), options_(std::move(options)) {
+  api_ = std::make_unique<QueryApi>(config_);
+  http_ = std::make_unique<Http>();
+  httplib::Server& server = http_->server;
+  const project::ServeConfig limits = config_.limits;
+  const std::size_t threads =
+      limits.max_concurrent_queries + limits.max_queued_queries + kExtraHttpThreads;
+  server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  server.set_payload_max_length(limits.max_body_bytes);
+  server.set_read_timeout(kReadTimeoutSeconds, 0);
+  server.set_write_timeout(kWriteTimeoutSeconds, 0);
+  server.set_keep_alive_timeout(kKeepAliveSeconds);
+  server.set_keep_alive_max_count(kKeepAliveRequests);
+  // cpp-httplib writes the status line and headers, then the body: with Nagle's algorithm on,
+  // the body waits for the client's delayed ACK (40 ms per request on Linux).
+  server.set_tcp_nodelay(true);
+  // SO_REUSEADDR only (a restart binds while old connections are in TIME_WAIT). cpp-httplib's
+  // default also sets SO_REUSEPORT, with which a second `strata serve` on the same port binds
+  // too and the kernel splits the connections between the two processes.
+  server.set_socket_options([](socket_t listener) {
+    const int yes = 1;
+    ::setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
+
+  server.set_pre_routing_handler(
+      [limits](const httplib::Request& request, httplib::Response& response) {
+        std::size_t header_bytes = 0;
+        for (const auto& [name, value] : request.headers)
+          header_bytes += name.size() + value.size() + 4;
+        if (header_bytes <= limits.max_header_bytes)
+          return httplib::Server::HandlerResponse::Unhandled;
+        const std::int64_t started = MonotonicMillis();
+        ApiResponse refused = ErrorResponse(MakeError(
+            ErrorCode::kHeadersTooLarge,
+            fmt::format("the request headers are larger than {} bytes", limits.max_header_bytes),
+            "send fewer or shorter headers, or raise [serve] max_header_bytes"));
+        Write(refused, response);
+        // The body, if any, is not read: the connection cannot carry another request.
+        response.set_header("Connection", "close");
+        LogRequest(request, refused, started);
+        return httplib::Server::HandlerResponse::Handled;
+      });
+
+  auto dispatch = [this](const httplib::Request& request, httplib::Response& response) {
+    ApiRequest api_request;
+    api_request.received_millis = MonotonicMillis();
+    api_request.method = request.method;
+    api_request.path = request.path;
+    api_request.authorization = request.get_header_value("Authorization");
+    api_request.body = request.body;
+    const ApiResponse answer = api_->Handle(api_request);
+    Write(answer, response);
+    LogRequest(request, answer, api_request.received_millis);
+  };
+  server.Get(".*", dispatch);
+  server.Post(".*", dispatch);
+  server.Put(".*", dispatch);
+  server.Patch(".*", dispatch);
+  server.Delete(".*", dispatch);
+  server.Options(".*", dispatch);
+
+  // A broken invariant (STRATA_CHECK) or any other exception: 500, the detail on stderr only.
+  server.set_exception_handler([](const httplib::Request& request, httplib::Response& response,
+                                  std::exception_ptr exception) {
+    std::string what = "unknown exception";
+    try {
+      std::rethrow_exception(std::move(exception));
+    } catch (const std::exception& error) {
+      what = error.what();
+    } catch (...) {
+    }
+    WriteLogLine({{"event", "internal_error"}, {"route", request.path}, {"detail", what}});
+    ApiResponse failed = ErrorResponse(
+        MakeError(ErrorCode::kInternal, "internal error (a bug in strata, please report it)"));
+    Write(failed, response);
+    LogRequest(request, failed, MonotonicMillis());
+  });
+
+  // Statuses cpp-httplib sets itself (413 for a body over the limit, 400 for a request it
+  // cannot parse) get the API's error shape; answers of the API keep theirs.
+  server.set_error_handler(httplib::Server::HandlerWithResponse(
+      [limits](const httplib::Request& request, httplib::Response& response) {
+        if (!response.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        ApiResponse refused = ErrorResponse(TransportError(request, response.status, limits));
+        refused.status = response.status;
+        Write(refused, response);
+        LogRequest(request, refused, MonotonicMillis());
+        return httplib::Server::HandlerResponse::Handled;
+      }));
+}
+
+QueryServer::~QueryServer() = default;
+
+Status QueryServer::Bind() {
+  httplib::Server& server = http_->server;
+  if (options_.port == 0) {
+    port_ = server.bind_to_any_port(options_.host);
+  } else {
+    port_ = server.bind_to_port(options_.host, options_.port) ? options_.port : -1;
+  }
+  if (port_ <= 0) {
+    return MakeError(ErrorCode::kIo,
+                     fmt::format("cannot listen on {}:{}", options_.host, options_.port),
+                     "another process may listen there: choose another --port, or a --host "
+                     "address of this machine");
+  }
+  return OkStatus();
+}
+
+Status QueryServer::Run(const std::atomic<bool>& stop) {
+  httplib::Server& server = http_->server;
+  std::mutex mutex;
+  std::condition_variable finished_signal;
+  bool finished = false;
+  const std::uint32_t drain_ms = config_.limits.shutdown_drain_ms;
+  std::thread stopper([&] {
+    std::unique_lock<std::mutex> lock(mutex);
+    // A signal handler only sets the flag, so poll it.
+    while (!finished && !stop.load()) {
+      finished_signal.wait_for(lock, std::chrono::milliseconds(20));
+    }
+    if (finished) return;
+    server.stop();  // no new connections; in-flight requests go on
+    if (!finished_signal.wait_for(lock, std::chrono::milliseconds(drain_ms),
+                                  [&] { return finished; })) {
+      api_->CancelAll();
+    }
+  });
+  WriteLogLine({{"event", "listening"}, {"host", options_.host}, {"port", port_}});
+  const bool listened = server.listen_after_bind();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    finished = true;
+  }
+  finished_signal.notify_all();
+  stopper.join();
+  WriteLogLine({{"event", "stopped"}});
+  if (!listened && !stop.load()) {
+    return MakeError(ErrorCode::kIo, "the query port stopped accepting connections");
+  }
+  return OkStatus();
+}
+
+}  // namespace strata::serve

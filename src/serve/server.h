@@ -1,0 +1,64 @@
+// The query port over HTTP/1.1 (cpp-httplib): every request is translated into a QueryApi call
+// (query_api.h) and its answer written back; the transport adds only the limits it owns and the
+// access log.
+//
+// Transport limits: a body larger than [serve] max_body_bytes is 413 (RequestTooLarge), header
+// lines that together exceed max_header_bytes 431 (HeadersTooLarge; cpp-httplib refuses one
+// line over 8 KiB itself), slow clients are dropped after 5 s without a byte. HTTP threads:
+// max_concurrent_queries + max_queued_queries + 4, so health checks and refusals are answered
+// while every query slot is busy.
+//
+// Access log: one JSON line per request on stderr, written whole:
+//   {"event":"request","method","route","role","status","duration_ms","rollup"}
+// role is null without a verified token, rollup is the rollup(s) that answered a query, "live",
+// or null for other routes and errors; "error" holds the code of a refusal. The Authorization
+// header and the body are never logged.
+//
+// Thread safety: Run blocks the calling thread; everything else is internal.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "base/result.h"
+#include "serve/query_api.h"
+
+namespace strata::serve {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 4000;  // 0: any free port (the listening line says which)
+};
+
+class QueryServer {
+ public:
+  QueryServer(ApiConfig api, ServerOptions options);
+  ~QueryServer();
+  QueryServer(const QueryServer&) = delete;
+  QueryServer& operator=(const QueryServer&) = delete;
+
+  // Binds host:port (SO_REUSEADDR, never SO_REUSEPORT: a second server on a port in use is
+  // refused rather than sharing it). kIo naming the address when it cannot (in use, not a local
+  // address).
+  Status Bind();
+  // The bound port. REQUIRES: Bind() succeeded.
+  int port() const { return port_; }
+
+  // Serves until `stop` becomes true (SIGTERM/SIGINT), then stops accepting, lets in-flight
+  // requests finish for up to [serve] shutdown_drain_ms, cancels the queries still running
+  // (answered 503) and returns once every HTTP thread has ended. Prints
+  // {"event":"listening","host","port"} on stderr first and {"event":"stopped"} last.
+  // REQUIRES: Bind() succeeded.
+  Status Run(const std::atomic<bool>& stop);
+
+ private:
+  struct Http;
+  ApiConfig config_;
+  ServerOptions options_;
+  std::unique_ptr<QueryApi> api_;
+  std::unique_ptr<Http> http_;
+  int port_ = 0;
+};
+
+}  // namespace strata::serve
