@@ -1,0 +1,557 @@
+// Rollup-hit queries over `strata serve` against one `strata query` process per query.
+//
+//   build/bench/serve/serve_bench build/src/cli/strata [--http 2000] [--cli 40] [--clients 4]
+//
+// Builds the small project of tests/e2e/test_serve.py in a temp folder (600 orders in DuckDB, the
+// rollup daily_orders built), starts `strata serve --port 0` on it (the JWT secret in
+// STRATA_E2E_JWT_SECRET, an HS256 token signed here with OpenSSL's HMAC) and times, for one
+// rollup-hit query (revenue by status, answered from daily_orders: meta.rollup.used is checked on
+// every answer):
+//
+//   http_1     --http requests one after another on one keep-alive connection (httplib::Client)
+//   http_N     the same number spread over --clients threads, one keep-alive connection each
+//   cli        --cli runs of `strata query --output json` (a process per query: start, load the
+//              project and model, open the engine, answer, exit), after the server has stopped
+//
+// It prints requests/s for each and the ratios http_1/cli, http_N/cli and http_N/http_1, and
+// exits 1 on any wrong answer. A baseline in the same run, as every benchmark here
+// (docs/benchmarks.md, section 10); absolute numbers on a shared 2-core machine are noise. This
+// is a latency/overhead comparison, not the issue's load test (wrk and 16 clients).
+#include <duckdb.h>
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <httplib.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <deque>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kSecretEnv = "STRATA_E2E_JWT_SECRET";
+constexpr const char* kSecret = "e2e-serve-secret-that-is-long-enough-0123456789";
+constexpr const char* kRollup = "daily_orders";
+constexpr const char* kQuery = R"({"measures": ["Order.revenue"], "dimensions": ["Order.status"]})";
+constexpr int kWarmRequests = 50;
+constexpr int kStartTimeoutSeconds = 60;
+constexpr std::size_t kKeptLogLines = 40;
+
+// tests/e2e/test_serve.py's MODEL_YAML, verbatim.
+constexpr const char* kModelYaml = R"(entities:
+  - name: Order
+    table: raw.orders
+    primary_key: order_id
+    dimensions:
+      - { name: order_id, type: number }
+      - { name: status, type: string }
+      - { name: order_date, type: time, sql: order_at }
+    measures:
+      - { name: revenue, agg: sum, sql: amount }
+      - { name: order_count, agg: count }
+      - { name: avg_amount, agg: avg, sql: amount }
+      - { name: customers, agg: count_distinct, sql: customer_id }
+    metrics:
+      - { name: average_order_value, expr: revenue / order_count }
+    relationships:
+      - { name: customer, entity: Customer, type: many_to_one, foreign_key: customer_id }
+  - name: Customer
+    table: raw.customers
+    primary_key: customer_id
+    dimensions:
+      - { name: customer_id, type: number }
+      - { name: region, type: string }
+      - { name: segment, type: string }
+    measures:
+      - { name: customer_count, agg: count }
+  - name: Slow
+    table: raw.slow
+    primary_key: id
+    dimensions:
+      - { name: id, type: number }
+      - { name: bucket, type: number }
+    measures:
+      - { name: digest_sum, agg: sum, sql: digest }
+  - name: Endless
+    table: raw.endless
+    dimensions:
+      - { name: bucket, type: number }
+    measures:
+      - { name: digest_sum, agg: sum, sql: digest }
+
+rollups:
+  - name: daily_orders
+    entity: Order
+    dimensions:
+      - status
+      - { name: order_date, grain: day }
+      - customer.region
+    measures: [revenue, order_count]
+    partition:
+      by: month
+
+data_roles:
+  - name: admin
+    access: all
+  - name: north_analyst
+    access:
+      - { entity: Order, row_filter: { member: customer.region, op: equals, values: [north] } }
+      - { entity: Customer, row_filter: { member: region, op: equals, values: [north] } }
+  - name: paid_only
+    access:
+      - { entity: Order, row_filter: { member: status, op: equals, values: [paid] } }
+)";
+
+// tests/e2e/test_serve.py's make_warehouse: 30 customers, 600 orders, the slow and endless views
+// (defined, never queried here).
+constexpr const char* kWarehouseSql[] = {
+    "CREATE SCHEMA raw",
+    "CREATE TABLE raw.customers (customer_id INTEGER, region VARCHAR, segment VARCHAR)",
+    "INSERT INTO raw.customers SELECT c, ['north', 'south', 'east'][1 + c % 3], "
+    "CASE WHEN c % 2 = 1 THEN 'smb' ELSE 'enterprise' END FROM range(1, 31) t(c)",
+    "CREATE TABLE raw.orders (order_id INTEGER, customer_id INTEGER, status VARCHAR, "
+    "amount DECIMAL(12, 2), order_at TIMESTAMP)",
+    "INSERT INTO raw.orders SELECT i, 1 + (i * 7) % 30, ['paid', 'shipped', 'refunded'][1 + i % "
+    "3], "
+    "CAST(10 + (i * 37) % 500 AS DECIMAL(12, 2)) / 4, "
+    "TIMESTAMP '2026-01-01' + INTERVAL (i * 7) HOUR FROM range(1, 601) t(i)",
+    "CREATE VIEW raw.slow AS SELECT r AS id, r % 3 AS bucket, "
+    "hash(md5(CAST(r AS VARCHAR))) % 1000 AS digest FROM range(10000000) t(r)",
+    "CREATE VIEW raw.endless AS SELECT r % 3 AS bucket, "
+    "hash(md5(CAST(r AS VARCHAR))) % 1000 AS digest FROM range(100000000000) t(r)",
+};
+
+struct Options {
+  std::string strata;
+  int http = 2000;
+  int cli = 40;
+  int clients = 4;
+};
+
+Options ParseArgs(int argc, char** argv) {
+  const std::string usage = "usage: serve_bench STRATA_BIN [--http 2000] [--cli 40] [--clients 4]";
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--", 0) != 0 && options.strata.empty()) {
+      options.strata = fs::absolute(arg).string();
+      continue;
+    }
+    if (i + 1 >= argc) throw std::runtime_error(usage);
+    const int value = std::stoi(argv[++i]);
+    if (arg == "--http") {
+      options.http = value;
+    } else if (arg == "--cli") {
+      options.cli = value;
+    } else if (arg == "--clients") {
+      options.clients = value;
+    } else {
+      throw std::runtime_error(usage);
+    }
+  }
+  if (options.strata.empty() || options.http < 1 || options.cli < 1 || options.clients < 1) {
+    throw std::runtime_error(usage);
+  }
+  return options;
+}
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double Timed(const std::function<void()>& function) {
+  const Clock::time_point started = Clock::now();
+  function();
+  return SecondsSince(started);
+}
+
+void WriteFile(const fs::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+// ----- the project
+// --------------------------------------------------------------------------------
+
+void MakeWarehouse(const fs::path& path) {
+  duckdb_database database = nullptr;
+  duckdb_connection connection = nullptr;
+  if (duckdb_open(path.c_str(), &database) == DuckDBError) {
+    throw std::runtime_error("cannot open " + path.string());
+  }
+  duckdb_connect(database, &connection);
+  std::string error;
+  for (const char* sql : kWarehouseSql) {
+    duckdb_result result;
+    if (duckdb_query(connection, sql, &result) == DuckDBError) {
+      error = std::string(duckdb_result_error(&result)) + "\n" + sql;
+    }
+    duckdb_destroy_result(&result);
+    if (!error.empty()) break;
+  }
+  duckdb_disconnect(&connection);
+  duckdb_close(&database);
+  if (!error.empty()) throw std::runtime_error("warehouse: " + error);
+}
+
+std::string StrataToml() {
+  return fmt::format(
+      "[project]\nname = \"serve\"\n\n[warehouse]\ntype = \"duckdb\"\npath = "
+      "\"warehouse.duckdb\"\n\n[serve]\njwt_secret_env = \"{}\"\nmax_concurrent_queries = 4\n"
+      "max_queued_queries = 64\n",
+      kSecretEnv);
+}
+
+// ----- child processes
+// ----------------------------------------------------------------------------
+
+std::vector<char*> CArgs(const std::vector<std::string>& args) {
+  std::vector<char*> pointers;
+  pointers.reserve(args.size() + 1);
+  // posix_spawn takes char* const*; the strings outlive the call and are not written.
+  for (const std::string& arg : args) pointers.push_back(const_cast<char*>(arg.c_str()));
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+// The environment of this process plus the JWT secret (which the server reads).
+std::vector<std::string> ChildEnvironment() {
+  std::vector<std::string> env;
+  for (char** entry = environ; *entry != nullptr; ++entry) env.emplace_back(*entry);
+  env.push_back(std::string(kSecretEnv) + "=" + kSecret);
+  return env;
+}
+
+// Spawns `args` with `out_fd` as its stdout and `err_fd` as its stderr (-1: /dev/null).
+pid_t Spawn(const std::vector<std::string>& args, int out_fd, int err_fd,
+            const std::vector<std::string>& env) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  for (const auto& [fd, target] : {std::pair{out_fd, STDOUT_FILENO}, {err_fd, STDERR_FILENO}}) {
+    if (fd < 0) {
+      posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_WRONLY, 0);
+    } else {
+      posix_spawn_file_actions_adddup2(&actions, fd, target);
+    }
+  }
+  std::vector<char*> argv = CArgs(args);
+  std::vector<char*> envp = CArgs(env);
+  pid_t pid = 0;
+  const int error = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (error != 0) throw std::runtime_error("cannot start " + args[0] + ": " + strerror(error));
+  return pid;
+}
+
+std::string ReadAll(int fd) {
+  std::string text;
+  char buffer[65536];
+  ssize_t n = 0;
+  while ((n = read(fd, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<size_t>(n));
+  return text;
+}
+
+int Wait(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Runs `args` to the end and returns its stdout; throws on a non-zero exit.
+std::string RunCaptured(const std::vector<std::string>& args) {
+  int out[2];
+  if (pipe(out) != 0) throw std::runtime_error("pipe");
+  const pid_t pid = Spawn(args, out[1], -1, ChildEnvironment());
+  close(out[1]);
+  std::string text = ReadAll(out[0]);
+  close(out[0]);
+  const int code = Wait(pid);
+  if (code != 0) throw std::runtime_error(fmt::format("{} {} exited {}", args[0], args[1], code));
+  return text;
+}
+
+// Throws unless `body` is an answer from the rollup.
+void CheckAnswer(const std::string& body) {
+  const nlohmann::json answer = nlohmann::json::parse(body, nullptr, false);
+  const nlohmann::json::json_pointer used("/meta/rollup/used");
+  if (answer.is_discarded() || !answer.contains(used) || answer.at(used) != kRollup) {
+    throw std::runtime_error("not answered from " + std::string(kRollup) + ": " +
+                             body.substr(0, 400));
+  }
+}
+
+// ----- the server
+// ---------------------------------------------------------------------------------
+
+// `strata serve --port 0` on a project; the port comes from the "listening" log line. Its stderr
+// (the access log) is drained by a thread so the server never blocks on a full pipe.
+class Server {
+ public:
+  Server(const std::string& strata, const fs::path& root) {
+    int err[2];
+    if (pipe(err) != 0) throw std::runtime_error("pipe");
+    pid_ = Spawn({strata, "serve", "--project", root.string(), "--port", "0"}, -1, err[1],
+                 ChildEnvironment());
+    close(err[1]);
+    reader_ = std::thread([this, fd = err[0]] { Read(fd); });
+  }
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+  ~Server() { Stop(); }
+
+  // Waits for the "listening" line; throws if the server exits or takes too long.
+  int WaitForPort() {
+    std::unique_lock lock(mutex_);
+    const bool ready = changed_.wait_for(lock, std::chrono::seconds(kStartTimeoutSeconds),
+                                         [this] { return port_.has_value() || closed_; });
+    if (!ready || !port_) throw std::runtime_error("strata serve did not start:\n" + Lines());
+    return *port_;
+  }
+
+  // SIGTERM, then waits for the drain and the exit; returns the exit code (once).
+  int Stop() {
+    if (pid_ <= 0) return 0;
+    kill(pid_, SIGTERM);
+    const int code = Wait(pid_);
+    pid_ = 0;
+    reader_.join();
+    return code;
+  }
+
+ private:
+  void Read(int fd) {
+    std::string pending;
+    char buffer[65536];
+    ssize_t n = 0;
+    while ((n = read(fd, buffer, sizeof buffer)) > 0) {
+      pending.append(buffer, static_cast<size_t>(n));
+      std::size_t newline = 0;
+      while ((newline = pending.find('\n')) != std::string::npos) {
+        OnLine(pending.substr(0, newline));
+        pending.erase(0, newline + 1);
+      }
+    }
+    close(fd);
+    const std::lock_guard lock(mutex_);
+    closed_ = true;
+    changed_.notify_all();
+  }
+
+  void OnLine(const std::string& line) {
+    const std::lock_guard lock(mutex_);
+    lines_.push_back(line);
+    if (lines_.size() > kKeptLogLines) lines_.pop_front();
+    if (port_) return;
+    const nlohmann::json event = nlohmann::json::parse(line, nullptr, false);
+    if (event.is_object() && event.value("event", "") == "listening") {
+      port_ = event.at("port").get<int>();
+      changed_.notify_all();
+    }
+  }
+
+  std::string Lines() const {
+    std::string text;
+    for (const std::string& line : lines_) text += line + "\n";
+    return text;
+  }
+
+  pid_t pid_ = 0;
+  std::thread reader_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::string> lines_;
+  std::optional<int> port_;
+  bool closed_ = false;
+};
+
+// ----- the token
+// ----------------------------------------------------------------------------------
+
+std::string Base64Url(const unsigned char* data, std::size_t size) {
+  std::string text(4 * ((size + 2) / 3) + 1, '\0');
+  const int length =
+      EVP_EncodeBlock(reinterpret_cast<unsigned char*>(text.data()), data, static_cast<int>(size));
+  text.resize(static_cast<std::size_t>(length));
+  while (!text.empty() && text.back() == '=') text.pop_back();
+  for (char& c : text) {
+    if (c == '+') c = '-';
+    if (c == '/') c = '_';
+  }
+  return text;
+}
+
+std::string Base64Url(const std::string& text) {
+  return Base64Url(reinterpret_cast<const unsigned char*>(text.data()), text.size());
+}
+
+// An HS256 JWT for `role`, valid for ten minutes, signed with kSecret.
+std::string Token(const std::string& role) {
+  const nlohmann::json header = {{"alg", "HS256"}, {"typ", "JWT"}};
+  const nlohmann::json claims = {{"role", role}, {"exp", std::time(nullptr) + 600}};
+  const std::string signing_input = Base64Url(header.dump()) + "." + Base64Url(claims.dump());
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int digest_size = 0;
+  const std::string secret = kSecret;
+  HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
+       reinterpret_cast<const unsigned char*>(signing_input.data()), signing_input.size(), digest,
+       &digest_size);
+  return signing_input + "." + Base64Url(digest, digest_size);
+}
+
+// ----- the measurements
+// ---------------------------------------------------------------------------
+
+// `count` POST /v1/query one after another on one keep-alive connection; throws on a wrong answer.
+void HttpRun(int port, int count, const std::string& token) {
+  httplib::Client client("127.0.0.1", port);
+  client.set_keep_alive(true);
+  // cpp-httplib writes the headers and the body in two sends; without TCP_NODELAY Nagle's
+  // algorithm holds the body until the server's delayed ACK (~40 ms a request).
+  client.set_tcp_nodelay(true);
+  client.set_read_timeout(60, 0);
+  const httplib::Headers headers = {{"Authorization", "Bearer " + token}};
+  for (int i = 0; i < count; ++i) {
+    const httplib::Result result = client.Post("/v1/query", headers, kQuery, "application/json");
+    if (!result) throw std::runtime_error("request failed: " + httplib::to_string(result.error()));
+    if (result->status != 200) {
+      throw std::runtime_error(fmt::format("status {}: {}", result->status, result->body));
+    }
+    CheckAnswer(result->body);
+  }
+}
+
+// HttpRun(per_client) in `clients` threads at once; rethrows the first failure.
+void HttpThreads(int port, int clients, int per_client, const std::string& token) {
+  std::vector<std::exception_ptr> failures(static_cast<std::size_t>(clients));
+  std::vector<std::thread> threads;
+  threads.reserve(failures.size());
+  for (std::exception_ptr& failure : failures) {
+    threads.emplace_back([&failure, port, per_client, &token] {
+      try {
+        HttpRun(port, per_client, token);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const std::exception_ptr& failure : failures) {
+    if (failure) std::rethrow_exception(failure);
+  }
+}
+
+void CliRuns(const std::string& strata, const fs::path& root, int count) {
+  for (int i = 0; i < count; ++i) {
+    CheckAnswer(RunCaptured({strata, "query", kQuery, "--project", root.string(), "--role", "admin",
+                             "--output", "json"}));
+  }
+}
+
+struct Seconds {
+  double http_1 = 0;
+  double http_n = 0;
+  double cli = 0;
+};
+
+Seconds Measure(const Options& options, const fs::path& root, int per_client) {
+  Seconds seconds;
+  {
+    Server server(options.strata, root);
+    const int port = server.WaitForPort();
+    const std::string token = Token("admin");
+    HttpRun(port, kWarmRequests, token);  // warm: engine connections, manifests, page cache
+    seconds.http_1 = Timed([&] { HttpRun(port, options.http, token); });
+    seconds.http_n = Timed([&] { HttpThreads(port, options.clients, per_client, token); });
+    const int code = server.Stop();
+    if (code != 0) throw std::runtime_error(fmt::format("strata serve exited {}", code));
+  }
+  // After the server has stopped: it holds the DuckDB file, and would compete for the cores.
+  seconds.cli = Timed([&] { CliRuns(options.strata, root, options.cli); });
+  return seconds;
+}
+
+void Report(const Options& options, int per_client, const Seconds& seconds) {
+  const double http_1 = options.http / seconds.http_1;
+  const double http_n = per_client * options.clients / seconds.http_n;
+  const double cli = options.cli / seconds.cli;
+  const std::string many = fmt::format("http_{}", options.clients);
+  fmt::print("http_1   {:10.1f} req/s  ({} requests, 1 connection)\n", http_1, options.http);
+  fmt::print("{:<8} {:10.1f} req/s  ({} requests, {} connections)\n", many, http_n,
+             per_client * options.clients, options.clients);
+  fmt::print("cli      {:10.1f} req/s  ({} processes)\n", cli, options.cli);
+  fmt::print("ratio http_1 / cli      {:8.1f}x\n", http_1 / cli);
+  fmt::print("ratio {:<6} / cli      {:8.1f}x\n", many, http_n / cli);
+  fmt::print("ratio {:<6} / http_1   {:8.2f}x\n", many, http_n / http_1);
+}
+
+// A temp folder removed on scope exit.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "serve_bench_XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp");
+    path_ = pattern;
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+void MakeProject(const std::string& strata, const fs::path& root) {
+  fs::create_directories(root / "semantic");
+  fs::create_directories(root / "models");
+  WriteFile(root / "semantic" / "model.yml", kModelYaml);
+  WriteFile(root / "strata.toml", StrataToml());
+  MakeWarehouse(root / "warehouse.duckdb");
+  RunCaptured({strata, "rollups", "build", "--project", root.string(), "--output", "json"});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Options options = ParseArgs(argc, argv);
+    const TempDir folder;
+    MakeProject(options.strata, folder.path());
+    const int per_client = options.http / options.clients;
+    Report(options, per_client, Measure(options, folder.path(), per_client));
+    return 0;
+  } catch (const std::exception& error) {
+    std::cerr << "serve_bench: " << error.what() << "\n";
+    return 1;
+  }
+}
