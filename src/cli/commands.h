@@ -45,6 +45,7 @@ struct RollupsBuildOptions {
 struct ServeCommandOptions {
   std::string host = "127.0.0.1";  // --host
   int port = 4000;                 // --port; 0: any free port
+  int control_port = 4001;         // --control-port; 0: any free port
 };
 
 struct RunCommandOptions {

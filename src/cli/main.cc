@@ -90,6 +90,7 @@ struct NumericFlags {
   std::optional<std::string> rollup_parallel;  // rollups build
   std::optional<std::string> limit;            // show
   std::optional<std::string> port;             // serve
+  std::optional<std::string> control_port;     // serve
 };
 
 struct NumericValues {
@@ -99,6 +100,7 @@ struct NumericValues {
   std::optional<int> rollup_parallel;
   int limit = 10;
   std::optional<int> port;
+  std::optional<int> control_port;
 };
 
 Result<NumericValues> ParseNumericFlags(const NumericFlags& flags) {
@@ -143,6 +145,13 @@ Result<NumericValues> ParseNumericFlags(const NumericFlags& flags) {
                             "the TCP port to listen on, e.g. --port 4000 (0: any free port)");
     if (!port.ok()) return port.error();
     values.port = static_cast<int>(*port);
+  }
+  if (flags.control_port) {
+    auto port = ParseBoundedInteger(
+        "--control-port", *flags.control_port, 0, 65535,
+        "the control API's TCP port, e.g. --control-port 4001 (0: any free port)");
+    if (!port.ok()) return port.error();
+    values.control_port = static_cast<int>(*port);
   }
   return values;
 }
@@ -286,6 +295,8 @@ int Main(int argc, char** argv) {
   serve->add_option("--warehouse", common.warehouse, "named warehouse from [warehouses.NAME]");
   serve->add_option("--host", serve_options.host, "address to listen on (default 127.0.0.1)");
   serve->add_option("--port", numeric.port, "port of the query API (default 4000)");
+  serve->add_option("--control-port", numeric.control_port,
+                    "port of the control API (default 4001; needs [serve] hook_token_env)");
   serve->add_option("--output", output, "errors as human | json")
       ->check(CLI::IsMember({"human", "json"}));
   CLI::App* schema = app.add_subcommand("schema", "print a JSON Schema of an output document");
@@ -331,6 +342,7 @@ int Main(int argc, char** argv) {
   if (*meta) return strata::cli::RunMeta(common);
   if (*serve) {
     if (values->port) serve_options.port = *values->port;
+    if (values->control_port) serve_options.control_port = *values->control_port;
     return strata::cli::RunServe(common, serve_options);
   }
   if (*rollups_build_command) {

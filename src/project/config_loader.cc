@@ -72,26 +72,36 @@ void ReadLimit(TomlReader& reader, std::string_view key, std::uint32_t min, std:
   *value = *read;
 }
 
+// A [serve] key naming the environment variable of a secret: a valid variable name, never the
+// secret itself (which is not echoed back).
+void ReadVariableName(TomlReader& reader, std::string_view key, std::string_view example,
+                      std::string* out) {
+  const std::optional<std::string> name = reader.String(key);
+  if (!name) return;
+  if (!IsEnvironmentVariableName(*name)) {
+    reader.Fail(key, ErrorCode::kConfig, fmt::format("{} must name an environment variable", key),
+                fmt::format("write the variable's name ({} = \"{}\") and put the secret in that "
+                            "variable, never in strata.toml",
+                            key, example));
+    return;
+  }
+  *out = *name;
+}
+
 void ReadServe(const toml::table& table, std::vector<Error>* errors, ServeConfig* serve) {
   TomlReader reader(table, "strata.toml", "[serve]", errors);
-  reader.CheckKeys({"jwt_secret_env", "max_body_bytes", "max_header_bytes", "request_timeout_ms",
-                    "max_concurrent_queries", "max_queued_queries", "shutdown_drain_ms"});
-  if (std::optional<std::string> name = reader.String("jwt_secret_env")) {
-    if (!IsEnvironmentVariableName(*name)) {
-      reader.Fail("jwt_secret_env", ErrorCode::kConfig,
-                  "jwt_secret_env must name an environment variable",
-                  "write the variable's name (jwt_secret_env = \"STRATA_JWT_SECRET\") and put "
-                  "the secret in that variable, never in strata.toml");
-    } else {
-      serve->jwt_secret_env = *name;
-    }
-  }
+  reader.CheckKeys({"jwt_secret_env", "hook_token_env", "max_body_bytes", "max_header_bytes",
+                    "request_timeout_ms", "max_concurrent_queries", "max_queued_queries",
+                    "shutdown_drain_ms", "refresh_check_seconds"});
+  ReadVariableName(reader, "jwt_secret_env", "STRATA_JWT_SECRET", &serve->jwt_secret_env);
+  ReadVariableName(reader, "hook_token_env", "STRATA_HOOK_TOKEN", &serve->hook_token_env);
   ReadLimit(reader, "max_body_bytes", 1, 1U << 30, &serve->max_body_bytes);
   ReadLimit(reader, "max_header_bytes", 1024, 1U << 20, &serve->max_header_bytes);
   ReadLimit(reader, "request_timeout_ms", 1, 3'600'000, &serve->request_timeout_ms);
   ReadLimit(reader, "max_concurrent_queries", 1, 256, &serve->max_concurrent_queries);
   ReadLimit(reader, "max_queued_queries", 0, 10'000, &serve->max_queued_queries);
   ReadLimit(reader, "shutdown_drain_ms", 0, 600'000, &serve->shutdown_drain_ms);
+  ReadLimit(reader, "refresh_check_seconds", 0, 86'400, &serve->refresh_check_seconds);
 }
 
 }  // namespace

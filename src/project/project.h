@@ -53,6 +53,10 @@ struct ServeConfig {
   std::uint32_t max_concurrent_queries = 4;   // queries answered at once (one connection each)
   std::uint32_t max_queued_queries = 16;      // more wait at most this many, then 503
   std::uint32_t shutdown_drain_ms = 10'000;   // SIGTERM: in-flight requests finish within it
+  // The variable holding the control port's hook token; empty: no control port.
+  std::string hook_token_env;
+  // How often the refresh schedule runs a due-only build of the rollups (0: never).
+  std::uint32_t refresh_check_seconds = 60;
 };
 
 struct ProjectConfig {

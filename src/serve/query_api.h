@@ -94,12 +94,15 @@ class QueryApi {
   // shutdown's drain. Queries interrupted so are answered Overloaded (503, retryable).
   void CancelAll();
 
+  // The warehouse the live queries read (read-only), opened on first use and kept for the
+  // API's life: the rollup builds of `strata serve` read it too.
+  Result<warehouse::Warehouse*> SharedWarehouse();
+
  private:
   ApiResponse Query(const ApiRequest& request);
   ApiResponse Meta(const ApiRequest& request);
   ApiResponse Ready();
   Result<std::string> Authenticate(const ApiRequest& request) const;
-  Result<warehouse::Warehouse*> SharedWarehouse();
 
   ApiConfig config_;
   rollup::RollupStore store_;

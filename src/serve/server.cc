@@ -42,10 +42,11 @@ json OrNull(const std::optional<std::string>& value) {
   return value ? json(*value) : json(nullptr);
 }
 
-void LogRequest(const httplib::Request& request, const ApiResponse& response,
-                std::int64_t started_millis) {
+void LogRequest(const std::string& api, const httplib::Request& request,
+                const ApiResponse& response, std::int64_t started_millis) {
   json line = {{"event", "request"},
                {"ts", FormatIso8601(SystemClock().Now())},
+               {"api", api},
                {"method", request.method},
                {"route", request.path},
                {"role", OrNull(response.role)},
@@ -63,7 +64,7 @@ void Write(const ApiResponse& response, httplib::Response& out) {
 }
 
 // The error of a status cpp-httplib set itself (before any route ran).
-Error TransportError(const httplib::Request& request, int status,
+Error TransportError(const std::string& api, const httplib::Request& request, int status,
                      const project::ServeConfig& limits) {
   switch (status) {
     case 413:
@@ -78,7 +79,7 @@ Error TransportError(const httplib::Request& request, int status,
           fmt::format("the request body is larger than {} bytes", limits.max_body_bytes),
           "send a smaller query, or raise [serve] max_body_bytes");
     case 404:
-      return MakeError(ErrorCode::kRouteNotFound, "no such route on the query port");
+      return MakeError(ErrorCode::kRouteNotFound, "no such route on the " + api + " port");
     case 414:
       return MakeError(ErrorCode::kHeadersTooLarge, "the request line is longer than 8 KiB");
     default:
@@ -91,16 +92,16 @@ Error TransportError(const httplib::Request& request, int status,
 
 }  // namespace
 
-struct QueryServer::Http {
+struct HttpServer::Http {
   httplib::Server server;
 };
 
-QueryServer::QueryServer(ApiConfig api, ServerOptions options)
-    : config_(std::move(api)), options_(std::move(options)) {
-  api_ = std::make_unique<QueryApi>(config_);
+HttpServer::HttpServer(PortHandler handler, const project::ServeConfig& limits,
+                       ServerOptions options)
+    : handler_(std::move(handler)), limits_(limits), options_(std::move(options)) {
   http_ = std::make_unique<Http>();
   httplib::Server& server = http_->server;
-  const project::ServeConfig limits = config_.limits;
+  const std::string api = handler_.api;
   const std::size_t threads =
       limits.max_concurrent_queries + limits.max_queued_queries + kExtraHttpThreads;
   server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
@@ -121,7 +122,7 @@ QueryServer::QueryServer(ApiConfig api, ServerOptions options)
   });
 
   server.set_pre_routing_handler(
-      [limits](const httplib::Request& request, httplib::Response& response) {
+      [limits, api](const httplib::Request& request, httplib::Response& response) {
         std::size_t header_bytes = 0;
         for (const auto& [name, value] : request.headers)
           header_bytes += name.size() + value.size() + 4;
@@ -135,7 +136,7 @@ QueryServer::QueryServer(ApiConfig api, ServerOptions options)
         Write(refused, response);
         // The body, if any, is not read: the connection cannot carry another request.
         response.set_header("Connection", "close");
-        LogRequest(request, refused, started);
+        LogRequest(api, request, refused, started);
         return httplib::Server::HandlerResponse::Handled;
       });
 
@@ -146,9 +147,9 @@ QueryServer::QueryServer(ApiConfig api, ServerOptions options)
     api_request.path = request.path;
     api_request.authorization = request.get_header_value("Authorization");
     api_request.body = request.body;
-    const ApiResponse answer = api_->Handle(api_request);
+    const ApiResponse answer = handler_.handle(api_request);
     Write(answer, response);
-    LogRequest(request, answer, api_request.received_millis);
+    LogRequest(handler_.api, request, answer, api_request.received_millis);
   };
   server.Get(".*", dispatch);
   server.Post(".*", dispatch);
@@ -158,8 +159,8 @@ QueryServer::QueryServer(ApiConfig api, ServerOptions options)
   server.Options(".*", dispatch);
 
   // A broken invariant (STRATA_CHECK) or any other exception: 500, the detail on stderr only.
-  server.set_exception_handler([](const httplib::Request& request, httplib::Response& response,
-                                  std::exception_ptr exception) {
+  server.set_exception_handler([api](const httplib::Request& request, httplib::Response& response,
+                                     std::exception_ptr exception) {
     std::string what = "unknown exception";
     try {
       std::rethrow_exception(std::move(exception));
@@ -167,29 +168,30 @@ QueryServer::QueryServer(ApiConfig api, ServerOptions options)
       what = error.what();
     } catch (...) {
     }
-    WriteLogLine({{"event", "internal_error"}, {"route", request.path}, {"detail", what}});
+    WriteLogLine(
+        {{"event", "internal_error"}, {"api", api}, {"route", request.path}, {"detail", what}});
     ApiResponse failed = ErrorResponse(
         MakeError(ErrorCode::kInternal, "internal error (a bug in strata, please report it)"));
     Write(failed, response);
-    LogRequest(request, failed, MonotonicMillis());
+    LogRequest(api, request, failed, MonotonicMillis());
   });
 
   // Statuses cpp-httplib sets itself (413 for a body over the limit, 400 for a request it
   // cannot parse) get the API's error shape; answers of the API keep theirs.
   server.set_error_handler(httplib::Server::HandlerWithResponse(
-      [limits](const httplib::Request& request, httplib::Response& response) {
+      [limits, api](const httplib::Request& request, httplib::Response& response) {
         if (!response.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-        ApiResponse refused = ErrorResponse(TransportError(request, response.status, limits));
+        ApiResponse refused = ErrorResponse(TransportError(api, request, response.status, limits));
         refused.status = response.status;
         Write(refused, response);
-        LogRequest(request, refused, MonotonicMillis());
+        LogRequest(api, request, refused, MonotonicMillis());
         return httplib::Server::HandlerResponse::Handled;
       }));
 }
 
-QueryServer::~QueryServer() = default;
+HttpServer::~HttpServer() = default;
 
-Status QueryServer::Bind() {
+Status HttpServer::Bind() {
   httplib::Server& server = http_->server;
   if (options_.port == 0) {
     port_ = server.bind_to_any_port(options_.host);
@@ -205,12 +207,12 @@ Status QueryServer::Bind() {
   return OkStatus();
 }
 
-Status QueryServer::Run(const std::atomic<bool>& stop) {
+Status HttpServer::Run(const std::atomic<bool>& stop) {
   httplib::Server& server = http_->server;
   std::mutex mutex;
   std::condition_variable finished_signal;
   bool finished = false;
-  const std::uint32_t drain_ms = config_.limits.shutdown_drain_ms;
+  const std::uint32_t drain_ms = limits_.shutdown_drain_ms;
   std::thread stopper([&] {
     std::unique_lock<std::mutex> lock(mutex);
     // A signal handler only sets the flag, so poll it.
@@ -221,10 +223,11 @@ Status QueryServer::Run(const std::atomic<bool>& stop) {
     server.stop();  // no new connections; in-flight requests go on
     if (!finished_signal.wait_for(lock, std::chrono::milliseconds(drain_ms),
                                   [&] { return finished; })) {
-      api_->CancelAll();
+      if (handler_.cancel_all) handler_.cancel_all();
     }
   });
-  WriteLogLine({{"event", "listening"}, {"host", options_.host}, {"port", port_}});
+  WriteLogLine(
+      {{"event", "listening"}, {"api", handler_.api}, {"host", options_.host}, {"port", port_}});
   const bool listened = server.listen_after_bind();
   {
     std::lock_guard<std::mutex> lock(mutex);
@@ -232,9 +235,9 @@ Status QueryServer::Run(const std::atomic<bool>& stop) {
   }
   finished_signal.notify_all();
   stopper.join();
-  WriteLogLine({{"event", "stopped"}});
+  WriteLogLine({{"event", "stopped"}, {"api", handler_.api}});
   if (!listened && !stop.load()) {
-    return MakeError(ErrorCode::kIo, "the query port stopped accepting connections");
+    return MakeError(ErrorCode::kIo, "the " + handler_.api + " port stopped accepting connections");
   }
   return OkStatus();
 }

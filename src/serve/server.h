@@ -1,6 +1,7 @@
-// The query port over HTTP/1.1 (cpp-httplib): every request is translated into a QueryApi call
-// (query_api.h) and its answer written back; the transport adds only the limits it owns and the
-// access log.
+// One port of `strata serve` over HTTP/1.1 (cpp-httplib): every request is translated into an
+// ApiRequest for the port's handler — QueryApi::Handle on the query port (query_api.h),
+// ControlApi::Handle on the control port (control_api.h) — and its answer written back; the
+// transport adds only the limits it owns and the access log.
 //
 // Transport limits: a body larger than [serve] max_body_bytes is 413 (RequestTooLarge), header
 // lines that together exceed max_header_bytes 431 (HeadersTooLarge; cpp-httplib refuses one
@@ -9,7 +10,8 @@
 // while every query slot is busy.
 //
 // Access log: one JSON line per request on stderr, written whole:
-//   {"event":"request","method","route","role","status","duration_ms","rollup"}
+//   {"event":"request","api","method","route","role","status","duration_ms","rollup"}
+// (api: "query" or "control")
 // role is null without a verified token, rollup is the rollup(s) that answered a query, "live",
 // or null for other routes and errors; "error" holds the code of a refusal. The Authorization
 // header and the body are never logged.
@@ -18,6 +20,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -31,12 +34,21 @@ struct ServerOptions {
   int port = 4000;  // 0: any free port (the listening line says which)
 };
 
-class QueryServer {
+// What a port serves. `handle` is called from the HTTP threads (it must be thread-safe);
+// `cancel_all` at the end of a shutdown's drain (may be empty).
+struct PortHandler {
+  std::string api;  // "query" | "control": in the log lines and messages
+  std::function<ApiResponse(const ApiRequest&)> handle;
+  std::function<void()> cancel_all;
+};
+
+class HttpServer {
  public:
-  QueryServer(ApiConfig api, ServerOptions options);
-  ~QueryServer();
-  QueryServer(const QueryServer&) = delete;
-  QueryServer& operator=(const QueryServer&) = delete;
+  // `limits`: the body, header, thread and drain limits of [serve].
+  HttpServer(PortHandler handler, const project::ServeConfig& limits, ServerOptions options);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
 
   // Binds host:port (SO_REUSEADDR, never SO_REUSEPORT: a second server on a port in use is
   // refused rather than sharing it). kIo naming the address when it cannot (in use, not a local
@@ -48,15 +60,16 @@ class QueryServer {
   // Serves until `stop` becomes true (SIGTERM/SIGINT), then stops accepting, lets in-flight
   // requests finish for up to [serve] shutdown_drain_ms, cancels the queries still running
   // (answered 503) and returns once every HTTP thread has ended. Prints
-  // {"event":"listening","host","port"} on stderr first and {"event":"stopped"} last.
+  // {"event":"listening","api","host","port"} on stderr first and {"event":"stopped","api"}
+  // last.
   // REQUIRES: Bind() succeeded.
   Status Run(const std::atomic<bool>& stop);
 
  private:
   struct Http;
-  ApiConfig config_;
+  PortHandler handler_;
+  project::ServeConfig limits_;
   ServerOptions options_;
-  std::unique_ptr<QueryApi> api_;
   std::unique_ptr<Http> http_;
   int port_ = 0;
 };

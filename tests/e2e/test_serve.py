@@ -193,7 +193,8 @@ class Server:
             [strata_bin, "serve", "--project", str(root), "--port", "0", *extra_args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             env={**os.environ, SECRET_ENV: SECRET, **(env or {})})
-        self.port = None
+        self.port = None   # the query port
+        self.ports = {}    # {"query": port, "control": port}
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
         deadline = time.monotonic() + START_TIMEOUT
@@ -213,10 +214,13 @@ class Server:
             except json.JSONDecodeError:
                 continue
             if event.get("event") == "listening":
-                self.port = event["port"]
+                self.ports[event.get("api", "query")] = event["port"]
+                if event.get("api", "query") == "query":
+                    self.port = event["port"]
 
-    def request(self, method: str, path: str, body=None, headers=None, timeout=120) -> Response:
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+    def request(self, method: str, path: str, body=None, headers=None, timeout=120,
+                api: str = "query") -> Response:
+        connection = http.client.HTTPConnection("127.0.0.1", self.ports[api], timeout=timeout)
         try:
             data = body if isinstance(body, (bytes, str)) or body is None else json.dumps(body)
             connection.request(method, path, body=data, headers=headers or {})
@@ -661,7 +665,7 @@ def test_sigterm_drains_the_request_in_flight_and_exits_0(strata_bin, limited):
         assert results and results[0].status == 200, results
         assert len(results[0].json["rows"]) == 3
         assert running.process.wait(60) == 0
-        assert json.loads(running.lines[-1]) == {"event": "stopped"}
+        assert json.loads(running.lines[-1]) == {"event": "stopped", "api": "query"}
     finally:
         running.kill()
 
