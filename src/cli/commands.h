@@ -87,5 +87,9 @@ int RunServe(const CommonOptions& common, const ServeCommandOptions& options);
 // Set by SIGINT/SIGTERM once InstallSignalHandlers() ran.
 const std::atomic<bool>& CancelFlag();
 void InstallSignalHandlers();
+// `strata serve` only: SIGHUP sets ReloadFlag() (the model is reloaded) instead of ending the
+// process. The reader clears it.
+std::atomic<bool>& ReloadFlag();
+void InstallReloadHandler();
 
 }  // namespace strata::cli

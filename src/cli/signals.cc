@@ -6,15 +6,27 @@ namespace strata::cli {
 namespace {
 
 std::atomic<bool> g_cancel{false};
+std::atomic<bool> g_reload{false};
 
 extern "C" void HandleSignal(int) {
   // Only an atomic store: everything else happens on the runner's cancellation watcher.
   g_cancel.store(true);
 }
 
+extern "C" void HandleHangup(int) { g_reload.store(true); }
+
 }  // namespace
 
 const std::atomic<bool>& CancelFlag() { return g_cancel; }
+
+std::atomic<bool>& ReloadFlag() { return g_reload; }
+
+void InstallReloadHandler() {
+  struct sigaction action {};
+  action.sa_handler = HandleHangup;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGHUP, &action, nullptr);
+}
 
 void InstallSignalHandlers() {
   struct sigaction action {};

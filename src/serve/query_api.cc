@@ -137,6 +137,7 @@ ApiResponse QueryApi::Meta(const ApiRequest& request) {
 }
 
 Result<warehouse::Warehouse*> QueryApi::SharedWarehouse() {
+  if (config_.open_warehouse) return config_.open_warehouse();
   std::lock_guard<std::mutex> lock(warehouse_mutex_);
   if (!warehouse_) {
     // Read-only, as `strata query`: the API never writes, and a DuckDB file opened read-only can

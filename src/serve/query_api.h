@@ -25,6 +25,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -72,6 +73,9 @@ struct ApiConfig {
   std::string jwt_secret;  // REQUIRES: not empty
   project::ServeConfig limits;
   const Clock* clock = &SystemClock();  // the JWT's exp and nbf are checked against it
+  // When set, the warehouse the API reads (kept by the caller across model reloads) instead of
+  // one the API opens itself.
+  std::function<Result<warehouse::Warehouse*>()> open_warehouse;
 };
 
 // An error as the API answers it: status and the JSON body.

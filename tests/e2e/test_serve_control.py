@@ -47,6 +47,7 @@ def control(base, tmp_path, strata_bin):
         limits.setdefault("refresh_check_seconds", 0)
         write_toml(root, serve_toml(hook_token_env=f'"{HOOK_ENV}"', **limits))
         running = Server(strata_bin, root, ["--control-port", "0"], env={HOOK_ENV: HOOK})
+        running.root = root
         started.append(running)
         deadline = time.monotonic() + 60
         while "control" not in running.ports:
@@ -210,6 +211,55 @@ def test_a_configured_hook_token_that_is_not_set_refuses_to_start(base, tmp_path
     error = json.loads(completed.stdout or completed.stderr)
     text = json.dumps(error)
     assert HOOK_ENV in text and "hook_token_env" in text, text
+
+
+def reload_events(server) -> list[dict]:
+    return [json.loads(line) for line in list(server.lines) if '"event":"reload"' in line]
+
+
+def wait_for(predicate, what: str, timeout: float = 60):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.1)
+
+
+def test_sighup_and_model_changes_reload_and_a_bad_model_keeps_the_old_one(control):
+    import signal
+    server = control()
+    model = server.root / "semantic" / "model.yml"
+    max_query = {"measures": ["Order.max_amount"], "dimensions": ["Order.status"]}
+    min_query = {"measures": ["Order.min_amount"]}
+    assert server.query(max_query).status == 400
+    # A new measure, then SIGHUP: the next queries see it.
+    model.write_text(MODEL_YAML.replace(
+        "      - { name: avg_amount, agg: avg, sql: amount }\n",
+        "      - { name: avg_amount, agg: avg, sql: amount }\n"
+        "      - { name: max_amount, agg: max, sql: amount }\n"))
+    server.process.send_signal(signal.SIGHUP)
+    wait_for(lambda: server.query(max_query).status == 200, "the new measure after SIGHUP")
+    assert reload_events(server) and reload_events(server)[-1]["ok"] is True
+    assert server.process.poll() is None  # SIGHUP does not end strata serve
+    # A model that does not load: logged, and the one in force stays.
+    seen = len(reload_events(server))
+    model.write_text(model.read_text().replace("expr: revenue / order_count",
+                                               "expr: revenue / no_such_measure"))
+    wait_for(lambda: len(reload_events(server)) > seen, "a reload attempt of the bad model")
+    failed = reload_events(server)[-1]
+    assert failed["ok"] is False and any("no_such_measure" in e for e in failed["errors"]), failed
+    assert server.query(max_query).status == 200
+    assert server.query(QUERY).status == 200
+    # A fixed model is picked up from the file change alone.
+    model.write_text(model.read_text().replace("expr: revenue / no_such_measure",
+                                               "expr: revenue / order_count").replace(
+        "      - { name: max_amount, agg: max, sql: amount }\n",
+        "      - { name: max_amount, agg: max, sql: amount }\n"
+        "      - { name: min_amount, agg: min, sql: amount }\n"))
+    wait_for(lambda: server.query(min_query).status == 200, "the fixed model from the file")
+    assert reload_events(server)[-1] == {**reload_events(server)[-1], "ok": True,
+                                         "trigger": "file"}
+    # The control port follows the model too.
+    assert rollup_state(server)["state"] == "not_built"
 
 
 def rss_kib(pid: int) -> int:
