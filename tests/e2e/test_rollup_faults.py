@@ -32,11 +32,6 @@ pytest_plugins = ["semantic_harness", "rollup_harness"]
 # trials during builds.
 pytestmark = pytest.mark.slow
 
-XFAIL_STORE_ERROR_LIST = (
-    "bug: when the chosen rollup's file fails to read, meta.rollup.missed lists only that rollup "
-    "(store_error), not every rollup of the queried entities (src/query/query_engine.cc "
-    "AnswerFromRollups fills `missed` from route.used only)")
-
 
 def _damage(path, how: str) -> None:
     size = path.stat().st_size
