@@ -20,10 +20,9 @@ import pytest
 
 pytest.register_assert_rewrite("semantic_harness", "rollup_harness")
 
-from rollup_corpus import single_sql
 from rollup_harness import check_store_files, route_of
-from semantic_corpus import flt, q, td
 from semantic_harness import DuckDbOracle, compare_answer
+from test_rollup_faults import _kill_queries  # the same three queries as the build kill test
 
 pytest_plugins = ["semantic_harness", "rollup_harness"]
 
@@ -60,18 +59,6 @@ APPEND = """rollups:
 TRIALS = 20
 
 
-def _cases(d) -> list[dict]:
-    queries = [
-        q(["Order.revenue", "Order.order_count"], ["Customer.region"],
-          [td("Order.order_date", "month")]),
-        q(["Order.customer_id_approx"], ["Order.status"],
-          [td("Order.order_date", "quarter", (d.month(3), d.month(9)))]),
-        q(["Order.order_count", "Order.revenue"], [], [td("Order.order_date", "year")],
-          filters=[flt("Customer.region", "equals", "east")])]
-    return [{"id": f"kill_{i}", "query": query, "sql": single_sql(query)}
-            for i, query in enumerate(queries)]
-
-
 def _check_answers(project, oracle, cases) -> None:
     for case in cases:
         result = project.query(case["query"])
@@ -96,7 +83,7 @@ def _spans(manifest) -> list:
 def test_kill9_during_compaction(small_warehouse, strata_bin, tmp_path):
     project = small_warehouse.project(tmp_path / "kill_compact", strata_bin, DAILY)
     assert project.build()["status"] == "success"
-    cases = _cases(small_warehouse.dates)
+    cases = _kill_queries(small_warehouse.dates)
     _check_answers(project, small_warehouse.oracle, cases)
     # The same definition with compact (not part of the definition hash: the store stays valid).
     (project.root / "semantic" / "rollups.yml").write_text(
@@ -149,7 +136,7 @@ def test_kill9_during_append(small_warehouse, strata_bin, tmp_path):
                                       copy_warehouse=True)
     warehouse = tmp_path / "kill_append" / "warehouse.duckdb"
     assert project.build()["status"] == "success"
-    cases = _cases(small_warehouse.dates)
+    cases = _kill_queries(small_warehouse.dates)
     rng = random.Random(20261202)
     outcomes = {"old": 0, "new": 0}
     for trial in range(TRIALS):
