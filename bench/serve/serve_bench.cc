@@ -1,6 +1,7 @@
 // Rollup-hit queries over `strata serve` against one `strata query` process per query.
 //
 //   build/bench/serve/serve_bench build/src/cli/strata [--http 2000] [--cli 40] [--clients 4]
+//                                 [--wrk 10] [--connections 16]
 //
 // Builds the small project of tests/e2e/test_serve.py in a temp folder (600 orders in DuckDB, the
 // rollup daily_orders built), starts `strata serve --port 0` on it (the JWT secret in
@@ -150,10 +151,14 @@ struct Options {
   int http = 2000;
   int cli = 40;
   int clients = 4;
+  int wrk_seconds = 10;  // 0: no wrk runs
+  int connections = 16;  // wrk's
 };
 
 Options ParseArgs(int argc, char** argv) {
-  const std::string usage = "usage: serve_bench STRATA_BIN [--http 2000] [--cli 40] [--clients 4]";
+  const std::string usage =
+      "usage: serve_bench STRATA_BIN [--http 2000] [--cli 40] [--clients 4] [--wrk 10] "
+      "[--connections 16]";
   Options options;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -169,11 +174,16 @@ Options ParseArgs(int argc, char** argv) {
       options.cli = value;
     } else if (arg == "--clients") {
       options.clients = value;
+    } else if (arg == "--wrk") {
+      options.wrk_seconds = value;
+    } else if (arg == "--connections") {
+      options.connections = value;
     } else {
       throw std::runtime_error(usage);
     }
   }
-  if (options.strata.empty() || options.http < 1 || options.cli < 1 || options.clients < 1) {
+  if (options.strata.empty() || options.http < 1 || options.cli < 1 || options.clients < 1 ||
+      options.wrk_seconds < 0 || options.connections < 1) {
     throw std::runtime_error(usage);
   }
   return options;
@@ -219,12 +229,13 @@ void MakeWarehouse(const fs::path& path) {
   if (!error.empty()) throw std::runtime_error("warehouse: " + error);
 }
 
-std::string StrataToml() {
+// The project's strata.toml; `cache_bytes` is [serve] result_cache_bytes (0: no result cache).
+std::string StrataToml(long cache_bytes) {
   return fmt::format(
       "[project]\nname = \"serve\"\n\n[warehouse]\ntype = \"duckdb\"\npath = "
       "\"warehouse.duckdb\"\n\n[serve]\njwt_secret_env = \"{}\"\nmax_concurrent_queries = 4\n"
-      "max_queued_queries = 64\n",
-      kSecretEnv);
+      "max_queued_queries = 64\nresult_cache_bytes = {}\n",
+      kSecretEnv, cache_bytes);
 }
 
 // ----- child processes
@@ -297,14 +308,16 @@ std::string RunCaptured(const std::vector<std::string>& args) {
   return text;
 }
 
-// Throws unless `body` is an answer from the rollup.
-void CheckAnswer(const std::string& body) {
+// Throws unless `body` is an answer from the rollup; returns its meta.duration_ms (the time the
+// server spent in query::Answer).
+double CheckAnswer(const std::string& body) {
   const nlohmann::json answer = nlohmann::json::parse(body, nullptr, false);
   const nlohmann::json::json_pointer used("/meta/rollup/used");
   if (answer.is_discarded() || !answer.contains(used) || answer.at(used) != kRollup) {
     throw std::runtime_error("not answered from " + std::string(kRollup) + ": " +
                              body.substr(0, 400));
   }
+  return answer.at("meta").at("duration_ms").get<double>();
 }
 
 // ----- the server
@@ -429,7 +442,8 @@ std::string Token(const std::string& role) {
 // ---------------------------------------------------------------------------
 
 // `count` POST /v1/query one after another on one keep-alive connection; throws on a wrong answer.
-void HttpRun(int port, int count, const std::string& token) {
+// Returns the sum of the answers' meta.duration_ms.
+double HttpRun(int port, int count, const std::string& token) {
   httplib::Client client("127.0.0.1", port);
   client.set_keep_alive(true);
   // cpp-httplib writes the headers and the body in two sends; without TCP_NODELAY Nagle's
@@ -437,14 +451,16 @@ void HttpRun(int port, int count, const std::string& token) {
   client.set_tcp_nodelay(true);
   client.set_read_timeout(60, 0);
   const httplib::Headers headers = {{"Authorization", "Bearer " + token}};
+  double answer_ms = 0;
   for (int i = 0; i < count; ++i) {
     const httplib::Result result = client.Post("/v1/query", headers, kQuery, "application/json");
     if (!result) throw std::runtime_error("request failed: " + httplib::to_string(result.error()));
     if (result->status != 200) {
       throw std::runtime_error(fmt::format("status {}: {}", result->status, result->body));
     }
-    CheckAnswer(result->body);
+    answer_ms += CheckAnswer(result->body);
   }
+  return answer_ms;
 }
 
 // HttpRun(per_client) in `clients` threads at once; rethrows the first failure.
@@ -474,27 +490,141 @@ void CliRuns(const std::string& strata, const fs::path& root, int count) {
   }
 }
 
+// ----- wrk: the load test (Debian's wrk, 2 threads, --connections keep-alive connections)
+// -----------------------------------------------------------------------------------------------
+
+struct WrkRun {
+  double requests_per_second = 0;
+  std::string p50, p99;  // wrk --latency's percentiles, as it prints them ("1.23ms")
+  long requests = 0;
+  long non_2xx = 0;           // "Non-2xx or 3xx responses"
+  std::string socket_errors;  // wrk's "Socket errors" line; empty when none
+};
+
+std::string WrkPath() {
+  for (const char* candidate : {"/usr/bin/wrk", "/usr/local/bin/wrk"}) {
+    if (access(candidate, X_OK) == 0) return candidate;
+  }
+  throw std::runtime_error("wrk is not installed (apt-get install wrk), or pass --wrk 0");
+}
+
+// wrk's Lua configuration: every request is the rollup-hit query with the token.
+std::string WrkScript(const std::string& token) {
+  return fmt::format(
+      "wrk.method = \"POST\"\nwrk.body = [[{}]]\n"
+      "wrk.headers[\"Content-Type\"] = \"application/json\"\n"
+      "wrk.headers[\"Authorization\"] = \"Bearer {}\"\n",
+      kQuery, token);
+}
+
+// The text after `label` on the line that starts with it (leading blanks ignored).
+std::optional<std::string> WrkField(const std::string& output, const std::string& label) {
+  std::size_t line_start = 0;
+  while (line_start < output.size()) {
+    std::size_t line_end = output.find('\n', line_start);
+    if (line_end == std::string::npos) line_end = output.size();
+    std::string line = output.substr(line_start, line_end - line_start);
+    line.erase(0, line.find_first_not_of(' '));
+    if (line.rfind(label, 0) == 0) {
+      std::string value = line.substr(label.size());
+      value.erase(0, value.find_first_not_of(' '));
+      return value;
+    }
+    line_start = line_end + 1;
+  }
+  return std::nullopt;
+}
+
+WrkRun ParseWrk(const std::string& output) {
+  WrkRun run;
+  const std::optional<std::string> rate = WrkField(output, "Requests/sec:");
+  const std::optional<std::string> p50 = WrkField(output, "50%");
+  const std::optional<std::string> p99 = WrkField(output, "99%");
+  if (!rate || !p50 || !p99) throw std::runtime_error("unexpected wrk output:\n" + output);
+  run.requests_per_second = std::stod(*rate);
+  run.p50 = *p50;
+  run.p99 = *p99;
+  // "  123456 requests in 10.00s, 45.67MB read"
+  const std::size_t total = output.find(" requests in ");
+  if (total != std::string::npos) {
+    const std::size_t begin = output.find_last_of(" \n", total - 1) + 1;
+    run.requests = std::stol(output.substr(begin, total - begin));
+  }
+  if (const auto non_2xx = WrkField(output, "Non-2xx or 3xx responses:")) {
+    run.non_2xx = std::stol(*non_2xx);
+  }
+  if (const auto errors = WrkField(output, "Socket errors:")) run.socket_errors = *errors;
+  return run;
+}
+
+WrkRun RunWrk(const Options& options, int port, const fs::path& script) {
+  const std::string output =
+      RunCaptured({WrkPath(), "-t", "2", "-c", std::to_string(options.connections), "-d",
+                   std::to_string(options.wrk_seconds) + "s", "--latency", "-s", script.string(),
+                   fmt::format("http://127.0.0.1:{}/v1/query", port)});
+  WrkRun run = ParseWrk(output);
+  if (run.non_2xx > 0) {
+    throw std::runtime_error(fmt::format("wrk saw {} non-2xx answers:\n{}", run.non_2xx, output));
+  }
+  return run;
+}
+
+// ----- the runs
+// ----------------------------------------------------------------------------------
+
 struct Seconds {
   double http_1 = 0;
   double http_n = 0;
   double cli = 0;
+  double answer_ms = 0;  // the sum of meta.duration_ms over http_1's answers
+  std::optional<WrkRun> wrk_uncached, wrk_cached;
 };
+
+// `strata serve` on `root` with [serve] result_cache_bytes = `cache_bytes`, for `run(port)`;
+// exit 0 checked.
+void WithServer(const Options& options, const fs::path& root, long cache_bytes,
+                const std::function<void(int port)>& run) {
+  WriteFile(root / "strata.toml", StrataToml(cache_bytes));
+  Server server(options.strata, root);
+  const int port = server.WaitForPort();
+  run(port);
+  const int code = server.Stop();
+  if (code != 0) throw std::runtime_error(fmt::format("strata serve exited {}", code));
+}
 
 Seconds Measure(const Options& options, const fs::path& root, int per_client) {
   Seconds seconds;
-  {
-    Server server(options.strata, root);
-    const int port = server.WaitForPort();
-    const std::string token = Token("admin");
+  const std::string token = Token("admin");
+  // Without the result cache: every request is answered by query::Answer on the rollup.
+  WithServer(options, root, 0, [&](int port) {
     HttpRun(port, kWarmRequests, token);  // warm: engine connections, manifests, page cache
-    seconds.http_1 = Timed([&] { HttpRun(port, options.http, token); });
+    seconds.http_1 = Timed([&] { seconds.answer_ms = HttpRun(port, options.http, token); });
     seconds.http_n = Timed([&] { HttpThreads(port, options.clients, per_client, token); });
-    const int code = server.Stop();
-    if (code != 0) throw std::runtime_error(fmt::format("strata serve exited {}", code));
+  });
+  if (options.wrk_seconds > 0) {
+    const fs::path script = root / "wrk_post.lua";
+    WriteFile(script, WrkScript(token));
+    WithServer(options, root, 0, [&](int port) {
+      HttpRun(port, kWarmRequests, token);
+      seconds.wrk_uncached = RunWrk(options, port, script);
+      HttpRun(port, 1, token);  // still answering, and right
+    });
+    WithServer(options, root, 64L << 20, [&](int port) {
+      HttpRun(port, kWarmRequests, token);  // the first is a miss, the rest hits
+      seconds.wrk_cached = RunWrk(options, port, script);
+      HttpRun(port, 1, token);
+    });
   }
-  // After the server has stopped: it holds the DuckDB file, and would compete for the cores.
+  // After the servers have stopped: they hold the DuckDB file, and would compete for the cores.
   seconds.cli = Timed([&] { CliRuns(options.strata, root, options.cli); });
   return seconds;
+}
+
+void ReportWrk(const Options& options, const std::string& label, const WrkRun& run) {
+  fmt::print("{:<18} {:10.1f} req/s  p50 {:>9} p99 {:>9}  ({} requests, {} connections, {} s{})\n",
+             label, run.requests_per_second, run.p50, run.p99, run.requests, options.connections,
+             options.wrk_seconds,
+             run.socket_errors.empty() ? "" : ", socket errors: " + run.socket_errors);
 }
 
 void Report(const Options& options, int per_client, const Seconds& seconds) {
@@ -502,6 +632,8 @@ void Report(const Options& options, int per_client, const Seconds& seconds) {
   const double http_n = per_client * options.clients / seconds.http_n;
   const double cli = options.cli / seconds.cli;
   const std::string many = fmt::format("http_{}", options.clients);
+  const double http_1_ms = 1000 * seconds.http_1 / options.http;
+  const double answer_ms = seconds.answer_ms / options.http;
   fmt::print("http_1   {:10.1f} req/s  ({} requests, 1 connection)\n", http_1, options.http);
   fmt::print("{:<8} {:10.1f} req/s  ({} requests, {} connections)\n", many, http_n,
              per_client * options.clients, options.clients);
@@ -509,6 +641,16 @@ void Report(const Options& options, int per_client, const Seconds& seconds) {
   fmt::print("ratio http_1 / cli      {:8.1f}x\n", http_1 / cli);
   fmt::print("ratio {:<6} / cli      {:8.1f}x\n", many, http_n / cli);
   fmt::print("ratio {:<6} / http_1   {:8.2f}x\n", many, http_n / http_1);
+  fmt::print(
+      "http_1 round trip {:.3f} ms, query::Answer in the server {:.3f} ms: "
+      "ratio {:.2f}x\n",
+      http_1_ms, answer_ms, http_1_ms / answer_ms);
+  if (seconds.wrk_uncached && seconds.wrk_cached) {
+    ReportWrk(options, "wrk no cache", *seconds.wrk_uncached);
+    ReportWrk(options, "wrk result cache", *seconds.wrk_cached);
+    fmt::print("ratio wrk cache / no cache {:8.2f}x\n",
+               seconds.wrk_cached->requests_per_second / seconds.wrk_uncached->requests_per_second);
+  }
 }
 
 // A temp folder removed on scope exit.
@@ -535,7 +677,7 @@ void MakeProject(const std::string& strata, const fs::path& root) {
   fs::create_directories(root / "semantic");
   fs::create_directories(root / "models");
   WriteFile(root / "semantic" / "model.yml", kModelYaml);
-  WriteFile(root / "strata.toml", StrataToml());
+  WriteFile(root / "strata.toml", StrataToml(0));
   MakeWarehouse(root / "warehouse.duckdb");
   RunCaptured({strata, "rollups", "build", "--project", root.string(), "--output", "json"});
 }

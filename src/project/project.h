@@ -57,6 +57,8 @@ struct ServeConfig {
   std::string hook_token_env;
   // How often the refresh schedule runs a due-only build of the rollups (0: never).
   std::uint32_t refresh_check_seconds = 60;
+  // The query port's result cache (serve/result_cache.h): its bound in bytes; 0: no cache.
+  std::uint32_t result_cache_bytes = 64U << 20;
 };
 
 struct ProjectConfig {

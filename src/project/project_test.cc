@@ -106,7 +106,8 @@ TEST_F(ProjectTest, ServeNamesTheSecretsVariableAndBoundsItsLimits) {
             "[serve]\njwt_secret_env = \"STRATA_JWT_SECRET\"\nmax_body_bytes = 4096\n"
             "max_concurrent_queries = 1\nmax_queued_queries = 0\n"
             "request_timeout_ms = 500\nshutdown_drain_ms = 0\n"
-            "hook_token_env = \"STRATA_HOOK_TOKEN\"\nrefresh_check_seconds = 5\n");
+            "hook_token_env = \"STRATA_HOOK_TOKEN\"\nrefresh_check_seconds = 5\n"
+            "result_cache_bytes = 0\n");
   LoadOutcome set = LoadProject(root_);
   ASSERT_TRUE(set.project.has_value()) << set.errors[0].ToString();
   const ServeConfig& serve = set.project->config.serve;
@@ -120,6 +121,8 @@ TEST_F(ProjectTest, ServeNamesTheSecretsVariableAndBoundsItsLimits) {
   EXPECT_EQ(serve.refresh_check_seconds, 5U);
   EXPECT_EQ(unset.hook_token_env, "");
   EXPECT_EQ(unset.refresh_check_seconds, 60U);
+  EXPECT_EQ(serve.result_cache_bytes, 0U);
+  EXPECT_EQ(unset.result_cache_bytes, 64U << 20);
   Write("strata.toml", base + "[serve]\nhook_token_env = \"s3cr3t token!\"\n");
   const Error pasted_hook = OnlyError();
   EXPECT_EQ(pasted_hook.code, ErrorCode::kConfig);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "query/meta.h"
@@ -68,9 +69,15 @@ ApiResponse ErrorResponse(const Error& error) {
 QueryApi::QueryApi(ApiConfig config)
     : config_(std::move(config)),
       store_(rollup::ResolveStoreDir(*config_.project)),
-      router_(*config_.model, store_) {
+      router_(*config_.model, store_),
+      cache_(config_.limits.result_cache_bytes) {
   STRATA_CHECK(!config_.jwt_secret.empty());
-  if (auto engine = warehouse::OpenDuckDbEngine({}); engine.ok()) engine_ = std::move(*engine);
+  // Rollup files are immutable (a build writes new ones): their footers are parsed once.
+  warehouse::EngineOptions engine_options;
+  engine_options.parquet_metadata_cache = true;
+  if (auto engine = warehouse::OpenDuckDbEngine(engine_options); engine.ok()) {
+    engine_ = std::move(*engine);
+  }
   workers_ = std::make_unique<WorkerPool>(
       config_.limits.max_concurrent_queries, config_.limits.max_queued_queries,
       [this]() -> Result<std::unique_ptr<warehouse::Connection>> {
@@ -169,14 +176,57 @@ ApiResponse QueryApi::Ready() {
   return JsonOk(R"({"status":"ready","model":"loaded","warehouse":"reachable"})");
 }
 
+std::optional<StoreStamps> QueryApi::CurrentStamps() const {
+  StoreStamps stamps;
+  stamps.reserve(config_.model->rollups.size());
+  for (const semantic::Rollup& rollup : config_.model->rollups) {
+    Result<std::optional<rollup::ManifestStamp>> stamp = store_.Stamp(rollup.name);
+    if (!stamp.ok()) return std::nullopt;
+    stamps.push_back(*stamp);
+  }
+  return stamps;
+}
+
 ApiResponse QueryApi::Query(const ApiRequest& request) {
+  const auto started = std::chrono::steady_clock::now();
   Result<std::string> role = Authenticate(request);
   if (!role.ok()) return ErrorResponse(role.error());
+  std::optional<std::string> key;
+  std::optional<StoreStamps> stamps;
+  if (cache_.enabled()) {
+    key = ResultCacheKey(*role, request.body);
+    // Taken before the query runs: a publish during it makes the stored entry stale.
+    if (key) stamps = CurrentStamps();
+    if (key && stamps) {
+      if (std::optional<ResultCache::Entry> hit = cache_.Find(*key, *stamps)) {
+        const std::chrono::duration<double, std::milli> elapsed =
+            std::chrono::steady_clock::now() - started;
+        ApiResponse response = JsonOk(WithDuration(hit->body_prefix, elapsed.count()));
+        response.rollup = std::move(hit->rollup);
+        response.role = *role;
+        response.cache = "hit";
+        return response;
+      }
+    }
+  }
+  bool storable = false;
+  ApiResponse response = Run(request, *role, &storable);
+  response.cache = cache_.enabled() ? "bypass" : "off";
+  if (storable && key && stamps && response.rollup) {
+    if (std::optional<std::string> prefix = WithoutDuration(response.body)) {
+      cache_.Insert(*key, std::move(*stamps), {std::move(*prefix), *response.rollup});
+      response.cache = "miss";
+    }
+  }
+  return response;
+}
+
+ApiResponse QueryApi::Run(const ApiRequest& request, const std::string& role, bool* storable) {
   const std::int64_t deadline = request.received_millis + config_.limits.request_timeout_ms;
   Result<WorkerPool::Lease> lease = workers_->Acquire(deadline);
   if (!lease.ok()) {
     ApiResponse refused = ErrorResponse(lease.error());
-    refused.role = *role;
+    refused.role = role;
     return refused;
   }
   Worker& worker = lease->worker();
@@ -201,7 +251,7 @@ ApiResponse QueryApi::Query(const ApiRequest& request) {
     return worker.warehouse.get();
   };
   Result<query::QueryResponse> answer =
-      query::Answer(*config_.model, context, request.body, {*role});
+      query::Answer(*config_.model, context, request.body, {role});
   if (deadlines_.Finish(watch)) worker.interrupted = true;
 
   ApiResponse response;
@@ -210,6 +260,7 @@ ApiResponse QueryApi::Query(const ApiRequest& request) {
     std::string used;
     for (const std::string& name : answer->used) used += (used.empty() ? "" : "+") + name;
     response.rollup = used.empty() ? "live" : used;
+    *storable = !used.empty() && !answer->live_tail;
   } else if (worker.interrupted && cancelled_.load()) {
     response = ErrorResponse(MakeError(ErrorCode::kOverloaded,
                                        "the server is shutting down; the query was cancelled",
@@ -224,7 +275,7 @@ ApiResponse QueryApi::Query(const ApiRequest& request) {
   } else {
     response = ErrorResponse(answer.error());
   }
-  response.role = *role;
+  response.role = role;
   return response;
 }
 

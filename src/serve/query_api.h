@@ -20,6 +20,11 @@
 // (request_timeout_ms after it arrived); a query still running at the deadline is interrupted on
 // the warehouse and the engine (deadline_watcher.h) and answered QueryTimeout.
 //
+// Result cache (result_cache.h, [serve] result_cache_bytes): a query whose answer came wholly
+// from rollup files is stored under its role and canonical body with the stamps of the model's
+// rollup manifests; the same query with the same stamps is answered from it, before a worker is
+// taken. ApiResponse::cache says which it was.
+//
 // Thread safety: Handle is thread-safe; the API is shared by every HTTP thread.
 #pragma once
 
@@ -39,6 +44,7 @@
 #include "rollup/store.h"
 #include "semantic/model.h"
 #include "serve/deadline_watcher.h"
+#include "serve/result_cache.h"
 #include "serve/worker_pool.h"
 #include "warehouse/warehouse.h"
 
@@ -61,6 +67,9 @@ struct ApiResponse {
   std::optional<std::string> role;
   std::optional<std::string> rollup;
   std::optional<std::string> error_code;
+  // POST /v1/query and the result cache (result_cache.h): "hit", "miss" (answered and
+  // stored), "bypass" (answered, not storable: live, a live tail, or an error) or "off".
+  std::optional<std::string> cache;
 };
 
 // What the API serves: the loaded project and model, the warehouse to open, the secret, the
@@ -102,11 +111,17 @@ class QueryApi {
   // API's life: the rollup builds of `strata serve` read it too.
   Result<warehouse::Warehouse*> SharedWarehouse();
 
+  ResultCache::Stats CacheStats() const { return cache_.stats(); }
+
  private:
   ApiResponse Query(const ApiRequest& request);
+  // The query on a worker; `storable` when the answer came wholly from rollup files.
+  ApiResponse Run(const ApiRequest& request, const std::string& role, bool* storable);
   ApiResponse Meta(const ApiRequest& request);
   ApiResponse Ready();
   Result<std::string> Authenticate(const ApiRequest& request) const;
+  // The stamps of every rollup of the model now; nullopt when one cannot be read.
+  std::optional<StoreStamps> CurrentStamps() const;
 
   ApiConfig config_;
   rollup::RollupStore store_;
@@ -117,6 +132,7 @@ class QueryApi {
   DeadlineWatcher deadlines_;
   std::atomic<bool> cancelled_{false};
   std::unique_ptr<WorkerPool> workers_;
+  ResultCache cache_;
 };
 
 }  // namespace strata::serve

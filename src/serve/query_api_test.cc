@@ -10,9 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include "query/query_engine.h"
+#include "rollup/builder.h"
 #include "semantic/loader.h"
 #include "semantic/testing/example_model.h"
 #include "serve/jwt.h"
+#include "warehouse/duckdb/duckdb_engine.h"
 #include "warehouse/duckdb/duckdb_warehouse.h"
 
 namespace strata::serve {
@@ -54,13 +56,16 @@ class QueryApiTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(root_); }
 
   std::unique_ptr<QueryApi> Api(const project::WarehouseConfig* warehouse = nullptr) {
+    return std::make_unique<QueryApi>(Config(warehouse));
+  }
+  ApiConfig Config(const project::WarehouseConfig* warehouse = nullptr) {
     ApiConfig config;
     config.project = &project_;
     config.warehouse = warehouse != nullptr ? warehouse : &warehouse_;
     config.model = &model_;
     config.jwt_secret = std::string(kSecret);
     config.clock = &clock_;
-    return std::make_unique<QueryApi>(config);
+    return config;
   }
 
   static ApiRequest Request(std::string method, std::string path, std::string authorization = "",
@@ -199,6 +204,103 @@ TEST_F(QueryApiTest, MetaListsWhatTheTokensRoleMayRead) {
   EXPECT_EQ(body["data_roles"], json::array({"paid_orders_only"}));
   EXPECT_EQ(api->Handle(Request("GET", "/v1/meta")).status, 401);
   EXPECT_EQ(api->Handle(Request("GET", "/v1/meta", TokenFor(R"("role":"guest")"))).status, 403);
+}
+
+// The rows and meta of a POST /v1/query body, without meta.duration_ms.
+json WithoutDurationMs(const std::string& body) {
+  json document = json::parse(body);
+  document["meta"].erase("duration_ms");
+  return document;
+}
+
+TEST_F(QueryApiTest, RollupAnswersAreCachedUntilARollupIsPublishedAgain) {
+  auto warehouse = warehouse::OpenDuckDb((root_ / "w.duckdb").string());
+  ASSERT_TRUE(warehouse.ok());
+  auto engine = warehouse::OpenDuckDbEngine({});
+  ASSERT_TRUE(engine.ok());
+  const rollup::RollupStore store(project_.rollup_store_dir);
+  // Built as of 2026-07-01: the build_range (365 days) holds every order, whatever today is.
+  FixedClock built_at{1'782'864'000};
+  const auto build = [&] {
+    rollup::BuildOptions options;
+    options.full = true;
+    options.clock = &built_at;
+    auto report = rollup::BuildRollups(model_, **warehouse, **engine, store, options);
+    ASSERT_TRUE(report.ok() && report->ok());
+  };
+  build();
+  ApiConfig config = Config();
+  config.open_warehouse = [&]() -> Result<warehouse::Warehouse*> { return warehouse->get(); };
+  QueryApi api(config);
+  const std::string admin = TokenFor(R"("role":"admin")");
+  // Inside the rollup's build_range and before its live tail (the month it was built in).
+  const std::string query = R"({"measures": ["Order.revenue"], "dimensions": ["Order.status"],
+      "time_dimensions": [{"dimension": "Order.order_date", "range": ["2026-01-01", "2026-06-30"]}],
+      "order": [{"member": "Order.status"}]})";
+  const auto ask = [&](const std::string& token, const std::string& body) {
+    return api.Handle(Request("POST", "/v1/query", token, body));
+  };
+  const ApiResponse first = ask(admin, query);
+  ASSERT_EQ(first.status, 200) << first.body;
+  EXPECT_EQ(first.rollup, "monthly_order_summary") << first.body;
+  EXPECT_EQ(first.cache, "miss");
+  // The same query written otherwise is the same entry, answered with the same rows and meta.
+  const ApiResponse again = ask(admin, R"({"order":[{"member":"Order.status"}],
+      "time_dimensions":[{"range":["2026-01-01","2026-06-30"],"dimension":"Order.order_date"}],
+      "dimensions":["Order.status"],"measures":["Order.revenue"]})");
+  ASSERT_EQ(again.status, 200) << again.body;
+  EXPECT_EQ(again.cache, "hit");
+  EXPECT_EQ(again.rollup, "monthly_order_summary");
+  EXPECT_EQ(again.role, "admin");
+  EXPECT_EQ(WithoutDurationMs(again.body), WithoutDurationMs(first.body));
+  EXPECT_TRUE(json::parse(again.body)["meta"]["duration_ms"].is_number());
+  // Another role has its own entry, with its row filter applied.
+  const ApiResponse north = ask(TokenFor(R"("role":"north_analyst")"), query);
+  ASSERT_EQ(north.status, 200) << north.body;
+  EXPECT_EQ(north.cache, "miss");
+  EXPECT_NE(json::parse(north.body)["rows"], json::parse(first.body)["rows"]);
+
+  // New data, then a rebuild: the next answer is the new one, never the cached one.
+  auto connection = (*warehouse)->Connect();
+  ASSERT_TRUE(connection.ok());
+  ASSERT_TRUE((*connection)->Execute("UPDATE raw.orders SET amount = amount * 3").ok());
+  const ApiResponse before_rebuild = ask(admin, query);
+  EXPECT_EQ(before_rebuild.cache, "hit");  // the rollup still holds what it held
+  build();
+  const ApiResponse rebuilt = ask(admin, query);
+  ASSERT_EQ(rebuilt.status, 200) << rebuilt.body;
+  EXPECT_EQ(rebuilt.cache, "miss");
+  auto live = query::AnswerQuery(model_, **connection, sql::Dialect::kDuckDb, query, {});
+  ASSERT_TRUE(live.ok()) << live.error().ToString();
+  EXPECT_EQ(json::parse(rebuilt.body)["rows"], json::parse(live->ToJson().dump())["rows"]);
+  EXPECT_NE(json::parse(rebuilt.body)["rows"], json::parse(first.body)["rows"]);
+  EXPECT_EQ(ask(admin, query).cache, "hit");
+
+  // An answer that read the live tail (the month the rollup was built in) from the warehouse,
+  // live answers (no rollup of Ticket) and refusals are never stored.
+  const std::string with_tail = R"({"measures": ["Order.revenue"],
+      "time_dimensions": [{"dimension": "Order.order_date", "range": ["2026-01-01", "2026-07-31"]}]})";
+  const ApiResponse tail = ask(admin, with_tail);
+  ASSERT_EQ(tail.status, 200) << tail.body;
+  EXPECT_EQ(tail.rollup, "monthly_order_summary");
+  EXPECT_EQ(json::parse(tail.body)["meta"]["rollup"]["live_tail"], true) << tail.body;
+  EXPECT_EQ(tail.cache, "bypass");
+  EXPECT_EQ(ask(admin, with_tail).cache, "bypass");
+  const std::string tickets = R"({"measures": ["Ticket.ticket_count"]})";
+  EXPECT_EQ(ask(admin, tickets).cache, "bypass");
+  EXPECT_EQ(ask(admin, tickets).cache, "bypass");
+  EXPECT_EQ(ask(admin, R"({"measures": ["Order.nope"]})").status, 400);
+  const ResultCache::Stats stats = api.CacheStats();
+  EXPECT_EQ(stats.hits, 3U);
+  EXPECT_EQ(stats.stale, 1U);
+  EXPECT_EQ(stats.entries, 2U);
+
+  // result_cache_bytes = 0: every answer is computed.
+  config.limits.result_cache_bytes = 0;
+  QueryApi uncached(config);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(uncached.Handle(Request("POST", "/v1/query", admin, query)).cache, "off");
+  }
 }
 
 TEST(HttpStatusOfTest, WarehouseFailuresAre502AndTheRestFollowTheCatalogue) {

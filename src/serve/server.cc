@@ -54,12 +54,14 @@ void LogRequest(const std::string& api, const httplib::Request& request,
                {"duration_ms", MonotonicMillis() - started_millis},
                {"rollup", OrNull(response.rollup)}};
   if (response.error_code) line["error"] = *response.error_code;
+  if (response.cache) line["cache"] = *response.cache;
   WriteLogLine(line);
 }
 
 void Write(const ApiResponse& response, httplib::Response& out) {
   out.status = response.status;
   if (!response.allow.empty()) out.set_header("Allow", response.allow);
+  if (response.cache) out.set_header("X-Strata-Cache", *response.cache);
   out.set_content(response.body, "application/json");
 }
 

@@ -141,7 +141,14 @@ Result<std::unique_ptr<Warehouse>> OpenDuckDbEngine(const EngineOptions& options
   if (!options.memory_limit.empty())
     open.settings.emplace_back("memory_limit", options.memory_limit);
   open.on_open = RegisterSketchFunctions;
-  return OpenDuckDbWith(":memory:", open);
+  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Warehouse> engine, OpenDuckDbWith(":memory:", open));
+  if (options.parquet_metadata_cache) {
+    // A setting of the parquet extension: not accepted at open (the extension loads with the
+    // first statement that needs it), so set globally once the database is up.
+    STRATA_ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection, engine->Connect());
+    STRATA_TRY(connection->Execute("SET GLOBAL parquet_metadata_cache = true"));
+  }
+  return engine;
 }
 
 // The rows go to a temporary staging table first and then into the target with one INSERT, so

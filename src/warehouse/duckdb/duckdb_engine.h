@@ -30,6 +30,10 @@ namespace strata::warehouse {
 struct EngineOptions {
   int threads = 0;           // DuckDB worker threads; 0: DuckDB's default (every core)
   std::string memory_limit;  // DuckDB's memory_limit ("2GB"); empty: DuckDB's default (80 % RAM)
+  // DuckDB's parquet_metadata_cache: each Parquet file's footer is parsed once and kept (DuckDB
+  // checks the file's modification time on reuse). For a long-lived reader of files that are
+  // never rewritten in place, as the rollup store's are: `strata serve` sets it.
+  bool parquet_metadata_cache = false;
 };
 
 // Opens a new, empty in-memory DuckDB with the sketch functions registered (once, for the whole

@@ -176,5 +176,20 @@ TEST(DuckDbEngineOptionsTest, BadOptionsAreConnectionErrors) {
   EXPECT_EQ(engine.error().code, ErrorCode::kWarehouseConnection);
 }
 
+TEST(DuckDbEngineOptionsTest, TheParquetMetadataCacheIsOffUnlessAsked) {
+  for (const bool cached : {false, true}) {
+    EngineOptions options;
+    options.parquet_metadata_cache = cached;
+    auto engine = OpenDuckDbEngine(options);
+    ASSERT_TRUE(engine.ok()) << engine.error().message;
+    auto connection = (*engine)->Connect();
+    ASSERT_TRUE(connection.ok());
+    auto setting =
+        (*connection)->Execute("SELECT CAST(current_setting('parquet_metadata_cache') AS VARCHAR)");
+    ASSERT_TRUE(setting.ok()) << setting.error().message;
+    EXPECT_EQ(std::get<std::string>(setting->columns[0].values[0]), cached ? "true" : "false");
+  }
+}
+
 }  // namespace
 }  // namespace strata::warehouse
