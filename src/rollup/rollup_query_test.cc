@@ -50,6 +50,11 @@ TEST_F(RollupQueryTest, AnswersEqualLiveAndRouteToTheSmallestRollup) {
   EXPECT_EQ(ExpectSameAnswer(R"({"measures": ["Order.revenue", "Order.order_count"],
                                  "dimensions": ["Order.status"]})"),
             "by_status");
+  // No stored row passes the filter: an ungrouped count is 0, as live, and the sum NULL.
+  EXPECT_EQ(ExpectSameAnswer(R"({"measures": ["Order.order_count", "Order.revenue"],
+                                 "filters": [{"member": "Order.status", "op": "equals",
+                                              "values": ["no such status"]}]})"),
+            "by_status");
   EXPECT_EQ(ExpectSameAnswer(R"({"measures": ["Order.revenue", "Order.avg_amount", "Order.aov",
                                    "Order.min_amount", "Order.max_amount",
                                    "Order.customers_approx", "Order.median_amount"],

@@ -2,6 +2,7 @@
 // errors, literals and dialect differences. Execution is covered by query/query_duckdb_test.cc.
 #include "semantic/live_sql.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "semantic/loader.h"
@@ -205,6 +206,29 @@ TEST(QueryJson, ShapeErrors) {
     EXPECT_EQ(query.error().code, ErrorCode::kQueryInvalid) << bad;
   }
   EXPECT_EQ(ParseQueryJson(R"({"measure": []})").error().hint, "did you mean \"measures\"?");
+}
+
+TEST(QueryJson, DeepNestingAndNulBytesAreRefusedBeforeTheParse) {
+  // 100,000 levels under a list the parser walks: refused, not a stack overflow.
+  for (const char* key : {"filters", "order", "time_dimensions", "measures"}) {
+    const std::string deep =
+        fmt::format(R"({{"{}": {}{}}})", key, std::string(100'000, '['), std::string(100'000, ']'));
+    auto query = ParseQueryJson(deep);
+    ASSERT_FALSE(query.ok()) << key;
+    EXPECT_EQ(query.error().code, ErrorCode::kQueryInvalid);
+    EXPECT_NE(query.error().message.find("levels deep"), std::string::npos);
+  }
+  const std::string nul = std::string(R"({"measures": ["Order.revenue"]})") + std::string(2, '\0');
+  auto with_nul = ParseQueryJson(nul);
+  ASSERT_FALSE(with_nul.ok());
+  EXPECT_NE(with_nul.error().message.find("NUL"), std::string::npos);
+  // Brackets inside strings do not count; 16 levels are accepted by the scan.
+  EXPECT_FALSE(JsonNestedDeeperThan(R"({"a": "[[[[[[[[[[[[[[[[[[[[\"[[[["})", 2));
+  EXPECT_FALSE(JsonNestedDeeperThan(std::string(16, '[') + std::string(16, ']'), 16));
+  EXPECT_TRUE(JsonNestedDeeperThan(std::string(17, '[') + std::string(17, ']'), 16));
+  EXPECT_TRUE(ParseQueryJson(R"({"measures": ["Order.revenue"], "filters": [{"member":
+      "Order.status", "op": "equals", "values": ["[[[[[[[[[[[[[[[[[[[[[[[["]}]})")
+                  .ok());
 }
 
 TEST(QueryJson, FullQuery) {

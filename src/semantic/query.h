@@ -52,6 +52,16 @@ struct SemanticQuery {
 // Parses the query JSON. Errors: kQueryInvalid naming the key and what was expected (unknown
 // keys get a "did you mean"); `limit` must be an integer >= 0; set/not_set take no values, the
 // other ops at least one (gt/gte/lt/lte exactly one); values are strings, numbers or booleans.
+// A text with a NUL byte, or arrays/objects nested deeper than kMaxQueryJsonDepth, is refused
+// before it is parsed (a document nested 100,000 deep would exhaust the stack of every
+// recursive walk over it).
 Result<SemanticQuery> ParseQueryJson(std::string_view json_text);
+
+// A semantic query nests 4 levels at most ({"filters": [{"values": [...]}]}).
+inline constexpr int kMaxQueryJsonDepth = 16;
+
+// Whether `json_text` opens arrays or objects (outside strings) more than `depth` deep; one pass,
+// no recursion, for any text (valid JSON or not).
+bool JsonNestedDeeperThan(std::string_view json_text, int depth);
 
 }  // namespace strata::semantic

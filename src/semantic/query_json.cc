@@ -138,7 +138,38 @@ std::optional<TimeGrain> ParseTimeGrain(std::string_view name) {
   return std::nullopt;
 }
 
+bool JsonNestedDeeperThan(std::string_view json_text, int depth) {
+  int open = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : json_text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++open > depth) return true;
+    } else if (c == ']' || c == '}') {
+      --open;
+    }
+  }
+  return false;
+}
+
 Result<SemanticQuery> ParseQueryJson(std::string_view json_text) {
+  if (json_text.find('\0') != std::string_view::npos) {
+    return Invalid("the query is not valid JSON: it holds a NUL byte");
+  }
+  if (JsonNestedDeeperThan(json_text, kMaxQueryJsonDepth)) {
+    return Invalid(fmt::format("the query nests arrays or objects more than {} levels deep",
+                               kMaxQueryJsonDepth),
+                   "a semantic query nests 4 levels at most: {\"filters\": [{\"values\": [...]}]}");
+  }
   const json root = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (root.is_discarded()) return Invalid("the query is not valid JSON");
   if (!root.is_object()) return Invalid("the query must be a JSON object");

@@ -85,6 +85,9 @@ class StoredPartialBuilder {
       case StoredForm::kAdditive:
         if (measure.agg == Aggregation::kMin) return "MIN(" + first + ")";
         if (measure.agg == Aggregation::kMax) return "MAX(" + first + ")";
+        // COUNT over no row is 0 where SUM of the stored counts is NULL (an ungrouped query
+        // whose filters keep no stored row).
+        if (measure.agg == Aggregation::kCount) return "COALESCE(SUM(" + first + "), 0)";
         return "SUM(" + first + ")";
       case StoredForm::kSumAndCount:
         return "(CAST(SUM(" + first + ") AS DOUBLE PRECISION) / NULLIF(SUM(" +

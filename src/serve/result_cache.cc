@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "semantic/query.h"
+
 namespace strata::serve {
 
 namespace {
@@ -9,6 +11,12 @@ constexpr std::string_view kDurationMember = "\"duration_ms\":";
 }  // namespace
 
 std::optional<std::string> ResultCacheKey(std::string_view role, std::string_view body) {
+  // What semantic::ParseQueryJson refuses before parsing is not parsed here either (a deep
+  // document would overflow the stack of the printer below).
+  if (body.find('\0') != std::string_view::npos ||
+      semantic::JsonNestedDeeperThan(body, semantic::kMaxQueryJsonDepth)) {
+    return std::nullopt;
+  }
   // The same parse as semantic::ParseQueryJson: one parsed document is one query.
   const nlohmann::json parsed = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) return std::nullopt;

@@ -27,6 +27,10 @@ constexpr time_t kKeepAliveSeconds = 2;
 // its connection; reconnecting per five queries costs a TCP handshake each time.
 constexpr std::size_t kKeepAliveRequests = 1000;
 constexpr std::size_t kExtraHttpThreads = 4;
+constexpr std::size_t kConnectionThreads = 256;
+// cpp-httplib listens with a backlog of 5: a burst of connections waits for SYN retries (1 s,
+// 3 s, ...). listen(2) again on the bound socket raises it.
+constexpr int kListenBacklog = 1024;
 
 std::mutex g_log_mutex;
 
@@ -96,6 +100,7 @@ Error TransportError(const std::string& api, const httplib::Request& request, in
 
 struct HttpServer::Http {
   httplib::Server server;
+  socket_t listener = INVALID_SOCKET;  // set by the socket-options callback, before bind
 };
 
 HttpServer::HttpServer(PortHandler handler, const project::ServeConfig& limits,
@@ -104,8 +109,11 @@ HttpServer::HttpServer(PortHandler handler, const project::ServeConfig& limits,
   http_ = std::make_unique<Http>();
   httplib::Server& server = http_->server;
   const std::string api = handler_.api;
-  const std::size_t threads =
-      limits.max_concurrent_queries + limits.max_queued_queries + kExtraHttpThreads;
+  // cpp-httplib holds a thread per connection for its whole keep-alive life, reading headers
+  // included: threads for idle and slow clients beyond the queries' own, so a few hundred of them
+  // (slowloris) do not starve the others. A front proxy is still the defence against more.
+  const std::size_t threads = limits.max_concurrent_queries + limits.max_queued_queries +
+                              kExtraHttpThreads + kConnectionThreads;
   server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   server.set_payload_max_length(limits.max_body_bytes);
   server.set_read_timeout(kReadTimeoutSeconds, 0);
@@ -118,9 +126,10 @@ HttpServer::HttpServer(PortHandler handler, const project::ServeConfig& limits,
   // SO_REUSEADDR only (a restart binds while old connections are in TIME_WAIT). cpp-httplib's
   // default also sets SO_REUSEPORT, with which a second `strata serve` on the same port binds
   // too and the kernel splits the connections between the two processes.
-  server.set_socket_options([](socket_t listener) {
+  server.set_socket_options([http = http_.get()](socket_t listener) {
     const int yes = 1;
     ::setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    http->listener = listener;
   });
 
   server.set_pre_routing_handler(
@@ -153,11 +162,43 @@ HttpServer::HttpServer(PortHandler handler, const project::ServeConfig& limits,
     Write(answer, response);
     LogRequest(handler_.api, request, answer, api_request.received_millis);
   };
+  // Bodies are read through a content reader, which stops at max_body_bytes whatever the
+  // framing: cpp-httplib applies its own limit to a Content-Length only, and would read a
+  // chunked body of any size into memory.
+  auto with_body = [this, limits, api, dispatch](const httplib::Request& request,
+                                                 httplib::Response& response,
+                                                 const httplib::ContentReader& content) {
+    std::string body;
+    // With a content reader cpp-httplib passes a Content-Length body over its limit cut short,
+    // without a 413: the declared length is checked here first.
+    bool too_large =
+        request.get_header_value<std::uint64_t>("Content-Length") > limits.max_body_bytes;
+    if (!too_large)
+      content([&](const char* data, std::size_t size) {
+        if (body.size() + size > limits.max_body_bytes) {
+          too_large = true;
+          return false;
+        }
+        body.append(data, size);
+        return true;
+      });
+    if (too_large) {
+      const std::int64_t started = MonotonicMillis();
+      ApiResponse refused = ErrorResponse(TransportError(api, request, 413, limits));
+      Write(refused, response);
+      response.set_header("Connection", "close");  // the rest of the body is not read
+      LogRequest(api, request, refused, started);
+      return;
+    }
+    httplib::Request with_content = request;
+    with_content.body = std::move(body);
+    dispatch(with_content, response);
+  };
   server.Get(".*", dispatch);
-  server.Post(".*", dispatch);
-  server.Put(".*", dispatch);
-  server.Patch(".*", dispatch);
-  server.Delete(".*", dispatch);
+  server.Post(".*", with_body);
+  server.Put(".*", with_body);
+  server.Patch(".*", with_body);
+  server.Delete(".*", with_body);
   server.Options(".*", dispatch);
 
   // A broken invariant (STRATA_CHECK) or any other exception: 500, the detail on stderr only.
@@ -199,6 +240,9 @@ Status HttpServer::Bind() {
     port_ = server.bind_to_any_port(options_.host);
   } else {
     port_ = server.bind_to_port(options_.host, options_.port) ? options_.port : -1;
+  }
+  if (port_ > 0 && http_->listener != INVALID_SOCKET) {
+    ::listen(http_->listener, kListenBacklog);  // best effort: the old backlog otherwise
   }
   if (port_ <= 0) {
     return MakeError(ErrorCode::kIo,
