@@ -114,6 +114,7 @@ TEST(ResultCacheTest, ConcurrentUseKeepsTheBoundAndTheAnswers) {
   const std::size_t capacity = 40 * Charge("key-00", EntryOf(std::string(200, 'x')));
   ResultCache cache(capacity);
   std::vector<std::thread> threads;
+  threads.reserve(4);
   std::atomic<int> wrong{0};
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
