@@ -151,23 +151,28 @@ HttpServer::HttpServer(PortHandler handler, const project::ServeConfig& limits,
         return httplib::Server::HandlerResponse::Handled;
       });
 
-  auto dispatch = [this](const httplib::Request& request, httplib::Response& response) {
+  // The request with `body` (read by cpp-httplib, or by the content reader below).
+  auto answer_with = [this](const httplib::Request& request, httplib::Response& response,
+                            std::string body) {
     ApiRequest api_request;
     api_request.received_millis = MonotonicMillis();
     api_request.method = request.method;
     api_request.path = request.path;
     api_request.authorization = request.get_header_value("Authorization");
-    api_request.body = request.body;
+    api_request.body = std::move(body);
     const ApiResponse answer = handler_.handle(api_request);
     Write(answer, response);
     LogRequest(handler_.api, request, answer, api_request.received_millis);
   };
+  auto dispatch = [answer_with](const httplib::Request& request, httplib::Response& response) {
+    answer_with(request, response, request.body);
+  };
   // Bodies are read through a content reader, which stops at max_body_bytes whatever the
   // framing: cpp-httplib applies its own limit to a Content-Length only, and would read a
   // chunked body of any size into memory.
-  auto with_body = [this, limits, api, dispatch](const httplib::Request& request,
-                                                 httplib::Response& response,
-                                                 const httplib::ContentReader& content) {
+  auto with_body = [limits, api, answer_with](const httplib::Request& request,
+                                              httplib::Response& response,
+                                              const httplib::ContentReader& content) {
     std::string body;
     // With a content reader cpp-httplib passes a Content-Length body over its limit cut short,
     // without a 413: the declared length is checked here first.
@@ -190,9 +195,7 @@ HttpServer::HttpServer(PortHandler handler, const project::ServeConfig& limits,
       LogRequest(api, request, refused, started);
       return;
     }
-    httplib::Request with_content = request;
-    with_content.body = std::move(body);
-    dispatch(with_content, response);
+    answer_with(request, response, std::move(body));
   };
   server.Get(".*", dispatch);
   server.Post(".*", with_body);
