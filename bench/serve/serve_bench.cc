@@ -17,7 +17,9 @@
 // It prints requests/s for each and the ratios http_1/cli, http_N/cli and http_N/http_1, and
 // exits 1 on any wrong answer. A baseline in the same run, as every benchmark here
 // (docs/benchmarks.md, section 10); absolute numbers on a shared 2-core machine are noise. This
-// is a latency/overhead comparison, not the load test (wrk and 16 clients).
+// is a latency/overhead comparison, not the load test (wrk and 16 clients), which
+// follows it; the wrk runs also print the server's CPU time per request (/proc/PID/stat),
+// steadier than the rate on a shared machine.
 #include <duckdb.h>
 #include <fcntl.h>
 #include <fmt/core.h>
@@ -41,9 +43,11 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <iterator>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -339,6 +343,8 @@ class Server {
   Server& operator=(const Server&) = delete;
   ~Server() { Stop(); }
 
+  pid_t pid() const { return pid_; }
+
   // Waits for the "listening" line; throws if the server exits or takes too long.
   int WaitForPort() {
     std::unique_lock lock(mutex_);
@@ -495,7 +501,8 @@ void CliRuns(const std::string& strata, const fs::path& root, int count) {
 
 struct WrkRun {
   double requests_per_second = 0;
-  std::string p50, p99;  // wrk --latency's percentiles, as it prints them ("1.23ms")
+  double server_cpu_ms = 0;  // the server's user + system CPU time during the run, per request
+  std::string p50, p99;      // wrk --latency's percentiles, as it prints them ("1.23ms")
   long requests = 0;
   long non_2xx = 0;           // "Non-2xx or 3xx responses"
   std::string socket_errors;  // wrk's "Socket errors" line; empty when none
@@ -557,12 +564,30 @@ WrkRun ParseWrk(const std::string& output) {
   return run;
 }
 
-WrkRun RunWrk(const Options& options, int port, const fs::path& script) {
+// The user + system CPU seconds `pid` has used so far (/proc/PID/stat's utime and stime).
+double CpuSeconds(pid_t pid) {
+  std::ifstream file(fmt::format("/proc/{}/stat", pid));
+  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::size_t name_end = text.rfind(')');  // the command name may hold blanks
+  if (name_end == std::string::npos) throw std::runtime_error("unreadable /proc stat");
+  std::istringstream fields(text.substr(name_end + 2));
+  std::string field;
+  long utime = 0, stime = 0;
+  for (int index = 3; index <= 15 && fields >> field; ++index) {  // field 3 is the state
+    if (index == 14) utime = std::stol(field);
+    if (index == 15) stime = std::stol(field);
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+WrkRun RunWrk(const Options& options, int port, pid_t server, const fs::path& script) {
+  const double cpu_before = CpuSeconds(server);
   const std::string output =
       RunCaptured({WrkPath(), "-t", "2", "-c", std::to_string(options.connections), "-d",
                    std::to_string(options.wrk_seconds) + "s", "--latency", "-s", script.string(),
                    fmt::format("http://127.0.0.1:{}/v1/query", port)});
   WrkRun run = ParseWrk(output);
+  if (run.requests > 0) run.server_cpu_ms = 1000 * (CpuSeconds(server) - cpu_before) / run.requests;
   if (run.non_2xx > 0) {
     throw std::runtime_error(fmt::format("wrk saw {} non-2xx answers:\n{}", run.non_2xx, output));
   }
@@ -583,11 +608,11 @@ struct Seconds {
 // `strata serve` on `root` with [serve] result_cache_bytes = `cache_bytes`, for `run(port)`;
 // exit 0 checked.
 void WithServer(const Options& options, const fs::path& root, long cache_bytes,
-                const std::function<void(int port)>& run) {
+                const std::function<void(int port, pid_t pid)>& run) {
   WriteFile(root / "strata.toml", StrataToml(cache_bytes));
   Server server(options.strata, root);
   const int port = server.WaitForPort();
-  run(port);
+  run(port, server.pid());
   const int code = server.Stop();
   if (code != 0) throw std::runtime_error(fmt::format("strata serve exited {}", code));
 }
@@ -596,7 +621,7 @@ Seconds Measure(const Options& options, const fs::path& root, int per_client) {
   Seconds seconds;
   const std::string token = Token("admin");
   // Without the result cache: every request is answered by query::Answer on the rollup.
-  WithServer(options, root, 0, [&](int port) {
+  WithServer(options, root, 0, [&](int port, pid_t) {
     HttpRun(port, kWarmRequests, token);  // warm: engine connections, manifests, page cache
     seconds.http_1 = Timed([&] { seconds.answer_ms = HttpRun(port, options.http, token); });
     seconds.http_n = Timed([&] { HttpThreads(port, options.clients, per_client, token); });
@@ -604,14 +629,14 @@ Seconds Measure(const Options& options, const fs::path& root, int per_client) {
   if (options.wrk_seconds > 0) {
     const fs::path script = root / "wrk_post.lua";
     WriteFile(script, WrkScript(token));
-    WithServer(options, root, 0, [&](int port) {
+    WithServer(options, root, 0, [&](int port, pid_t pid) {
       HttpRun(port, kWarmRequests, token);
-      seconds.wrk_uncached = RunWrk(options, port, script);
+      seconds.wrk_uncached = RunWrk(options, port, pid, script);
       HttpRun(port, 1, token);  // still answering, and right
     });
-    WithServer(options, root, 64L << 20, [&](int port) {
+    WithServer(options, root, 64L << 20, [&](int port, pid_t pid) {
       HttpRun(port, kWarmRequests, token);  // the first is a miss, the rest hits
-      seconds.wrk_cached = RunWrk(options, port, script);
+      seconds.wrk_cached = RunWrk(options, port, pid, script);
       HttpRun(port, 1, token);
     });
   }
@@ -621,10 +646,12 @@ Seconds Measure(const Options& options, const fs::path& root, int per_client) {
 }
 
 void ReportWrk(const Options& options, const std::string& label, const WrkRun& run) {
-  fmt::print("{:<18} {:10.1f} req/s  p50 {:>9} p99 {:>9}  ({} requests, {} connections, {} s{})\n",
-             label, run.requests_per_second, run.p50, run.p99, run.requests, options.connections,
-             options.wrk_seconds,
-             run.socket_errors.empty() ? "" : ", socket errors: " + run.socket_errors);
+  fmt::print(
+      "{:<18} {:10.1f} req/s  p50 {:>9} p99 {:>9}  server CPU {:.3f} ms/request  "
+      "({} requests, {} connections, {} s{})\n",
+      label, run.requests_per_second, run.p50, run.p99, run.server_cpu_ms, run.requests,
+      options.connections, options.wrk_seconds,
+      run.socket_errors.empty() ? "" : ", socket errors: " + run.socket_errors);
 }
 
 void Report(const Options& options, int per_client, const Seconds& seconds) {

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "query/meta.h"
 #include "query/query_engine.h"
@@ -54,6 +56,12 @@ int HttpStatusOf(const Error& error) {
   return Describe(error.code).http_status;
 }
 
+int EngineThreadsFor(unsigned cores, std::size_t max_concurrent_queries) {
+  STRATA_CHECK(max_concurrent_queries >= 1);
+  const std::size_t per_query = std::max<std::size_t>(cores, 1) / max_concurrent_queries;
+  return static_cast<int>(std::max<std::size_t>(per_query, 1));
+}
+
 ApiResponse ErrorResponse(const Error& error) {
   ApiResponse response;
   response.status = HttpStatusOf(error);
@@ -75,6 +83,8 @@ QueryApi::QueryApi(ApiConfig config)
   // Rollup files are immutable (a build writes new ones): their footers are parsed once.
   warehouse::EngineOptions engine_options;
   engine_options.parquet_metadata_cache = true;
+  engine_options.threads =
+      EngineThreadsFor(std::thread::hardware_concurrency(), config_.limits.max_concurrent_queries);
   if (auto engine = warehouse::OpenDuckDbEngine(engine_options); engine.ok()) {
     engine_ = std::move(*engine);
   }

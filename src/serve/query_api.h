@@ -29,6 +29,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -86,6 +87,13 @@ struct ApiConfig {
   // one the API opens itself.
   std::function<Result<warehouse::Warehouse*>()> open_warehouse;
 };
+
+// The DuckDB threads of the rollup engine: max(1, cores / max_concurrent_queries). The workers
+// already run that many queries at once, each on its own thread, so when all are busy the
+// queries use every core; more threads per query would only add DuckDB's task hand-offs (and
+// its larger per-thread hash tables) to every small rollup read. `cores` 0 (unknown) counts
+// as 1. REQUIRES: max_concurrent_queries >= 1.
+int EngineThreadsFor(unsigned cores, std::size_t max_concurrent_queries);
 
 // An error as the API answers it: status and the JSON body.
 ApiResponse ErrorResponse(const Error& error);

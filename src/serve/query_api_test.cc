@@ -303,6 +303,15 @@ TEST_F(QueryApiTest, RollupAnswersAreCachedUntilARollupIsPublishedAgain) {
   }
 }
 
+TEST(EngineThreadsForTest, TheCoresAreSharedByTheConcurrentQueries) {
+  EXPECT_EQ(EngineThreadsFor(2, 4), 1);  // more queries than cores: one thread each
+  EXPECT_EQ(EngineThreadsFor(16, 4), 4);
+  EXPECT_EQ(EngineThreadsFor(17, 4), 4);  // rounded down: never more threads than cores
+  EXPECT_EQ(EngineThreadsFor(8, 1), 8);   // one query at a time gets every core
+  EXPECT_EQ(EngineThreadsFor(0, 1), 1);   // cores unknown
+  EXPECT_EQ(EngineThreadsFor(4, 256), 1);
+}
+
 TEST(HttpStatusOfTest, WarehouseFailuresAre502AndTheRestFollowTheCatalogue) {
   EXPECT_EQ(HttpStatusOf(MakeError(ErrorCode::kWarehouseCatalog, "x")), 502);
   EXPECT_EQ(HttpStatusOf(MakeError(ErrorCode::kWarehouse, "x")), 502);
