@@ -307,7 +307,7 @@ CREATE TABLE raw.orders AS
   // Three sides, interleaved: the live plan alone (baseline), the decision with a RouterCache
   // kept across queries (what a server does), and with a cache made per query (the CLI).
   const rollup::RouterCache cache(model, store);
-  const rollup::RouteOptions route_options{options, sql::Dialect::kDuckDb};
+  const rollup::RouteOptions route_options{options, sql::Dialect::kDuckDb, {}};
   std::vector<double> plan_us, route_us, cold_us;
   std::size_t sql_bytes = 0;
   for (int sample = 0; sample < samples; ++sample) {

@@ -205,32 +205,46 @@ Result<warehouse::QueryResult> RunRouted(const semantic::SemanticModel& model,
   return executed;
 }
 
-// Answers from the routed rollups; false (with `missed` filled) when their files (or their
-// live tails) fail to read.
-bool AnswerFromRollups(const semantic::SemanticModel& model, const QueryContext& context,
-                       rollup::Route& route, QueryResponse& response) {
+// Answers from the routed rollups; on failure (their files or their live tails fail to read)
+// the error's message, and `response` is unchanged.
+std::optional<std::string> AnswerFromRollups(const semantic::SemanticModel& model,
+                                             const QueryContext& context, rollup::Route& route,
+                                             QueryResponse& response) {
   Result<warehouse::QueryResult> executed = RunRouted(model, context, route);
-  if (executed.ok()) {
-    FillRows(*route.plan, *executed, response);
-    response.used = route.used;
-    response.live_tail = !route.tails.empty();
-    return true;
-  }
-  const std::string detail = executed.error().message;
-  // One entry per rollup of the queried entities, in declaration order: store_error for the
-  // ones read, every other rollup's own reason.
-  for (const semantic::Rollup& declared : model.rollups) {
-    if (std::find(route.used.begin(), route.used.end(), declared.name) != route.used.end()) {
-      response.missed.push_back({declared.name, semantic::miss::kStoreError, detail});
-      continue;
-    }
-    for (const rollup::RollupMiss& miss : route.missed) {
-      if (miss.rollup == declared.name) {
+  if (!executed.ok()) return executed.error().message;
+  FillRows(*route.plan, *executed, response);
+  response.used = route.used;
+  response.live_tail = !route.tails.empty();
+  return std::nullopt;
+}
+
+// Routes and answers from rollups; false when none answers (`response.missed` then has one
+// entry per rollup of the queried entities). A hit whose files fail to read is routed again
+// without its rollups (store_error), so the next rollup that answers is tried before the live
+// answer; each round excludes at least one more rollup, so this ends.
+bool AnswerRouted(const semantic::SemanticModel& model, const QueryContext& context,
+                  const semantic::SemanticQuery& query, const semantic::LivePlan& plan,
+                  const QueryOptions& options, QueryResponse& response) {
+  // The rollup SQL is DuckDB's; the live plan checked the query in the warehouse's dialect,
+  // and the literals of both come from the same typed values.
+  rollup::RouteOptions route_options{{sql::Dialect::kDuckDb, options.role}, context.dialect, {}};
+  std::optional<rollup::RouterCache> one_off;
+  if (context.router == nullptr) one_off.emplace(model, *context.store);
+  const rollup::RouterCache& router = context.router != nullptr ? *context.router : *one_off;
+  for (;;) {
+    rollup::Route route = rollup::RouteQuery(query, route_options, plan, router);
+    if (!route.hit()) {
+      for (rollup::RollupMiss& miss : route.missed) {
         response.missed.push_back({miss.rollup, miss.reason, miss.detail});
       }
+      return false;
+    }
+    const std::optional<std::string> failure = AnswerFromRollups(model, context, route, response);
+    if (!failure) return true;
+    for (const std::string& used : route.used) {
+      route_options.failed.push_back({used, semantic::miss::kStoreError, *failure});
     }
   }
-  return false;
 }
 
 }  // namespace
@@ -245,21 +259,7 @@ Result<QueryResponse> Answer(const semantic::SemanticModel& model, const QueryCo
   QueryResponse response;
   bool answered = false;
   if (context.store != nullptr && context.engine != nullptr) {
-    // The rollup SQL is DuckDB's; the live plan above checked the query in the warehouse's
-    // dialect, and the literals of both come from the same typed values.
-    const rollup::RouteOptions route_options{{sql::Dialect::kDuckDb, options.role},
-                                             context.dialect};
-    std::optional<rollup::RouterCache> one_off;
-    if (context.router == nullptr) one_off.emplace(model, *context.store);
-    const rollup::RouterCache& router = context.router != nullptr ? *context.router : *one_off;
-    rollup::Route route = rollup::RouteQuery(query, route_options, plan, router);
-    if (route.hit()) {
-      answered = AnswerFromRollups(model, context, route, response);
-    } else {
-      for (rollup::RollupMiss& miss : route.missed) {
-        response.missed.push_back({miss.rollup, miss.reason, miss.detail});
-      }
-    }
+    answered = AnswerRouted(model, context, query, plan, options, response);
   } else {
     response.missed = RollupMisses(model, plan.entities);
   }

@@ -94,6 +94,24 @@ TEST_F(RollupQueryTest, AnswersEqualLiveAndRouteToTheSmallestRollup) {
             "partition_missing");
 }
 
+TEST_F(RollupQueryTest, AnUnreadableRollupFallsToTheNextRollupBeforeLive) {
+  Load(kDaily);
+  Build();
+  const std::string text = R"({"measures": ["Order.revenue"], "dimensions": ["Order.status"]})";
+  EXPECT_EQ(ExpectSameAnswer(text), "by_status");  // the fewest rows; daily answers it too
+  auto manifest = store_->Load("by_status");
+  ASSERT_TRUE(manifest.ok() && manifest->has_value());
+  fs::remove(store_->FolderOf("by_status") / (*manifest)->files.front().path);
+  EXPECT_EQ(ExpectSameAnswer(text), "daily");
+  // With daily unreadable too, the answer is live, and both say store_error.
+  manifest = store_->Load("daily");
+  ASSERT_TRUE(manifest.ok() && manifest->has_value());
+  for (const auto& file : (*manifest)->files) fs::remove(store_->FolderOf("daily") / file.path);
+  EXPECT_EQ(ExpectSameAnswer(text), "");
+  EXPECT_EQ(Reason(text, "by_status"), "store_error");
+  EXPECT_EQ(Reason(text, "daily"), "store_error");
+}
+
 TEST_F(RollupQueryTest, DefinitionChangeAndUnreadableFilesGoLive) {
   Load(kDaily);
   Build();

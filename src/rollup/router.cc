@@ -308,7 +308,12 @@ std::optional<Route> TryRoute(const semantic::SemanticQuery& query, const RouteO
     }
     auto candidate = std::make_unique<Candidate>();
     candidate->rollup = &rollup;
-    if (distinct) {
+    const auto failed =
+        std::find_if(options.failed.begin(), options.failed.end(),
+                     [&](const RollupMiss& miss) { return miss.rollup == rollup.name; });
+    if (failed != options.failed.end()) {
+      candidate->miss = *failed;
+    } else if (distinct) {
       candidate->miss = RollupMiss{rollup.name, miss::kDistinctAcrossEntities,
                                    "distinct counts and percentiles do not join across entities"};
     } else if (joined && rollup.live_tail) {
@@ -394,7 +399,7 @@ Route RouteQuery(const semantic::SemanticModel& model, const semantic::SemanticQ
                  const semantic::PlanOptions& options, const semantic::LivePlan& live,
                  const RollupStore& store) {
   const RouterCache cache(model, store);
-  return RouteQuery(query, RouteOptions{options, sql::Dialect::kDuckDb}, live, cache);
+  return RouteQuery(query, RouteOptions{options, sql::Dialect::kDuckDb, {}}, live, cache);
 }
 
 }  // namespace strata::rollup

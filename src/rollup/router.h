@@ -84,6 +84,10 @@ struct RouteOptions {
   // The warehouse of the live answer: stored percentiles interpolate as its percentile_cont
   // does, so a hit returns the live answer's bits.
   sql::Dialect warehouse = sql::Dialect::kDuckDb;
+  // Rollups whose files (or live tail) failed to read for this query: never chosen again, each
+  // reported with this miss (store_error). query::Answer routes again with the rollups of a
+  // failed hit added here, so another rollup that answers is tried before the live answer.
+  std::vector<RollupMiss> failed;
 };
 
 // `live` is the live plan of `query` (so the query is valid and the role may read what it

@@ -638,6 +638,39 @@ def test_rollup_answers_equal_the_live_answers(server, strata_bin, project, tmp_
         + "\n".join(wrong)
 
 
+
+def test_an_unreadable_rollup_file_answers_live_until_a_rebuild(strata_bin, limited):
+    """A rollup file deleted under a running server: the query still answers, live and right,
+    with store_error, on every worker; once another process rebuilds the rollup, the same server
+    answers from it again (the engine does not keep refusing after one unreadable file)."""
+    root = limited(max_concurrent_queries=2)
+    running = Server(strata_bin, root)
+    try:
+        query = QUERIES[0]
+        healthy = running.query(query)
+        assert healthy.status == 200 and healthy.json["meta"]["rollup"] == {"used": "daily_orders"}
+        folder = root / ".strata" / "rollups" / "daily_orders"
+        for file in json.loads((folder / "manifest.json").read_text())["files"]:
+            (folder / file["path"]).unlink()
+        for _ in range(4):  # more than the workers: each engine connection meets the damage
+            damaged = running.query(query)
+            assert damaged.status == 200, damaged
+            reasons = {m["rollup"]: m["reason"] for m in damaged.json["meta"]["rollup"]["missed"]}
+            assert reasons == {"daily_orders": "store_error"}, damaged.json["meta"]
+            assert damaged.json["rows"] == healthy.json["rows"]
+        completed = subprocess.run([strata_bin, "rollups", "build", "--full", "--project",
+                                    str(root), "--output", "json"],
+                                   capture_output=True, text=True, timeout=300)
+        assert completed.returncode == 0, completed.stdout + completed.stderr
+        for _ in range(4):
+            repaired = running.query(query)
+            assert repaired.status == 200, repaired
+            assert repaired.json["meta"]["rollup"] == {"used": "daily_orders"}, repaired.json
+            assert repaired.json["rows"] == healthy.json["rows"]
+    finally:
+        assert running.stop() == 0
+
+
 # ----- roles ------------------------------------------------------------------------------------
 
 def test_a_roles_row_filter_applies_on_rollup_and_live_answers(server, strata_bin, project):

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "warehouse/duckdb/duckdb_warehouse.h"
@@ -189,6 +190,22 @@ TEST(DuckDbEngineOptionsTest, TheParquetMetadataCacheIsOffUnlessAsked) {
     ASSERT_TRUE(setting.ok()) << setting.error().message;
     EXPECT_EQ(std::get<std::string>(setting->columns[0].values[0]), cached ? "true" : "false");
   }
+}
+
+// A Parquet file that cannot be read (a rollup file deleted or damaged under a running server)
+// fails its statement only: the in-memory engine has no write-ahead log to protect, so it is
+// not poisoned as a file database is after a storage failure, and the next statement, on this
+// connection or another, runs.
+TEST_F(DuckDbEngineTest, AnUnreadableFileFailsOneStatementAndNotTheEngine) {
+  const std::string missing =
+      (std::filesystem::temp_directory_path() / "strata-no-such-rollup-file.parquet").string();
+  auto failed = connection_->Execute("SELECT count(*) FROM read_parquet('" + missing + "')");
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().code, ErrorCode::kWarehouseStorage) << failed.error().message;
+  EXPECT_EQ(Count("(SELECT 1) AS t"), 1);
+  auto other = engine_->Connect();
+  ASSERT_TRUE(other.ok()) << other.error().message;
+  EXPECT_TRUE((*other)->Execute("SELECT 1").ok());
 }
 
 }  // namespace

@@ -65,9 +65,14 @@ bool IsStorageFailure(duckdb_error_type type, std::string_view message) {
 // checkpoint (on close, once there is room again) would write the empty table and truncate the
 // WAL. So the first storage failure poisons the database: checkpointing on shutdown is switched
 // off, and no statement reaches it again from this process. The next open replays the WAL.
+// Only a database that writes a file of its own can lose writes: an in-memory database (the
+// rollup engine) and a read-only one have no WAL to protect, and their storage errors (a
+// Parquet file that cannot be read, a full temp folder) fail the one statement.
 struct DatabaseState {
-  explicit DatabaseState(std::string database_path) : path(std::move(database_path)) {}
+  DatabaseState(std::string database_path, bool writes_files)
+      : path(std::move(database_path)), durable(writes_files) {}
   const std::string path;
+  const bool durable;  // poisoned by a storage failure
   std::atomic<bool> poisoned{false};
   std::atomic<bool> checkpoint_disabled{false};
   std::mutex mutex;
@@ -112,7 +117,10 @@ class DuckDbConnection final : public Connection {
       const std::string message = raw != nullptr ? raw : "unknown DuckDB error";
       const duckdb_error_type type = duckdb_result_error_type(&result);
       duckdb_destroy_result(&result);
-      if (IsStorageFailure(type, message)) return Poison(message);
+      if (IsStorageFailure(type, message)) {
+        if (state_->durable) return Poison(message);
+        return MakeError(ErrorCode::kWarehouseStorage, message);
+      }
       return MakeError(MapErrorType(type), message);
     }
     QueryResult out = ReadDuckDbResult(&result);
@@ -183,8 +191,9 @@ class DuckDbConnection final : public Connection {
 
 class DuckDbWarehouse final : public Warehouse {
  public:
-  DuckDbWarehouse(duckdb_database database, std::string path)
-      : database_(database), state_(std::make_shared<DatabaseState>(std::move(path))) {}
+  DuckDbWarehouse(duckdb_database database, std::string path, bool writes_files)
+      : database_(database),
+        state_(std::make_shared<DatabaseState>(std::move(path), writes_files)) {}
   ~DuckDbWarehouse() override {
     // The checkpoint on close must not run on a poisoned database (see DatabaseState); the
     // failing connection may not have been able to switch it off.
@@ -336,7 +345,7 @@ Result<std::unique_ptr<Warehouse>> OpenDuckDbWith(const std::string& path,
     return OpenError(path, message);
   }
   if (options.on_open) STRATA_TRY(RunOnOpen(database, path, options.on_open));
-  return std::unique_ptr<Warehouse>(new DuckDbWarehouse(database, path));
+  return std::unique_ptr<Warehouse>(new DuckDbWarehouse(database, path, !in_memory && !read_only));
 }
 
 }  // namespace strata::warehouse

@@ -212,6 +212,15 @@ TEST(DuckDbWarehouseTest, ReadOnlyOpenReadsAndRefusesWrites) {
     QueryResult result = Exec(*connection, "SELECT seven FROM kept");
     EXPECT_EQ(std::get<std::int64_t>(result.columns[0].values[0]), 7);
     EXPECT_FALSE(connection->Execute("INSERT INTO kept VALUES (8)").ok());
+    // A storage error fails its statement only: a read-only database writes nothing, so it has
+    // nothing to protect by refusing the next statements as a writable one does.
+    auto unreadable = connection->Execute("SELECT * FROM read_parquet('" + path.string() +
+                                          ".no-such-file.parquet')");
+    ASSERT_FALSE(unreadable.ok());
+    EXPECT_EQ(unreadable.error().code, ErrorCode::kWarehouseStorage);
+    EXPECT_EQ(
+        std::get<std::int64_t>(Exec(*connection, "SELECT seven FROM kept").columns[0].values[0]),
+        7);
   }
   std::filesystem::remove(path);
 }
