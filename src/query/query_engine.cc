@@ -206,25 +206,40 @@ Result<warehouse::QueryResult> RunRouted(const semantic::SemanticModel& model,
 }
 
 // Answers from the routed rollups; on failure (their files or their live tails fail to read)
-// the error's message, and `response` is unchanged.
-std::optional<std::string> AnswerFromRollups(const semantic::SemanticModel& model,
-                                             const QueryContext& context, rollup::Route& route,
-                                             QueryResponse& response) {
+// the error, and `response` is unchanged.
+std::optional<Error> AnswerFromRollups(const semantic::SemanticModel& model,
+                                       const QueryContext& context, rollup::Route& route,
+                                       QueryResponse& response) {
   Result<warehouse::QueryResult> executed = RunRouted(model, context, route);
-  if (!executed.ok()) return executed.error().message;
+  if (!executed.ok()) return std::move(executed).error();
   FillRows(*route.plan, *executed, response);
   response.used = route.used;
   response.live_tail = !route.tails.empty();
   return std::nullopt;
 }
 
+// The rollups of a failed hit to route around: those whose store folder DuckDB's message names
+// (the SQL excerpt after it, which names every file read, left out), else every rollup read.
+std::vector<std::string> FailedRollups(const rollup::RollupStore& store, const rollup::Route& route,
+                                       const std::string& message) {
+  const std::string cause = message.substr(0, message.find("\nLINE "));
+  std::vector<std::string> named;
+  for (const std::string& used : route.used) {
+    if (cause.find((store.FolderOf(used) / "").string()) != std::string::npos) {
+      named.push_back(used);
+    }
+  }
+  return named.empty() ? route.used : named;
+}
+
 // Routes and answers from rollups; false when none answers (`response.missed` then has one
 // entry per rollup of the queried entities). A hit whose files fail to read is routed again
-// without its rollups (store_error), so the next rollup that answers is tried before the live
-// answer; each round excludes at least one more rollup, so this ends.
-bool AnswerRouted(const semantic::SemanticModel& model, const QueryContext& context,
-                  const semantic::SemanticQuery& query, const semantic::LivePlan& plan,
-                  const QueryOptions& options, QueryResponse& response) {
+// without the rollups that failed (store_error), so the next rollup that answers is tried before
+// the live answer; each round excludes at least one more rollup, so this ends. An interrupted
+// read (a deadline, a shutdown) is the query's error: nothing more is tried.
+Result<bool> AnswerRouted(const semantic::SemanticModel& model, const QueryContext& context,
+                          const semantic::SemanticQuery& query, const semantic::LivePlan& plan,
+                          const QueryOptions& options, QueryResponse& response) {
   // The rollup SQL is DuckDB's; the live plan checked the query in the warehouse's dialect,
   // and the literals of both come from the same typed values.
   rollup::RouteOptions route_options{{sql::Dialect::kDuckDb, options.role}, context.dialect, {}};
@@ -239,10 +254,15 @@ bool AnswerRouted(const semantic::SemanticModel& model, const QueryContext& cont
       }
       return false;
     }
-    const std::optional<std::string> failure = AnswerFromRollups(model, context, route, response);
+    std::optional<Error> failure = AnswerFromRollups(model, context, route, response);
     if (!failure) return true;
-    for (const std::string& used : route.used) {
-      route_options.failed.push_back({used, semantic::miss::kStoreError, *failure});
+    if (failure->code == ErrorCode::kWarehouseInterrupted) return std::move(*failure);
+    const std::size_t excluded = route_options.failed.size();
+    for (const std::string& name : FailedRollups(*context.store, route, failure->message)) {
+      route_options.failed.push_back({name, semantic::miss::kStoreError, failure->message});
+    }
+    if (route_options.failed.size() == excluded) {  // never: a hit reads one rollup or more
+      return MakeError(ErrorCode::kInternal, "a rollup hit read no rollup");
     }
   }
 }
@@ -259,7 +279,7 @@ Result<QueryResponse> Answer(const semantic::SemanticModel& model, const QueryCo
   QueryResponse response;
   bool answered = false;
   if (context.store != nullptr && context.engine != nullptr) {
-    answered = AnswerRouted(model, context, query, plan, options, response);
+    STRATA_ASSIGN_OR_RETURN(answered, AnswerRouted(model, context, query, plan, options, response));
   } else {
     response.missed = RollupMisses(model, plan.entities);
   }

@@ -7,7 +7,9 @@
 // POST /v1/query both call this.
 //
 // Routing never fails a query: a rollup whose files cannot be read (deleted, truncated,
-// corrupted) sends the query live with the miss reason `store_error`.
+// corrupted) is routed around with the miss reason `store_error`: the next rollup that answers
+// is read, else the query runs live (meta.rollup lists `store_error` for it on a live answer;
+// a hit names only the rollups read). An interrupted rollup read is the query's error.
 //
 // Thread safety: Answer uses the context's connections only; callers give each thread its own.
 #pragma once

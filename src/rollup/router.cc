@@ -351,16 +351,6 @@ std::optional<Route> TryRoute(const semantic::SemanticQuery& query, const RouteO
       return MissAll(candidates, stored, failure);
   }
   route.plan = std::move(stored->plan);
-  // The other candidates' reasons, for the answer that falls back live (store_error).
-  for (const auto& candidate : candidates) {
-    if (std::find(route.used.begin(), route.used.end(), candidate->rollup->name) !=
-        route.used.end()) {
-      continue;
-    }
-    std::optional<RollupMiss> missed = candidate->miss;
-    if (std::optional<RollupMiss> outcome = OutcomeMiss(*stored, *candidate)) missed = outcome;
-    if (missed) route.missed.push_back(std::move(*missed));
-  }
   return route;
 }
 

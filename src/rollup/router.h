@@ -46,11 +46,9 @@ struct RollupMiss {
 struct Route {
   std::optional<semantic::LivePlan> plan;  // DuckDB SQL over the store, on a hit
   std::vector<std::string> used;           // the rollups read, one per entity (hit only)
-  // One per candidate rollup on a miss; on a hit, those of the rollups not read that do not
-  // answer (used when the hit's files fail to read and the query falls back live).
-  std::vector<RollupMiss> missed;
-  std::vector<ReaderLease> leases;  // hold until the SQL has run
-  std::vector<LiveTail> tails;      // to stage before the SQL runs (hit only)
+  std::vector<RollupMiss> missed;          // one per candidate rollup on a miss; empty on a hit
+  std::vector<ReaderLease> leases;         // hold until the SQL has run
+  std::vector<LiveTail> tails;             // to stage before the SQL runs (hit only)
 
   bool hit() const { return plan.has_value(); }
 };

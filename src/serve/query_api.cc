@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
-#include <thread>
+#include <variant>
 
 #include "query/meta.h"
 #include "query/query_engine.h"
@@ -58,9 +58,30 @@ int HttpStatusOf(const Error& error) {
 
 int EngineThreadsFor(unsigned cores, std::size_t max_concurrent_queries) {
   STRATA_CHECK(max_concurrent_queries >= 1);
-  const std::size_t per_query = std::max<std::size_t>(cores, 1) / max_concurrent_queries;
-  return static_cast<int>(std::max<std::size_t>(per_query, 1));
+  const std::size_t available = std::max<std::size_t>(cores, 1);
+  if (available <= max_concurrent_queries) return 1;
+  return static_cast<int>(available - max_concurrent_queries + 1);
 }
+
+namespace {
+
+// Sets the engine's threads to EngineThreadsFor(DuckDB's default thread count); returns them.
+Result<int> ShareTheCores(warehouse::Warehouse& engine, std::size_t max_concurrent_queries) {
+  STRATA_ASSIGN_OR_RETURN(std::unique_ptr<warehouse::Connection> connection, engine.Connect());
+  STRATA_ASSIGN_OR_RETURN(const warehouse::QueryResult current,
+                          connection->Execute("SELECT CAST(current_setting('threads') AS BIGINT)"));
+  if (current.row_count() != 1 ||
+      !std::holds_alternative<std::int64_t>(current.columns[0].values[0])) {
+    return MakeError(ErrorCode::kInternal, "DuckDB did not report its threads");
+  }
+  const auto cores = std::get<std::int64_t>(current.columns[0].values[0]);
+  const int threads = EngineThreadsFor(static_cast<unsigned>(std::max<std::int64_t>(cores, 0)),
+                                       max_concurrent_queries);
+  STRATA_TRY(connection->Execute(fmt::format("SET GLOBAL threads = {}", threads)));
+  return threads;
+}
+
+}  // namespace
 
 ApiResponse ErrorResponse(const Error& error) {
   ApiResponse response;
@@ -83,10 +104,13 @@ QueryApi::QueryApi(ApiConfig config)
   // Rollup files are immutable (a build writes new ones): their footers are parsed once.
   warehouse::EngineOptions engine_options;
   engine_options.parquet_metadata_cache = true;
-  engine_options.threads =
-      EngineThreadsFor(std::thread::hardware_concurrency(), config_.limits.max_concurrent_queries);
   if (auto engine = warehouse::OpenDuckDbEngine(engine_options); engine.ok()) {
     engine_ = std::move(*engine);
+    // DuckDB's default is every core it may use; when that cannot be read or set, it stays.
+    if (Result<int> threads = ShareTheCores(*engine_, config_.limits.max_concurrent_queries);
+        threads.ok()) {
+      engine_threads_ = *threads;
+    }
   }
   workers_ = std::make_unique<WorkerPool>(
       config_.limits.max_concurrent_queries, config_.limits.max_queued_queries,

@@ -88,11 +88,14 @@ struct ApiConfig {
   std::function<Result<warehouse::Warehouse*>()> open_warehouse;
 };
 
-// The DuckDB threads of the rollup engine: max(1, cores / max_concurrent_queries). The workers
-// already run that many queries at once, each on its own thread, so when all are busy the
-// queries use every core; more threads per query would only add DuckDB's task hand-offs (and
-// its larger per-thread hash tables) to every small rollup read. `cores` 0 (unknown) counts
-// as 1. REQUIRES: max_concurrent_queries >= 1.
+// The DuckDB threads of the rollup engine: max(1, cores - max_concurrent_queries + 1). DuckDB's
+// `threads` is one pool for the whole database: `threads - 1` background workers shared by
+// every connection, plus each connection's calling thread. The workers' calling threads are
+// max_concurrent_queries of them, so with this many threads a busy server runs at most `cores`
+// threads, and with more queries than cores (2 cores, 4 workers) each query runs on its own
+// thread alone, without DuckDB's task hand-offs between threads. `cores` is DuckDB's own
+// default thread count (which honours a container's CPU limit); 0 counts as 1.
+// REQUIRES: max_concurrent_queries >= 1.
 int EngineThreadsFor(unsigned cores, std::size_t max_concurrent_queries);
 
 // An error as the API answers it: status and the JSON body.
@@ -110,6 +113,9 @@ class QueryApi {
   ~QueryApi();
 
   ApiResponse Handle(const ApiRequest& request);
+
+  // The rollup engine's DuckDB threads (EngineThreadsFor); 0 when DuckDB's default was kept.
+  int engine_threads() const { return engine_threads_; }
 
   // From now on every query in flight and every new one is interrupted; for the end of a
   // shutdown's drain. Queries interrupted so are answered Overloaded (503, retryable).
@@ -135,6 +141,7 @@ class QueryApi {
   rollup::RollupStore store_;
   rollup::RouterCache router_;
   std::unique_ptr<warehouse::Warehouse> engine_;
+  int engine_threads_ = 0;  // 0: DuckDB's default (ShareTheCores failed)
   std::mutex warehouse_mutex_;
   std::unique_ptr<warehouse::Warehouse> warehouse_;
   DeadlineWatcher deadlines_;

@@ -303,12 +303,29 @@ TEST_F(QueryApiTest, RollupAnswersAreCachedUntilARollupIsPublishedAgain) {
   }
 }
 
+TEST_F(QueryApiTest, TheEngineSharesDuckDbsCoresWithTheWorkers) {
+  auto defaults = warehouse::OpenDuckDbEngine({});
+  ASSERT_TRUE(defaults.ok());
+  auto connection = (*defaults)->Connect();
+  ASSERT_TRUE(connection.ok());
+  auto threads = (*connection)->Execute("SELECT CAST(current_setting('threads') AS BIGINT)");
+  ASSERT_TRUE(threads.ok());
+  const auto cores = static_cast<unsigned>(std::get<std::int64_t>(threads->columns[0].values[0]));
+  for (const std::uint32_t workers : {1U, 256U}) {
+    ApiConfig config = Config();
+    config.limits.max_concurrent_queries = workers;
+    const QueryApi api(config);
+    EXPECT_EQ(api.engine_threads(), EngineThreadsFor(cores, workers)) << workers;
+  }
+}
+
 TEST(EngineThreadsForTest, TheCoresAreSharedByTheConcurrentQueries) {
   EXPECT_EQ(EngineThreadsFor(2, 4), 1);  // more queries than cores: one thread each
-  EXPECT_EQ(EngineThreadsFor(16, 4), 4);
-  EXPECT_EQ(EngineThreadsFor(17, 4), 4);  // rounded down: never more threads than cores
-  EXPECT_EQ(EngineThreadsFor(8, 1), 8);   // one query at a time gets every core
-  EXPECT_EQ(EngineThreadsFor(0, 1), 1);   // cores unknown
+  EXPECT_EQ(EngineThreadsFor(4, 4), 1);
+  // 4 calling threads and 12 background workers: 16 threads when every worker is busy.
+  EXPECT_EQ(EngineThreadsFor(16, 4), 13);
+  EXPECT_EQ(EngineThreadsFor(8, 1), 8);  // one query at a time gets every core
+  EXPECT_EQ(EngineThreadsFor(0, 1), 1);  // cores unknown
   EXPECT_EQ(EngineThreadsFor(4, 256), 1);
 }
 

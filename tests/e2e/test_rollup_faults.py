@@ -1,7 +1,8 @@
 """Rollup faults (issue 10, "Tests: Faults"):
 
-- a deleted, truncated or corrupted Parquet file: the query still answers, correctly and live,
-  with miss reason store_error for that rollup (routing never fails a query);
+- a deleted, truncated or corrupted Parquet file: the query still answers, correctly (from the
+  next rollup that answers, else live), with miss reason store_error for that rollup on a live
+  answer (routing never fails a query);
 - kill -9 at random moments of `strata rollups build --full` (>= 20 trials): the manifest in
   force parses, every file it names exists and pyarrow reads it, it is the previous version or
   the new one (never a mix of their files), and queries answer correctly;

@@ -225,6 +225,39 @@ TEST(DuckDbWarehouseTest, ReadOnlyOpenReadsAndRefusesWrites) {
   std::filesystem::remove(path);
 }
 
+// A writable database file is poisoned by its first storage failure, whatever caused it (see
+// DatabaseState in duckdb_warehouse.cc; the full-disk case is duckdb_storage_test.cc, as root):
+// no statement reaches it again, so no later checkpoint can make lost rows durable.
+TEST(DuckDbWarehouseTest, AStorageFailurePoisonsAWritableDatabase) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("strata_duckdb_poisoned_" + std::to_string(::getpid()) + ".duckdb");
+  std::filesystem::remove(path);
+  {
+    auto warehouse = OpenDuckDb(path.string());
+    ASSERT_TRUE(warehouse.ok());
+    auto connection = Connect(**warehouse);
+    Exec(*connection, "CREATE TABLE kept AS SELECT 7 AS seven");
+    auto unreadable = connection->Execute("SELECT * FROM read_parquet('" + path.string() +
+                                          ".no-such-file.parquet')");
+    ASSERT_FALSE(unreadable.ok());
+    EXPECT_EQ(unreadable.error().code, ErrorCode::kWarehouseStorage);
+    auto after = connection->Execute("SELECT seven FROM kept");
+    ASSERT_FALSE(after.ok());
+    EXPECT_EQ(after.error().code, ErrorCode::kWarehouseStorage);
+    EXPECT_FALSE((*warehouse)->Connect().ok());
+  }
+  {
+    auto reopened = OpenDuckDb(path.string());  // the write-ahead log replays: nothing lost
+    ASSERT_TRUE(reopened.ok());
+    auto connection = Connect(**reopened);
+    EXPECT_EQ(
+        std::get<std::int64_t>(Exec(*connection, "SELECT seven FROM kept").columns[0].values[0]),
+        7);
+  }
+  std::filesystem::remove(path);
+  std::filesystem::remove(path.string() + ".wal");
+}
+
 TEST(DuckDbWarehouseTest, ReadOnlyOpenOfAMissingFileFailsAndCreatesNothing) {
   const auto path = std::filesystem::temp_directory_path() /
                     ("strata_duckdb_missing_" + std::to_string(::getpid()) + ".duckdb");
