@@ -19,7 +19,7 @@
 // (docs/benchmarks.md, section 10); absolute numbers on a shared 2-core machine are noise. This
 // is a latency/overhead comparison, not the load test (wrk and 16 clients), which
 // follows it; the wrk runs also print the server's CPU time per request (/proc/PID/stat),
-// steadier than the rate on a shared machine.
+// steadier than the rate on a shared machine, and its resident memory after the run (VmRSS).
 #include <duckdb.h>
 #include <fcntl.h>
 #include <fmt/core.h>
@@ -502,6 +502,7 @@ void CliRuns(const std::string& strata, const fs::path& root, int count) {
 struct WrkRun {
   double requests_per_second = 0;
   double server_cpu_ms = 0;  // the server's user + system CPU time during the run, per request
+  long server_rss_kib = 0;   // the server's resident memory right after the run (VmRSS)
   std::string p50, p99;      // wrk --latency's percentiles, as it prints them ("1.23ms")
   long requests = 0;
   long non_2xx = 0;           // "Non-2xx or 3xx responses"
@@ -580,6 +581,16 @@ double CpuSeconds(pid_t pid) {
   return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
+// The resident memory of `pid` in KiB (/proc/PID/status's VmRSS).
+long RssKib(pid_t pid) {
+  std::ifstream file(fmt::format("/proc/{}/status", pid));
+  std::string line;
+  while (std::getline(file, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  }
+  throw std::runtime_error("no VmRSS in /proc status");
+}
+
 WrkRun RunWrk(const Options& options, int port, pid_t server, const fs::path& script) {
   const double cpu_before = CpuSeconds(server);
   const std::string output =
@@ -588,6 +599,7 @@ WrkRun RunWrk(const Options& options, int port, pid_t server, const fs::path& sc
                    fmt::format("http://127.0.0.1:{}/v1/query", port)});
   WrkRun run = ParseWrk(output);
   if (run.requests > 0) run.server_cpu_ms = 1000 * (CpuSeconds(server) - cpu_before) / run.requests;
+  run.server_rss_kib = RssKib(server);
   if (run.non_2xx > 0) {
     throw std::runtime_error(fmt::format("wrk saw {} non-2xx answers:\n{}", run.non_2xx, output));
   }
@@ -647,10 +659,10 @@ Seconds Measure(const Options& options, const fs::path& root, int per_client) {
 
 void ReportWrk(const Options& options, const std::string& label, const WrkRun& run) {
   fmt::print(
-      "{:<18} {:10.1f} req/s  p50 {:>9} p99 {:>9}  server CPU {:.3f} ms/request  "
+      "{:<18} {:10.1f} req/s  p50 {:>9} p99 {:>9}  server CPU {:.3f} ms/request  RSS {} MiB  "
       "({} requests, {} connections, {} s{})\n",
-      label, run.requests_per_second, run.p50, run.p99, run.server_cpu_ms, run.requests,
-      options.connections, options.wrk_seconds,
+      label, run.requests_per_second, run.p50, run.p99, run.server_cpu_ms,
+      run.server_rss_kib / 1024, run.requests, options.connections, options.wrk_seconds,
       run.socket_errors.empty() ? "" : ", socket errors: " + run.socket_errors);
 }
 

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -14,6 +15,7 @@
 #include <utility>
 
 #include "base/time.h"
+#include "serve/thread_pool.h"
 
 namespace strata::serve {
 namespace {
@@ -31,6 +33,17 @@ constexpr std::size_t kConnectionThreads = 256;
 // cpp-httplib listens with a backlog of 5: a burst of connections waits for SYN retries (1 s,
 // 3 s, ...). listen(2) again on the bound socket raises it.
 constexpr int kListenBacklog = 1024;
+
+// cpp-httplib's task queue over LifoThreadPool (thread_pool.h: why not its own ThreadPool).
+class HttpTaskQueue final : public httplib::TaskQueue {
+ public:
+  explicit HttpTaskQueue(std::size_t threads) : pool_(threads) {}
+  void enqueue(std::function<void()> task) override { pool_.Submit(std::move(task)); }
+  void shutdown() override { pool_.Shutdown(); }
+
+ private:
+  LifoThreadPool pool_;
+};
 
 std::mutex g_log_mutex;
 
@@ -114,7 +127,7 @@ HttpServer::HttpServer(PortHandler handler, const project::ServeConfig& limits,
   // (slowloris) do not starve the others. A front proxy is still the defence against more.
   const std::size_t threads = limits.max_concurrent_queries + limits.max_queued_queries +
                               kExtraHttpThreads + kConnectionThreads;
-  server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  server.new_task_queue = [threads] { return new HttpTaskQueue(threads); };
   server.set_payload_max_length(limits.max_body_bytes);
   server.set_read_timeout(kReadTimeoutSeconds, 0);
   server.set_write_timeout(kWriteTimeoutSeconds, 0);

@@ -262,6 +262,10 @@ def test_sighup_and_model_changes_reload_and_a_bad_model_keeps_the_old_one(contr
     assert rollup_state(server)["state"] == "not_built"
 
 
+# Seconds of the soak's load before its memory is measured (the soak test says why).
+SOAK_WARM_UP_S = 150
+
+
 def rss_kib(pid: int) -> int:
     with open(f"/proc/{pid}/status") as status:
         for line in status:
@@ -307,10 +311,22 @@ class RssSampler:
 @pytest.mark.slow
 def test_soak_16_clients_for_60_s_while_the_hook_rebuilds(control):
     """Full tier: 16 clients send mixed queries (test_serve's corpus: rollup hits, live queries,
-    row-filtered roles) for 60 s while the hook rebuilds the rollup every 2 s; every answer is 200
-    and equal to the one before the soak, every rebuild succeeds, and the server's memory stays
-    bounded: sampled every 0.5 s, its peak RSS in the last 20 s is within 10 % of its peak in the
-    first 20 s (the issue's bound)."""
+    row-filtered roles) while the hook rebuilds the rollup every 2 s, for a warm-up of
+    SOAK_WARM_UP_S and then the measured 60 s; every answer is 200 and equal to the one before
+    the soak, every rebuild succeeds, and the server's memory stays bounded: sampled every 0.5 s
+    over the measured 60 s, its peak RSS in the last 20 s is within 10 % of its peak in the first
+    20 s (the issue's bound), and it stays below twice its size before the load plus 200 MB.
+
+    Why the warm-up: DuckDB's memory under a steady load rises for minutes before it levels off.
+    Its buffer manager keeps the handles of freed temporary blocks (a hash join's, an
+    aggregate's) in its eviction queues and purges them in batches, so they fill towards a steady
+    size (heaptrack of the server: what it still holds after a minute is mostly DuckDB's
+    BlockHandles and eviction-queue nodes). Reproduced without strata, in Python's
+    duckdb 1.4.4 (one connection, a 50,000 x 100 row join in a loop): 85 -> 92 -> 97 -> 100 MB
+    at 10/20/30/40 s, then 101 MB up to 240 s, the same under jemalloc and glibc malloc. The
+    server runs two DuckDB databases (the rollup engine and the live warehouse) and levels off
+    after about 2 minutes of this load (docs/benchmarks.md, 10d). A leak keeps growing after the
+    warm-up; that is what the bound catches."""
     from test_serve import CORPUS, QUERIES
     server = control(max_queued_queries=64, request_timeout_ms=120_000)
     assert wait_job(server, rebuild(server).json["job_id"])["state"] == "succeeded"
@@ -336,27 +352,32 @@ def test_soak_16_clients_for_60_s_while_the_hook_rebuilds(control):
             n += 1
         counts.append(n)
 
-    rss = RssSampler(server.process.pid)
     clients = [threading.Thread(target=client, args=(k,)) for k in range(16)]
     for thread in clients:
         thread.start()
     job_ids = []
+    rss = None
     try:
-        deadline = time.monotonic() + 60
+        warm_up_end = time.monotonic() + SOAK_WARM_UP_S
+        deadline = warm_up_end + 60
         while time.monotonic() < deadline:
+            if rss is None and time.monotonic() >= warm_up_end:
+                rss = RssSampler(server.process.pid)
             answer = rebuild(server)
             assert answer.status == 202, answer
             job_ids.append(answer.json["job_id"])
             time.sleep(2)
     finally:
         stop.set()
-        sampled = rss.stop()
+        sampled = rss.stop() if rss is not None else 0
         for thread in clients:
             thread.join(180)
     assert not failures, failures[:3]
     assert sum(counts) >= 16 * 10, counts
     jobs = [wait_job(server, job_id) for job_id in dict.fromkeys(job_ids)]
     assert len(jobs) >= 10 and all(job["state"] == "succeeded" for job in jobs), jobs[-3:]
+    assert max(kib for _, kib in rss.samples) < 2 * rss_before + 200_000, (rss_before,
+                                                                         rss.samples)
     first, last = rss.peak(0, 20), rss.peak(sampled - 20, sampled)
     assert last <= 1.10 * first, (f"peak RSS {last} KiB in the last 20 s is more than 10 % above "
                                   f"the peak {first} KiB of the first 20 s "
