@@ -612,6 +612,19 @@ def test_the_corpus_has_rollup_hits_and_live_answers(server):
         assert any(route.get("missed") for route in chosen), (roles, chosen)
 
 
+def live_answer(strata_bin: str, project, query: dict, role: str, empty_store) -> dict:
+    """The answer of `strata query` on `project` as `role` with the rollup store at an empty
+    folder (nothing built): the warehouse's answer, asserted to have missed every rollup."""
+    completed = subprocess.run(
+        [strata_bin, "query", json.dumps(query), "--project", str(project), "--role", role,
+         "--output", "json"], capture_output=True, text=True, timeout=120,
+        env={**os.environ, "ENGINE_ROLLUP_STORE_DIR": str(empty_store)})
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    live = json.loads(completed.stdout)
+    assert "missed" in live["meta"]["rollup"], (described(role, query), live["meta"])
+    return live
+
+
 def test_rollup_answers_equal_the_live_answers(server, strata_bin, project, tmp_path):
     """Every corpus query the rollup answers has the warehouse's answer: the same columns and
     rows as `strata query` with ENGINE_ROLLUP_STORE_DIR at an empty folder (nothing built)."""
@@ -623,13 +636,7 @@ def test_rollup_answers_equal_the_live_answers(server, strata_bin, project, tmp_
         if "used" not in served["meta"]["rollup"]:
             continue
         hits += 1
-        completed = subprocess.run(
-            [strata_bin, "query", json.dumps(query), "--project", str(project), "--role", role,
-             "--output", "json"], capture_output=True, text=True, timeout=120,
-            env={**os.environ, "ENGINE_ROLLUP_STORE_DIR": str(empty)})
-        assert completed.returncode == 0, completed.stdout + completed.stderr
-        live = json.loads(completed.stdout)
-        assert "missed" in live["meta"]["rollup"], (described(role, query), live["meta"])
+        live = live_answer(strata_bin, project, query, role, empty)
         if (served["columns"], served["rows"]) != (live["columns"], live["rows"]):
             wrong.append(f"{described(role, query)}\n  rollup: {served['rows'][:5]}\n"
                          f"  live:   {live['rows'][:5]}")

@@ -10,7 +10,6 @@ per test with its store removed, so the control port builds it.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import threading
@@ -18,8 +17,8 @@ import time
 
 import pytest
 
-from test_serve import (MODEL_YAML, SECRET, SECRET_ENV, Server, bearer, make_warehouse,
-                        serve_toml, write_toml)
+from test_serve import (MODEL_YAML, SECRET, SECRET_ENV, Server, bearer, live_answer,
+                        make_warehouse, serve_toml, write_toml)
 
 HOOK_ENV = "STRATA_E2E_HOOK_TOKEN"
 HOOK = "e2e-hook-token-that-is-long-enough-9876543210"
@@ -263,19 +262,6 @@ def test_sighup_and_model_changes_reload_and_a_bad_model_keeps_the_old_one(contr
     assert rollup_state(server)["state"] == "not_built"
 
 
-def live_rows(strata_bin: str, root, query: dict, role: str, empty_store) -> list:
-    """The rows of `strata query` on `root` as `role` with the rollup store at an empty folder:
-    the warehouse's answer."""
-    completed = subprocess.run(
-        [strata_bin, "query", json.dumps(query), "--project", str(root), "--role", role,
-         "--output", "json"], capture_output=True, text=True, timeout=120,
-        env={**os.environ, "ENGINE_ROLLUP_STORE_DIR": str(empty_store)})
-    assert completed.returncode == 0, completed.stdout + completed.stderr
-    answer = json.loads(completed.stdout)
-    assert "missed" in answer["meta"]["rollup"], answer["meta"]
-    return answer["rows"]
-
-
 # Seconds of the soak's load before its memory is measured (the soak test says why).
 SOAK_WARM_UP_S = 150
 
@@ -351,7 +337,7 @@ def test_soak_16_clients_for_60_s_while_the_hook_rebuilds(control, strata_bin, t
     no_rollups.mkdir()
     expected = {}
     for i, (query, role) in enumerate(cases):
-        expected[i] = live_rows(strata_bin, server.root, query, role, no_rollups)
+        expected[i] = live_answer(strata_bin, server.root, query, role, no_rollups)["rows"]
         answer = server.query(query, role=role)
         assert answer.status == 200, (query, role, answer)
         assert answer.json["rows"] == expected[i], (query, role, answer.json["meta"])
