@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Backfill benchmark: `strata run` over the 365 daily partitions of 2025 against the same SQL
 # replayed back to back through the DuckDB C API (bench/backfill_baseline.cc), in one script.
+# strata_* cases run with [run] batching = "auto" (the default: several partitions per
+# transaction, docs/batching.md); strata_off_p1 with batching = "off" (one per transaction).
 #
 #   bench/backfill.sh [BUILD_DIR]        (default: build-bench next to this folder)
 #   env: ROWS=10000000  ROUNDS=5  KEEP=1 (keep the temp folder)  WORK=/path (use this folder)
@@ -32,14 +34,21 @@ DB=$PROJ/warehouse.duckdb
 rm -rf "$PROJ"
 mkdir -p "$PROJ/models"
 
-cat >"$PROJ/strata.toml" <<'EOF'
+# set_batching auto|off: the project's [run] batching.
+set_batching() {
+  cat >"$PROJ/strata.toml" <<EOF
 [project]
 name = "backfill_bench"
 
 [warehouse]
 type = "duckdb"
 path = "warehouse.duckdb"
+
+[run]
+batching = "$1"
 EOF
+}
+set_batching auto
 cat >"$PROJ/models/fct_daily_events.toml" <<'EOF'
 name = "fct_daily_events"
 
@@ -104,9 +113,11 @@ run_case() {
   local name=$1 out=$WORK/out.$1 status=0
   fresh
   case $name in
-    strata_p1|strata_p2|strata_p4)
+    strata_p1|strata_p2|strata_p4|strata_off_p1)
+      if [[ $name == strata_off_p1 ]]; then set_batching off; else set_batching auto; fi
       { time "$STRATA" run --project "$PROJ" --output json --from 2025-01-01 --to 2025-12-31 \
-          --parallel "${name#strata_p}" >"$out" 2>"$out.err" || status=$?; } 2>"$WORK/time"
+          --parallel "${name##*_p}" >"$out" 2>"$out.err" || status=$?; } 2>"$WORK/time"
+      set_batching auto
       if [[ $status -ne 0 ]] || ! grep -q '"status": *"success"' "$out"; then
         echo "strata run failed ($status):" >&2; tail -c 2000 "$out" "$out.err" >&2; exit 1
       fi
@@ -131,7 +142,7 @@ run_case() {
   printf '   %-15s wall %6d ms   cpu %6d ms\n' "$name" "$wall" "$cpu"
 }
 
-CASES=(baseline strata_p1 strata_p2 strata_p4 baseline_stats ctas)
+CASES=(baseline strata_p1 strata_off_p1 strata_p2 strata_p4 baseline_stats ctas)
 for (( round = 0; round < ROUNDS; ++round )); do
   echo "== round $((round + 1))/$ROUNDS"
   n=${#CASES[@]}
@@ -166,23 +177,27 @@ printf 'cpu ratio baseline+stats / baseline        %s   (%s ms CPU per partition
 paired() { awk -v a="$1" -v b="$2" 'BEGIN { n = split(a, x, " "); split(b, y, " ");
   for (i = 1; i <= n; ++i) { v = x[i] / y[i]; for (j = i - 1; j >= 1 && r[j] > v; --j) r[j + 1] = r[j]; r[j + 1] = v }
   printf "%.3f", (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2 }'; }
-printf 'paired wall ratio strata --parallel 1 / baseline (median of per-round ratios)  %s\n' \
+printf 'paired wall ratio strata --parallel 1 / baseline (median of per-round ratios)  %s   (batching auto, target <= 0.60)\n' \
   "$(paired "${TIMES[strata_p1]}" "${TIMES[baseline]}")"
+printf 'paired wall ratio strata off --parallel 1 / baseline                          %s   (batching off, target <= 1.10)\n' \
+  "$(paired "${TIMES[strata_off_p1]}" "${TIMES[baseline]}")"
 printf 'paired wall ratio baseline+stats / baseline                                 %s\n' \
   "$(paired "${TIMES[baseline_stats]}" "${TIMES[baseline]}")"
 echo "wall-clock (ratios of medians):"
 B=${MED[baseline]}
 echo
-printf 'ratio strata --parallel 1 / baseline   %s   (target <= 1.10)\n' "$(ratio "${MED[strata_p1]}" "$B")"
+printf 'ratio strata --parallel 1 / baseline   %s   (batching auto; target <= 0.60)\n' "$(ratio "${MED[strata_p1]}" "$B")"
+printf 'ratio strata off --parallel 1 / baseline   %s   (batching off; target <= 1.10)\n' "$(ratio "${MED[strata_off_p1]}" "$B")"
 printf 'ratio strata --parallel 2 / baseline   %s\n' "$(ratio "${MED[strata_p2]}" "$B")"
 printf 'ratio strata --parallel 4 / baseline   %s\n' "$(ratio "${MED[strata_p4]}" "$B")"
 printf 'speedup --parallel 1 -> 2              %s\n' "$(ratio "${MED[strata_p1]}" "${MED[strata_p2]}")"
 printf 'speedup --parallel 1 -> 4              %s\n' "$(ratio "${MED[strata_p1]}" "${MED[strata_p4]}")"
-printf 'overhead per partition (serial)        %s ms   ((strata_p1 - baseline) / 365)\n' "$(per_partition "${MED[strata_p1]}" "$B")"
+printf 'overhead per partition (serial, off)   %s ms   ((strata_off_p1 - baseline) / 365)\n' "$(per_partition "${MED[strata_off_p1]}" "$B")"
 printf 'ratio baseline+stats / baseline        %s   (+%s ms per partition: the per-key stats query alone)\n' \
   "$(ratio "${MED[baseline_stats]}" "$B")" "$(per_partition "${MED[baseline_stats]}" "$B")"
-printf 'ratio strata --parallel 1 / baseline+stats  %s   (%s ms per partition left for planning + state)\n' \
-  "$(ratio "${MED[strata_p1]}" "${MED[baseline_stats]}")" "$(per_partition "${MED[strata_p1]}" "${MED[baseline_stats]}")"
+printf 'ratio strata off --parallel 1 / baseline+stats  %s   (%s ms per partition left for planning + state)\n' \
+  "$(ratio "${MED[strata_off_p1]}" "${MED[baseline_stats]}")" "$(per_partition "${MED[strata_off_p1]}" "${MED[baseline_stats]}")"
+printf 'ratio strata auto --parallel 1 / one CTAS  %s\n' "$(ratio "${MED[strata_p1]}" "${MED[ctas]}")"
 printf 'ratio one CTAS / baseline              %s   (context: the whole year in one statement)\n' "$(ratio "${MED[ctas]}" "$B")"
 echo
 echo "baseline phases (last run, ms): $(grep -o '"phase_ms":{[^}]*}' "$WORK/out.baseline")"

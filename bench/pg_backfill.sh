@@ -40,14 +40,21 @@ sql() { "$PSQL" -X -q -v ON_ERROR_STOP=1 -d "$DB_DSN" "$@"; }
 
 PROJ=$WORK/project
 mkdir -p "$PROJ/models"
-cat >"$PROJ/strata.toml" <<TOML
+# set_batching auto|off: the project's [run] batching (docs/batching.md).
+set_batching() {
+  cat >"$PROJ/strata.toml" <<TOML
 [project]
 name = "pg_backfill_bench"
 
 [warehouse]
 type = "postgres"
 dsn = "$DB_DSN"
+
+[run]
+batching = "$1"
 TOML
+}
+set_batching auto
 cat >"$PROJ/models/fct_daily_events.toml" <<'TOML'
 name = "fct_daily_events"
 
@@ -108,9 +115,11 @@ run_case() {
   local name=$1 status=0
   fresh
   case $name in
-    strata_p*)
+    strata_*)
+      if [[ $name == strata_off_* ]]; then set_batching off; else set_batching auto; fi
       { time "$STRATA" run --project "$PROJ" --output json --from 2025-01-01 --to 2025-12-31 \
-          --parallel "${name#strata_p}" >"$WORK/out" 2>"$WORK/err" || status=$?; } 2>"$WORK/time"
+          --parallel "${name##*_p}" >"$WORK/out" 2>"$WORK/err" || status=$?; } 2>"$WORK/time"
+      set_batching auto
       if [[ $status -ne 0 ]] || ! grep -q '"status": *"success"' "$WORK/out"; then
         echo "strata run failed ($status)" >&2; tail -c 2000 "$WORK/out" "$WORK/err" >&2; exit 1
       fi ;;
@@ -125,7 +134,8 @@ run_case() {
   [[ $digest == "$DIGEST" ]] || { echo "$name left a different table: $digest vs $DIGEST" >&2; exit 1; }
 }
 
-CASES=(psql psql_stats strata_p1 strata_p2 strata_p4)
+# strata_p*: batching = "auto" (the default); strata_off_p1: batching = "off".
+CASES=(psql psql_stats strata_p1 strata_off_p1 strata_p2 strata_p4)
 for ((round = 0; round < ROUNDS; round++)); do
   for ((k = 0; k < ${#CASES[@]}; k++)); do
     name=${CASES[$(((k + round) % ${#CASES[@]}))]}
@@ -140,5 +150,5 @@ echo
 echo "== PostgreSQL backfill: 365 daily partitions, $ROWS source rows (table: $DIGEST), medians of $ROUNDS"
 for name in "${CASES[@]}"; do
   m=$(median "${TIMES[$name]}")
-  awk -v n="$name" -v m="$m" -v b="$BASE" 'BEGIN { printf "  %-11s %7d ms   %.3f x psql\n", n, m, m / b }'
+  awk -v n="$name" -v m="$m" -v b="$BASE" 'BEGIN { printf "  %-14s %7d ms   %.3f x psql\n", n, m, m / b }'
 done

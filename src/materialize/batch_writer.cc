@@ -34,26 +34,29 @@ Result<KeyStats> ReadStats(warehouse::Connection& connection, const warehouse::E
   return stats;
 }
 
-// The statistics of every key of `batch`, in key order: one query per key for a one-key batch,
-// one grouped scan for the others (the same counts and checksums, emitter.h).
-Result<std::vector<KeyStats>> ReadBatchStats(warehouse::Connection& connection,
-                                             const warehouse::Emitter& emitter,
-                                             const PlannedBatch& batch,
-                                             const warehouse::TableName& target,
-                                             const std::string& time_column) {
-  if (batch.keys.size() == 1) {
-    STRATA_ASSIGN_OR_RETURN(KeyStats stats, ReadStats(connection, emitter, target, time_column,
-                                                      batch.keys.front().window()));
+// The statistics of every key of `batch`, in key order: one query for a one-key batch, one
+// grouped scan for a larger one (the same counts and checksums, emitter.h). Read right after the
+// batch's insert: measured cheaper on DuckDB than one grouped scan over every batch of the
+// transaction at the end (docs/benchmarks.md), and it tells which batch a guard failure is.
+Result<std::vector<KeyStats>> ReadKeyStats(warehouse::Connection& connection,
+                                           const warehouse::Emitter& emitter,
+                                           const PlannedBatch& batch,
+                                           const warehouse::TableName& target,
+                                           const std::string& time_column) {
+  std::vector<Window> windows;
+  windows.reserve(batch.keys.size());
+  for (const PartitionKey& key : batch.keys) windows.push_back(key.window());
+  if (windows.size() == 1) {
+    STRATA_ASSIGN_OR_RETURN(KeyStats stats,
+                            ReadStats(connection, emitter, target, time_column, windows.front()));
     return std::vector<KeyStats>{stats};
   }
-  std::vector<Window> windows;
-  for (const PartitionKey& key : batch.keys) windows.push_back(key.window());
   STRATA_ASSIGN_OR_RETURN(std::string sql, emitter.WindowStatsByKey(target, time_column, windows));
   STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult result, connection.Execute(sql));
   if (result.columns.size() != 3) {
     return MakeError(ErrorCode::kWarehouse, "window statistics returned an unexpected shape");
   }
-  std::vector<KeyStats> stats(batch.keys.size());
+  std::vector<KeyStats> stats(windows.size());
   for (std::size_t row = 0; row < result.row_count(); ++row) {
     const warehouse::Value& index = result.columns[0].values[row];
     if (std::holds_alternative<std::monostate>(index)) continue;  // a row between windows
@@ -78,55 +81,75 @@ Result<warehouse::QueryResult> ExecuteUnlessEmpty(warehouse::Connection& connect
   return connection.Execute(sql);
 }
 
-// Everything between BEGIN and COMMIT; an error leaves the transaction for the caller to roll back.
-Result<std::vector<KeyStats>> WriteInsideTransaction(warehouse::Connection& connection,
-                                                     const warehouse::Emitter& emitter,
-                                                     const PlannedBatch& batch,
-                                                     const warehouse::TableName& target,
-                                                     const std::string& time_column,
-                                                     const std::atomic<bool>& cancel) {
+// The output guard of one batch: its window holds `inside` rows after its insert wrote `inserted`.
+// The batch's DELETE emptied its window inside this transaction, and a batch written earlier in
+// it cannot have left a row there (that DELETE removed it), so every row now in the window was
+// inserted by this batch. Any other row it inserted has its time column outside the window (or
+// NULL): it would escape the next run's DELETE and be duplicated. (A later batch that writes
+// into this window fails its own check the same way.)
+Status CheckInsideWindow(const PlannedBatch& batch, const std::string& time_column,
+                         std::int64_t inside, std::int64_t inserted) {
+  if (inside == inserted) return OkStatus();
+  return MakeError(
+      ErrorCode::kOutputOutsideWindow,
+      fmt::format("{} of {} inserted rows have {} outside the window [{}, {}) or NULL",
+                  inserted - inside, inserted, time_column, FormatSqlTimestamp(batch.window.start),
+                  FormatSqlTimestamp(batch.window.end)),
+      fmt::format("filter the model's output so {} >= @start_date AND {} < @end_date holds for "
+                  "every row; the batch was rolled back",
+                  time_column, time_column));
+}
+
+// Everything between BEGIN and COMMIT; an error leaves the transaction for the caller to roll
+// back. Per batch: DELETE, INSERT, its keys' statistics, its guard; sets `failed_batch` to the
+// batch whose statement or guard failed.
+Result<std::vector<KeyStats>> WriteInsideTransaction(
+    warehouse::Connection& connection, const warehouse::Emitter& emitter,
+    const std::vector<const PlannedBatch*>& batches, const warehouse::TableName& target,
+    const std::string& time_column, const std::atomic<bool>& cancel,
+    std::optional<std::size_t>& failed_batch) {
   // A statement started after the interrupt was delivered would not see it: check in between.
   const auto run = [&](const std::string& sql) -> Result<warehouse::QueryResult> {
     if (cancel.load()) return MakeError(ErrorCode::kInterrupted, "interrupted");
     return ExecuteUnlessEmpty(connection, sql);
   };
-  STRATA_TRY(run(batch.statements.delete_window));
-  STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult inserted, run(batch.statements.insert));
-  if (cancel.load()) return MakeError(ErrorCode::kInterrupted, "interrupted");
-  STRATA_ASSIGN_OR_RETURN(std::vector<KeyStats> stats,
-                          ReadBatchStats(connection, emitter, batch, target, time_column));
-  std::int64_t inside = 0;
-  for (const KeyStats& key_stats : stats) inside += key_stats.row_count;
-  // The DELETE emptied the window inside this transaction, so every row now in it was inserted
-  // here. Any other inserted row has its time column outside the window (or NULL): it would escape
-  // the next run's DELETE and be duplicated.
-  if (inside != inserted.rows_changed) {
-    return MakeError(
-        ErrorCode::kOutputOutsideWindow,
-        fmt::format("{} of {} inserted rows have {} outside the window [{}, {}) or NULL",
-                    inserted.rows_changed - inside, inserted.rows_changed, time_column,
-                    FormatSqlTimestamp(batch.window.start), FormatSqlTimestamp(batch.window.end)),
-        fmt::format("filter the model's output so {} >= @start_date AND {} < @end_date holds for "
-                    "every row; the batch was rolled back",
-                    time_column, time_column));
+  std::vector<KeyStats> all;
+  for (std::size_t b = 0; b < batches.size(); ++b) {
+    const PlannedBatch& batch = *batches[b];
+    failed_batch = b;
+    STRATA_TRY(run(batch.statements.delete_window));
+    STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult inserted, run(batch.statements.insert));
+    if (cancel.load()) return MakeError(ErrorCode::kInterrupted, "interrupted");
+    STRATA_ASSIGN_OR_RETURN(std::vector<KeyStats> stats,
+                            ReadKeyStats(connection, emitter, batch, target, time_column));
+    std::int64_t inside = 0;
+    for (const KeyStats& key_stats : stats) inside += key_stats.row_count;
+    STRATA_TRY(CheckInsideWindow(batch, time_column, inside, inserted.rows_changed));
+    all.insert(all.end(), stats.begin(), stats.end());
   }
-  return stats;
+  failed_batch.reset();
+  return all;
 }
 
 }  // namespace
 
-BatchOutcome WriteBatch(warehouse::Connection& connection, const warehouse::Emitter& emitter,
-                        const PlannedBatch& batch, const warehouse::TableName& target,
-                        const std::string& time_column, const std::atomic<bool>& cancel) {
+BatchOutcome WriteTransaction(warehouse::Connection& connection, const warehouse::Emitter& emitter,
+                              const std::vector<const PlannedBatch*>& batches,
+                              const warehouse::TableName& target, const std::string& time_column,
+                              const std::atomic<bool>& cancel) {
+  STRATA_CHECK(!batches.empty());
+  // BEGIN/COMMIT/ROLLBACK are the dialect's, the same text in every batch.
+  const warehouse::PartitionOverwrite& statements = batches.front()->statements;
   BatchOutcome outcome;
   const std::int64_t started = MonotonicMillis();
-  auto begun = ExecuteUnlessEmpty(connection, batch.statements.begin);
+  auto begun = ExecuteUnlessEmpty(connection, statements.begin);
   if (!begun.ok()) {
     outcome.error = std::move(begun).error();
   } else {
-    auto stats = WriteInsideTransaction(connection, emitter, batch, target, time_column, cancel);
+    auto stats = WriteInsideTransaction(connection, emitter, batches, target, time_column, cancel,
+                                        outcome.failed_batch);
     if (stats.ok() && !cancel.load()) {
-      auto committed = ExecuteUnlessEmpty(connection, batch.statements.commit);
+      auto committed = ExecuteUnlessEmpty(connection, statements.commit);
       if (committed.ok()) {
         outcome.status = BatchStatus::kCommitted;
         outcome.stats = std::move(stats).value();
@@ -138,7 +161,7 @@ BatchOutcome WriteBatch(warehouse::Connection& connection, const warehouse::Emit
     }
     if (outcome.status != BatchStatus::kCommitted) {
       // Nothing to do if already aborted.
-      (void)ExecuteUnlessEmpty(connection, batch.statements.rollback);
+      (void)ExecuteUnlessEmpty(connection, statements.rollback);
     }
   }
   if (outcome.status != BatchStatus::kCommitted && cancel.load()) {

@@ -63,6 +63,7 @@ json MaterializationJson(const Materialization& m) {
                           {"start", FormatIso8601(m.start)},
                           {"end", FormatIso8601(m.end)},
                           {"batched_with", m.batched_with}};
+    entry["transaction_partitions"] = m.transaction_partitions;
   } else {
     entry["partition"] = nullptr;
   }
@@ -109,6 +110,15 @@ json RunReportToJson(const RunReport& report) {
                         {"partition", w.partition ? json(*w.partition) : json(nullptr)},
                         {"message", w.message}});
   }
+  json bisection = json::array();
+  for (const SplitTransaction& split : report.bisection) {
+    bisection.push_back({{"model", split.model},
+                         {"first", split.first},
+                         {"last", split.last},
+                         {"partitions", split.partitions},
+                         {"code", split.code},
+                         {"message", split.message}});
+  }
   return json{{"run_id", report.run_id},
               {"plan_id", report.plan_id},
               {"status", RunStatusName(report.status)},
@@ -116,7 +126,8 @@ json RunReportToJson(const RunReport& report) {
               {"materializations", materializations},
               {"partition_summaries", summaries},
               {"errors", errors},
-              {"warnings", warnings}};
+              {"warnings", warnings},
+              {"bisection", bisection}};
 }
 
 const json& RunOutputSchema() {
@@ -137,7 +148,9 @@ const json& RunOutputSchema() {
     "partition_summaries": {"type": "array", "items": {"$ref": "#/$defs/PartitionSummary"}},
     "errors": {"type": "array", "items": {"$ref": "#/$defs/RunError"}},
     "warnings": {"type": "array", "items": {"$ref": "#/$defs/RunWarning"},
-                 "description": "Found while planning; the run went on (W040: a Computed partition the warehouse does not back, rebuilt by --missing; W041: first_partition is in the future)."}
+                 "description": "Found while planning; the run went on (W040: a Computed partition the warehouse does not back, rebuilt by --missing; W041: first_partition is in the future)."},
+    "bisection": {"type": "array", "items": {"$ref": "#/$defs/SplitTransaction"},
+                  "description": "Transactions of several partitions that failed and were split to isolate the failing partitions (batching = \"auto\"), in order."}
   },
   "$defs": {
     "Materialization": {
@@ -168,6 +181,8 @@ const json& RunOutputSchema() {
                      "description": "Transactions tried for this partition (0 when skipped); see [run] max_retries."},
         "retries": {"type": "array", "items": {"$ref": "#/$defs/RetriedAttempt"},
                     "description": "Every attempt before the last, with the transient error that made it retry."},
+        "transaction_partitions": {"type": "integer", "minimum": 0,
+                                   "description": "time_interval: the partitions of the last transaction that wrote or tried this one (0 when never sent); more than the statement's batch under [run] batching = \"auto\"."},
         "error": {"type": "string", "description": "Why it failed, was interrupted, or was skipped."}
       }
     },
@@ -190,7 +205,21 @@ const json& RunOutputSchema() {
         "key": {"type": "string"},
         "start": {"type": "string", "format": "date-time"},
         "end": {"type": "string", "format": "date-time"},
-        "batched_with": {"type": "array", "items": {"type": "string"}}
+        "batched_with": {"type": "array", "items": {"type": "string"},
+                         "description": "The other keys written by the same SQL statement (batch_size)."}
+      }
+    },
+    "SplitTransaction": {
+      "type": "object",
+      "required": ["model", "first", "last", "partitions", "code", "message"],
+      "additionalProperties": false,
+      "properties": {
+        "model": {"type": "string"},
+        "first": {"type": "string"},
+        "last": {"type": "string"},
+        "partitions": {"type": "integer", "minimum": 2},
+        "code": {"type": "string"},
+        "message": {"type": "string"}
       }
     },
     "PartitionSummary": {

@@ -41,7 +41,22 @@ struct Materialization {
   UnixSeconds start = 0;
   UnixSeconds end = 0;
   std::vector<std::string> batched_with;  // the other keys written by the same statement
+  // The partitions of the last transaction that wrote (or tried) this one: batched_with + 1
+  // under batching = "off"; more when "auto" grouped statements (docs/batching.md).
+  int transaction_partitions = 0;
   std::string error;
+};
+
+// A transaction of several batches that failed with an error that is not retried: it was split
+// (around the failing batch when known, else in halves) and the parts retried, down to single
+// batches, so only the failing partitions end Failed (docs/batching.md).
+struct SplitTransaction {
+  std::string model;
+  std::string first;  // the first and last partition keys it covered
+  std::string last;
+  int partitions = 0;
+  std::string code;  // the error that split it
+  std::string message;
 };
 
 struct PartitionSummary {
@@ -79,6 +94,7 @@ struct RunReport {
   std::vector<PartitionSummary> partition_summaries;
   std::vector<RunErrorEntry> errors;
   std::vector<RunWarning> warnings;
+  std::vector<SplitTransaction> bisection;  // in the order the splits happened, per model
 };
 
 // The process exit code for a finished run: 0, 2 (partial failure / failure) or 130.

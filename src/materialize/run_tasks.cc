@@ -66,77 +66,105 @@ Error StopRun(RunContext& run, const std::string& model, std::optional<std::stri
   return error;
 }
 
-// Records a finished batch: materializations and summary in the report, then the state store's
-// rows and run history. An error only when the state store failed (the run stops).
-// With `write_state` false only the report is filled: a model that never reached the warehouse
-// (it cannot compile) leaves the state store as it was.
-Status RecordBatch(RunContext& run, ModelRun& model_run, const PlannedBatch& batch,
-                   const BatchOutcome& outcome, bool write_state = true) {
+// One batch and what happened to it.
+struct BatchResult {
+  const PlannedBatch* batch = nullptr;
+  BatchOutcome outcome;
+  int transaction_partitions = 0;  // partitions of the last transaction that wrote or tried it
+};
+
+PartitionStatus StatusOf(BatchStatus status) {
+  return status == BatchStatus::kCommitted     ? PartitionStatus::kComputed
+         : status == BatchStatus::kInterrupted ? PartitionStatus::kInterrupted
+                                               : PartitionStatus::kFailed;
+}
+
+// Records finished batches of one model: materializations and summary in the report, then the
+// state store's rows and run history, in one state transaction. An error only when the state
+// store failed (the run stops). With `write_state` false only the report is filled: a model that
+// never reached the warehouse (it cannot compile) leaves the state store as it was.
+Status RecordBatches(RunContext& run, ModelRun& model_run, const std::vector<BatchResult>& results,
+                     bool write_state = true) {
   const project::Model& model = *model_run.planned->model;
-  const PartitionStatus status =
-      outcome.status == BatchStatus::kCommitted     ? PartitionStatus::kComputed
-      : outcome.status == BatchStatus::kInterrupted ? PartitionStatus::kInterrupted
-                                                    : PartitionStatus::kFailed;
-  const std::string error_text = outcome.error ? outcome.error->ToString() : "";
   std::vector<state::PartitionRecord> records;
   std::vector<state::RunPartitionRecord> history;
   std::vector<Materialization> materializations;
-  for (std::size_t i = 0; i < batch.keys.size(); ++i) {
-    state::PartitionRecord record = Record(run, model, batch.keys[i], status);
-    record.duration_ms = outcome.duration_ms;
-    record.error = error_text;
+  int succeeded = 0, failed = 0, skipped = 0;
+  for (const BatchResult& result : results) {
+    const PlannedBatch& batch = *result.batch;
+    const BatchOutcome& outcome = result.outcome;
+    const PartitionStatus status = StatusOf(outcome.status);
+    const std::string error_text = outcome.error ? outcome.error->ToString() : "";
+    // The batch's duration, shared among its keys by rows (evenly when it wrote none).
+    std::int64_t batch_rows = 0;
     if (status == PartitionStatus::kComputed) {
-      record.row_count = outcome.stats[i].row_count;
-      record.checksum = outcome.stats[i].checksum;
+      for (const KeyStats& stats : outcome.stats) batch_rows += stats.row_count;
     }
-    history.push_back({run.run_id, model.name, record.partition_key, status, record.row_count,
-                       record.duration_ms, error_text, outcome.attempts});
-    Materialization m =
-        PartitionMaterialization(model, batch, i, std::string(state::PartitionStatusName(status)));
-    m.duration_ms = outcome.duration_ms;
-    m.attempts = outcome.attempts;
-    m.retries = outcome.retries;
-    if (status == PartitionStatus::kComputed) {
-      m.row_count = record.row_count;
-      m.checksum = record.checksum;
+    for (std::size_t i = 0; i < batch.keys.size(); ++i) {
+      state::PartitionRecord record = Record(run, model, batch.keys[i], status);
+      record.duration_ms = outcome.duration_ms;
+      record.error = error_text;
+      if (status == PartitionStatus::kComputed) {
+        record.row_count = outcome.stats[i].row_count;
+        record.checksum = outcome.stats[i].checksum;
+        record.duration_ms =
+            batch_rows > 0 ? outcome.duration_ms * record.row_count / batch_rows
+                           : outcome.duration_ms / static_cast<std::int64_t>(batch.keys.size());
+      }
+      history.push_back({run.run_id, model.name, record.partition_key, status, record.row_count,
+                         record.duration_ms, error_text, outcome.attempts});
+      Materialization m = PartitionMaterialization(model, batch, i,
+                                                   std::string(state::PartitionStatusName(status)));
+      m.duration_ms = record.duration_ms;
+      m.attempts = outcome.attempts;
+      m.retries = outcome.retries;
+      m.transaction_partitions = result.transaction_partitions;
+      if (status == PartitionStatus::kComputed) {
+        m.row_count = record.row_count;
+        m.checksum = record.checksum;
+      }
+      m.error = error_text;
+      materializations.push_back(std::move(m));
+      records.push_back(std::move(record));
     }
-    m.error = error_text;
-    materializations.push_back(std::move(m));
-    records.push_back(std::move(record));
+    const int count = static_cast<int>(batch.keys.size());
+    (status == PartitionStatus::kComputed ? succeeded
+     : status == PartitionStatus::kFailed ? failed
+                                          : skipped) += count;
   }
   {
     // The report first: it must say what the warehouse holds even when the state store fails.
     std::lock_guard<std::mutex> lock(run.mutex);
     for (Materialization& m : materializations) run.report.materializations.push_back(std::move(m));
-    const int count = static_cast<int>(batch.keys.size());
-    PartitionSummary& summary = model_run.summary;
-    if (status == PartitionStatus::kComputed)
-      summary.partitions_succeeded += count;
-    else if (status == PartitionStatus::kFailed)
-      summary.partitions_failed += count;
-    else
-      summary.partitions_skipped += count;
+    model_run.summary.partitions_succeeded += succeeded;
+    model_run.summary.partitions_failed += failed;
+    model_run.summary.partitions_skipped += skipped;
   }
-  if (!write_state) return OkStatus();
+  if (!write_state || results.empty()) return OkStatus();
   Status recorded = run.store.RecordPartitionResults(records, history);
   if (!recorded.ok()) {
     Error error = std::move(recorded).error();
+    const PlannedBatch& first = *results.front().batch;
+    const PlannedBatch& last = *results.back().batch;
     error.Note(fmt::format(
-        "while recording partition(s) {} of {} as {}; the warehouse has the outcome, the state "
+        "while recording partition(s) {}..{} of {}; the warehouse has the outcome, the state "
         "store does not: the next run marks them Interrupted and --missing runs them again",
-        DescribeKeys(batch), model.name, state::PartitionStatusName(status)));
-    return StopRun(run, model.name, batch.keys.front().ToString(), std::move(error));
+        first.keys.front().ToString(), last.keys.back().ToString(), model.name));
+    return StopRun(run, model.name, first.keys.front().ToString(), std::move(error));
   }
   return OkStatus();
 }
 
-Status MarkInProgress(RunContext& run, const project::Model& model, const PlannedBatch& batch) {
+Status MarkInProgress(RunContext& run, const project::Model& model,
+                      const std::vector<const PlannedBatch*>& batches) {
   std::vector<state::PartitionRecord> records;
   std::vector<state::RunPartitionRecord> history;
-  for (const PartitionKey& key : batch.keys) {
-    records.push_back(Record(run, model, key, PartitionStatus::kInProgress));
-    history.push_back(
-        {run.run_id, model.name, key.ToString(), PartitionStatus::kInProgress, 0, 0, "", 1});
+  for (const PlannedBatch* batch : batches) {
+    for (const PartitionKey& key : batch->keys) {
+      records.push_back(Record(run, model, key, PartitionStatus::kInProgress));
+      history.push_back(
+          {run.run_id, model.name, key.ToString(), PartitionStatus::kInProgress, 0, 0, "", 1});
+    }
   }
   return run.store.RecordPartitionResults(records, history);
 }
@@ -402,48 +430,208 @@ Result<TaskOutcome> RunSetup(RunContext& run, std::size_t worker, const Task& ta
   return TaskOutcome::kFailed;
 }
 
-Result<TaskOutcome> RunBatch(RunContext& run, std::size_t worker, const Task& task) {
+namespace {
+
+int PartitionsOf(const std::vector<const PlannedBatch*>& batches, std::size_t first,
+                 std::size_t end) {
+  int count = 0;
+  for (std::size_t b = first; b < end; ++b) count += static_cast<int>(batches[b]->keys.size());
+  return count;
+}
+
+// Writes batches[first, end) of one model in one transaction (with retries), and splits a
+// transaction that failed for good until each failing batch is alone (docs/batching.md).
+class RangeWriter {
+ public:
+  RangeWriter(RunContext& run, std::size_t worker, ModelRun& model_run,
+              const std::vector<const PlannedBatch*>& batches)
+      : run_(run),
+        worker_(worker),
+        model_run_(model_run),
+        model_(*model_run.planned->model),
+        batches_(batches),
+        target_(ToTableName(model_.target)),
+        results_(batches.size()) {
+    for (std::size_t b = 0; b < batches.size(); ++b) {
+      results_[b].batch = batches[b];
+      results_[b].outcome.attempts = 0;
+    }
+  }
+
+  // Every batch's result, in order, once Write returned.
+  std::vector<BatchResult>& results() { return results_; }
+
+  void Write(std::size_t first, std::size_t end) {
+    BatchOutcome outcome;
+    int attempts = 0;
+    std::vector<RetriedAttempt> retries;
+    const std::vector<const PlannedBatch*> part(
+        batches_.begin() + static_cast<std::ptrdiff_t>(first),
+        batches_.begin() + static_cast<std::ptrdiff_t>(end));
+    std::optional<Error> error = WithRetries(
+        run_, worker_,
+        [&](warehouse::Connection& connection) -> std::optional<Error> {
+          outcome = WriteTransaction(connection, run_.emitter, part, target_,
+                                     model_.time_interval->time_column, run_.watcher.flag());
+          if (outcome.status == BatchStatus::kFailed) return outcome.error;
+          return std::nullopt;
+        },
+        attempts, retries);
+    if (error && !outcome.error) outcome.error = error;  // the connection could not be opened
+    const int partitions = PartitionsOf(batches_, first, end);
+    for (std::size_t b = first; b < end; ++b) {
+      BatchResult& result = results_[b];
+      result.outcome.attempts += attempts;
+      result.outcome.retries.insert(result.outcome.retries.end(), retries.begin(), retries.end());
+      result.transaction_partitions = partitions;
+    }
+    if (outcome.status == BatchStatus::kCommitted) return Committed(first, end, outcome);
+    const bool split = end - first > 1 && outcome.status == BatchStatus::kFailed &&
+                       !outcome.error->retryable() && !StopsRun(*outcome.error) &&
+                       !run_.watcher.cancelled();
+    if (!split) return Finished(first, end, outcome);
+    {
+      std::lock_guard<std::mutex> lock(run_.mutex);
+      run_.report.bisection.push_back({model_.name, batches_[first]->keys.front().ToString(),
+                                       batches_[end - 1]->keys.back().ToString(), partitions,
+                                       std::string(outcome.error->reported_code()),
+                                       outcome.error->ToString()});
+    }
+    // Around the batch whose statement failed, when known; else in halves.
+    std::vector<std::size_t> cuts{first};
+    if (outcome.failed_batch) {
+      const std::size_t failing = first + *outcome.failed_batch;
+      if (failing > first) cuts.push_back(failing);
+      if (failing + 1 < end) cuts.push_back(failing + 1);
+    } else {
+      cuts.push_back(first + (end - first) / 2);
+    }
+    cuts.push_back(end);
+    for (std::size_t c = 0; c + 1 < cuts.size(); ++c) Write(cuts[c], cuts[c + 1]);
+  }
+
+ private:
+  // The transaction committed: each batch gets its keys' statistics and a share of the duration
+  // by rows (evenly when none were written).
+  void Committed(std::size_t first, std::size_t end, BatchOutcome& outcome) {
+    std::int64_t total_rows = 0;
+    for (const KeyStats& stats : outcome.stats) total_rows += stats.row_count;
+    const int partitions = PartitionsOf(batches_, first, end);
+    std::size_t key = 0;
+    for (std::size_t b = first; b < end; ++b) {
+      BatchOutcome& mine = results_[b].outcome;
+      const std::size_t keys = batches_[b]->keys.size();
+      mine.status = BatchStatus::kCommitted;
+      mine.stats.assign(outcome.stats.begin() + static_cast<std::ptrdiff_t>(key),
+                        outcome.stats.begin() + static_cast<std::ptrdiff_t>(key + keys));
+      std::int64_t rows = 0;
+      for (const KeyStats& stats : mine.stats) rows += stats.row_count;
+      mine.duration_ms = total_rows > 0
+                             ? outcome.duration_ms * rows / total_rows
+                             : outcome.duration_ms * static_cast<std::int64_t>(keys) / partitions;
+      key += keys;
+    }
+    std::lock_guard<std::mutex> lock(run_.mutex);
+    model_run_.cost.Add(partitions, outcome.duration_ms, total_rows);
+  }
+
+  // The transaction failed or was interrupted and is not split: every batch in it ends so.
+  void Finished(std::size_t first, std::size_t end, const BatchOutcome& outcome) {
+    for (std::size_t b = first; b < end; ++b) {
+      BatchOutcome& mine = results_[b].outcome;
+      mine.status = outcome.status;
+      mine.error = outcome.error;
+      mine.duration_ms = outcome.duration_ms;
+      if (outcome.status == BatchStatus::kFailed) {
+        run_.AddError(model_.name, batches_[b]->keys.front().ToString(), *outcome.error);
+      }
+    }
+  }
+
+  RunContext& run_;
+  std::size_t worker_;
+  ModelRun& model_run_;
+  const project::Model& model_;
+  const std::vector<const PlannedBatch*>& batches_;
+  warehouse::TableName target_;
+  std::vector<BatchResult> results_;
+};
+
+// `task`'s batch and the following batches of its model that one transaction takes: their
+// windows touch, they are ready (TaskGroup::Take), and together they stay within the model's
+// cap (transaction_groups.h). Returns the batch indexes.
+std::vector<std::size_t> TakeGroup(RunContext& run, const Task& task, TaskGroup& group,
+                                   const PlannedModel& work) {
+  ModelRun& model_run = run.models[task.model];
+  std::vector<std::size_t> taken{task.batch};
+  const PlannedBatch& first = work.batches[task.batch];
+  int cap = 1;
+  {
+    std::lock_guard<std::mutex> lock(run.mutex);
+    cap = MaxGroupPartitions(run.project.config.run.batching, !first.statements.begin.empty(),
+                             model_run.cost, model_run.summary.partitions_planned,
+                             run.options.parallel);
+  }
+  int partitions = static_cast<int>(first.keys.size());
+  for (std::size_t b = task.batch + 1; b < work.batches.size(); ++b) {
+    const PlannedBatch& next = work.batches[b];
+    if (next.window.start != work.batches[b - 1].window.end) break;
+    if (partitions + static_cast<int>(next.keys.size()) > cap) break;
+    if (!group.Take(model_run.batch_tasks[b])) break;
+    taken.push_back(b);
+    partitions += static_cast<int>(next.keys.size());
+  }
+  return taken;
+}
+
+}  // namespace
+
+Result<TaskOutcome> RunBatch(RunContext& run, std::size_t worker, const Task& task,
+                             TaskGroup& group) {
   ModelRun& model_run = run.models[task.model];
   const PlannedModel& work = model_run.bound ? *model_run.bound : *model_run.planned;
-  const PlannedBatch& batch = work.batches[task.batch];
   const project::Model& model = *work.model;
   if (run.watcher.cancelled()) {
     std::lock_guard<std::mutex> lock(run.mutex);
-    model_run.summary.partitions_skipped += static_cast<int>(batch.keys.size());
+    model_run.summary.partitions_skipped += static_cast<int>(work.batches[task.batch].keys.size());
     return TaskOutcome::kFailed;
   }
-  if (Status marked = MarkInProgress(run, model, batch); !marked.ok()) {
+  const std::vector<std::size_t> indexes = TakeGroup(run, task, group, work);
+  std::vector<const PlannedBatch*> batches;
+  batches.reserve(indexes.size());
+  for (std::size_t b : indexes) batches.push_back(&work.batches[b]);
+  if (Status marked = MarkInProgress(run, model, batches); !marked.ok()) {
     Error error = std::move(marked).error();
-    error.Note(fmt::format("while marking partition(s) {} of {} InProgress; they were not started",
-                           DescribeKeys(batch), model.name));
-    return StopRun(run, model.name, batch.keys.front().ToString(), std::move(error));
+    error.Note(
+        fmt::format("while marking partition(s) {}..{} of {} InProgress; they were not "
+                    "started",
+                    batches.front()->keys.front().ToString(),
+                    batches.back()->keys.back().ToString(), model.name));
+    return StopRun(run, model.name, batches.front()->keys.front().ToString(), std::move(error));
   }
-  const warehouse::TableName target = ToTableName(model.target);
-  BatchOutcome outcome;
-  int attempts = 0;
-  std::vector<RetriedAttempt> retries;
-  std::optional<Error> error = WithRetries(
-      run, worker,
-      [&](warehouse::Connection& connection) -> std::optional<Error> {
-        outcome = WriteBatch(connection, run.emitter, batch, target,
-                             model.time_interval->time_column, run.watcher.flag());
-        if (outcome.status == BatchStatus::kFailed) return outcome.error;
-        return std::nullopt;
-      },
-      attempts, retries);
-  if (error && !outcome.error) outcome.error = error;  // the connection could not be opened
-  outcome.attempts = attempts;
-  outcome.retries = std::move(retries);
-  if (outcome.status == BatchStatus::kFailed) {
-    run.AddError(model.name, batch.keys.front().ToString(), *outcome.error);
+  RangeWriter writer(run, worker, model_run, batches);
+  writer.Write(0, batches.size());
+  std::vector<BatchResult>& results = writer.results();
+  STRATA_TRY(RecordBatches(run, model_run, results));
+  run.Progress(PartitionsOf(batches, 0, batches.size()));
+  std::optional<Error> stop;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const BatchOutcome& outcome = results[i].outcome;
+    if (outcome.status == BatchStatus::kFailed && StopsRun(*outcome.error) && !stop) {
+      stop = outcome.error;
+    }
+    if (i > 0) {
+      group.SetOutcome(model_run.batch_tasks[indexes[i]], outcome.status == BatchStatus::kCommitted
+                                                              ? TaskOutcome::kSucceeded
+                                                              : TaskOutcome::kFailed);
+    }
   }
-  STRATA_TRY(RecordBatch(run, model_run, batch, outcome));
-  run.Progress(static_cast<int>(batch.keys.size()));
-  if (outcome.status == BatchStatus::kFailed && StopsRun(*outcome.error)) {
+  if (stop) {
     run.stopped = true;
-    return *outcome.error;  // reported above
+    return *stop;  // reported above
   }
-  return outcome.status == BatchStatus::kCommitted ? TaskOutcome::kSucceeded : TaskOutcome::kFailed;
+  return results.front().outcome.status == BatchStatus::kCommitted ? TaskOutcome::kSucceeded
+                                                                   : TaskOutcome::kFailed;
 }
 
 Result<TaskOutcome> RunWholeModel(RunContext& run, std::size_t worker, const Task& task) {
@@ -498,9 +686,9 @@ Result<TaskOutcome> RunUnrunnable(RunContext& run, const Task& task) {
   outcome.status = BatchStatus::kFailed;
   outcome.error = planned.error;
   outcome.attempts = 0;  // never sent to the warehouse
-  for (const PlannedBatch& batch : planned.batches) {
-    STRATA_TRY(RecordBatch(run, model_run, batch, outcome, /*write_state=*/false));
-  }
+  std::vector<BatchResult> results;
+  for (const PlannedBatch& batch : planned.batches) results.push_back({&batch, outcome, 0});
+  STRATA_TRY(RecordBatches(run, model_run, results, /*write_state=*/false));
   std::lock_guard<std::mutex> lock(run.mutex);
   model_run.setup_failed = true;
   model_run.summary.partitions_failed = model_run.summary.partitions_planned;

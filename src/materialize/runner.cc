@@ -132,6 +132,28 @@ TaskGraph BuildGraph(const Plan& plan, Schedule schedule, std::vector<Task>& tas
   return graph;
 }
 
+// What RunBatch needs to group batches into transactions: each batch's task, and each
+// time_interval model's cost per partition from its Computed state.
+Status PrepareGroups(RunContext& run) {
+  for (ModelRun& model_run : run.models) {
+    model_run.batch_tasks.resize(model_run.planned->batches.size());
+  }
+  for (TaskId id = 0; id < run.tasks.size(); ++id) {
+    const Task& task = run.tasks[id];
+    if (task.kind == TaskKind::kBatch) run.models[task.model].batch_tasks[task.batch] = id;
+  }
+  if (run.project.config.run.batching == project::Batching::kOff) return OkStatus();
+  STRATA_ASSIGN_OR_RETURN(
+      std::vector<state::PartitionRecord> computed,
+      run.store.ListPartitions(std::nullopt, state::PartitionStatus::kComputed));
+  const std::map<std::string, PartitionCost> costs = CostsFromState(computed);
+  for (ModelRun& model_run : run.models) {
+    auto found = costs.find(model_run.planned->model->name);
+    if (found != costs.end()) model_run.cost = found->second;
+  }
+  return OkStatus();
+}
+
 RunStatus FinalStatus(const RunReport& report, bool cancelled) {
   if (cancelled) return RunStatus::kInterrupted;
   int succeeded = 0, failed = 0;
@@ -242,11 +264,12 @@ Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
     run.models.push_back(std::move(model_run));
   }
   const TaskGraph graph = BuildGraph(plan, options.schedule, run.tasks);
+  STRATA_TRY(PrepareGroups(run));
   const int workers = std::max(1, options.parallel);
   run.connections.resize(static_cast<std::size_t>(workers));
-  Status executed = graph.Run(
+  Status executed = graph.RunGrouped(
       workers,
-      [&](std::size_t worker, TaskId id) -> Result<TaskOutcome> {
+      [&](std::size_t worker, TaskId id, TaskGroup& group) -> Result<TaskOutcome> {
         const Task& task = run.tasks[id];
         switch (task.kind) {
           case TaskKind::kUnrunnable:
@@ -254,7 +277,7 @@ Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
           case TaskKind::kSetup:
             return RunSetup(run, worker, task);
           case TaskKind::kBatch:
-            return RunBatch(run, worker, task);
+            return RunBatch(run, worker, task, group);
           case TaskKind::kWholeModel:
             return plan.models[task.model].model->strategy == project::StrategyKind::kIncremental
                        ? RunIncremental(run, worker, task)

@@ -127,5 +127,39 @@ TEST(TaskGraphTest, AnExceptionInAWorkerThreadReachesTheCaller) {
   }
 }
 
+TEST(TaskGraphTest, AGroupTakesOnlyReadyTasksAndReleasesTheirDependentsByTheirOutcome) {
+  TaskGraph graph;
+  const TaskId first = graph.Add({0, 0, 0}, {});
+  const TaskId second = graph.Add({1, 0, 0}, {});
+  const TaskId blocked = graph.Add({2, 0, 0}, {second});  // not ready while second runs
+  const TaskId after_second = graph.Add({3, 0, 0}, {second});
+  const TaskId third = graph.Add({4, 0, 0}, {});
+  const TaskId after_third = graph.Add({5, 0, 0}, {third});
+  std::vector<TaskId> ran;
+  std::map<TaskId, TaskId> skipped;
+  Status status = graph.RunGrouped(
+      1,
+      [&](std::size_t, TaskId id, TaskGroup& group) -> Result<TaskOutcome> {
+        ran.push_back(id);
+        if (id == first) {
+          EXPECT_TRUE(group.Take(second));
+          EXPECT_FALSE(group.Take(second));   // already taken
+          EXPECT_FALSE(group.Take(blocked));  // its dependency has not finished
+          EXPECT_TRUE(group.Take(third));
+          group.SetOutcome(second, TaskOutcome::kSucceeded);
+          // third keeps the default: failed.
+        }
+        return TaskOutcome::kSucceeded;
+      },
+      [&](std::size_t, TaskId id, TaskId cause) {
+        skipped[id] = cause;
+        return OkStatus();
+      });
+  ASSERT_TRUE(status.ok());
+  // Taken tasks never run on their own; second's dependents run, third's is skipped by it.
+  EXPECT_EQ(ran, (std::vector<TaskId>{first, blocked, after_second}));
+  EXPECT_EQ(skipped, (std::map<TaskId, TaskId>{{after_third, third}}));
+}
+
 }  // namespace
 }  // namespace strata::materialize

@@ -158,7 +158,7 @@ std::optional<ProjectConfig> LoadProjectConfig(const std::filesystem::path& root
   config.state_path = root / state_path;
   if (const toml::table* run = top.Table("run")) {
     TomlReader reader(*run, "strata.toml", "[run]", errors);
-    reader.CheckKeys({"max_retries", "retry_base_ms"});
+    reader.CheckKeys({"max_retries", "retry_base_ms", "batching"});
     config.run.max_retries = reader.Unsigned("max_retries").value_or(config.run.max_retries);
     config.run.retry_base_ms = reader.Unsigned("retry_base_ms").value_or(config.run.retry_base_ms);
     if (config.run.max_retries > 20) {
@@ -170,6 +170,17 @@ std::optional<ProjectConfig> LoadProjectConfig(const std::filesystem::path& root
       reader.Fail("retry_base_ms", ErrorCode::kConfig,
                   "retry_base_ms = " + std::to_string(config.run.retry_base_ms) + " is too large",
                   "use at most 60000 (one minute); the default is 100");
+    }
+    if (std::optional<std::string> batching = reader.String("batching")) {
+      if (*batching == "auto") {
+        config.run.batching = Batching::kAuto;
+      } else if (*batching == "off") {
+        config.run.batching = Batching::kOff;
+      } else {
+        reader.Fail("batching", ErrorCode::kConfig, "batching = \"" + *batching + "\" is unknown",
+                    "use \"auto\" (the default: consecutive partitions share a transaction) or "
+                    "\"off\" (one transaction per batch)");
+      }
     }
   }
   if (const toml::table* rollups = top.Table("rollups")) {

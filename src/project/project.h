@@ -37,9 +37,15 @@ struct WarehouseConfig {
 // [run]: how runs treat transient warehouse errors (conflicts, dropped connections). A batch is
 // tried at most 1 + max_retries times; before attempt k+1 the runner sleeps a random time in
 // [d/2, d] with d = retry_base_ms * 2^(k-1) ("equal jitter" exponential backoff).
+// [run] batching: how a run groups the batches (statements) of a time_interval model into
+// warehouse transactions (docs/batching.md). kAuto: consecutive batches share a transaction, sized
+// from state (materialize/transaction_groups.h); kOff: one transaction per batch.
+enum class Batching { kAuto, kOff };
+
 struct RunConfig {
   std::uint32_t max_retries = 3;
   std::uint32_t retry_base_ms = 100;
+  Batching batching = Batching::kAuto;
 };
 
 // [serve]: `strata serve`'s secrets (only the names of environment variables; never a secret

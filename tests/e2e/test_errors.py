@@ -235,6 +235,8 @@ def test_e024_placeholder_that_does_not_filter(project, select_extra, where):
     ("[run]\nmax_retries = 99\n", "Config", "max_retries"),
     ("[run]\nretry_base_ms = -5\n", "ConfigType", "retry_base_ms"),
     ("[run]\nmax_retrys = 2\n", "ConfigUnknownKey", "did you mean"),
+    ('[run]\nbatching = "sometimes"\n', "Config", "batching"),
+    ("[run]\nbatching = 1\n", "ConfigType", "batching"),
 ])
 def test_bad_run_config_is_refused(project, run_table, code, needle):
     project.create_orders(ROWS)

@@ -24,17 +24,26 @@ enum class BatchStatus { kCommitted, kFailed, kInterrupted };
 
 struct BatchOutcome {
   BatchStatus status = BatchStatus::kFailed;
-  std::vector<KeyStats> stats;  // one per key when committed
+  // One per key when committed: every key of every batch written, in order.
+  std::vector<KeyStats> stats;
   std::int64_t duration_ms = 0;
   std::optional<Error> error;
+  // Failed: the index (into the batches written) of the batch whose statement, statistics or
+  // output guard failed; nullopt when the failure is not one batch's (BEGIN, COMMIT, a lost
+  // connection before the first statement).
+  std::optional<std::size_t> failed_batch;
   int attempts = 1;
   std::vector<RetriedAttempt> retries;  // filled by the runner's retry loop
 };
 
-// BEGIN; DELETE the window; INSERT; read per-key counts and checksums; refuse (roll back) if the
-// insert wrote rows outside the window; roll back if `cancel` became true; else COMMIT.
-BatchOutcome WriteBatch(warehouse::Connection& connection, const warehouse::Emitter& emitter,
-                        const PlannedBatch& batch, const warehouse::TableName& target,
-                        const std::string& time_column, const std::atomic<bool>& cancel);
+// One transaction over one or more batches of a model (consecutive and ascending): BEGIN; for
+// each batch, DELETE its window, INSERT, read its keys' counts and checksums (one query per
+// batch) and refuse (roll back) if its insert wrote rows outside its own window (the window must
+// hold exactly the rows the insert wrote); roll back if `cancel` became true; else COMMIT.
+// REQUIRES: `batches` is not empty.
+BatchOutcome WriteTransaction(warehouse::Connection& connection, const warehouse::Emitter& emitter,
+                              const std::vector<const PlannedBatch*>& batches,
+                              const warehouse::TableName& target, const std::string& time_column,
+                              const std::atomic<bool>& cancel);
 
 }  // namespace strata::materialize

@@ -13,6 +13,7 @@
 
 #include "materialize/internal/task_graph.h"
 #include "materialize/runner.h"
+#include "materialize/transaction_groups.h"
 #include "warehouse/cancellation.h"
 #include "warehouse/emitter.h"
 
@@ -21,7 +22,7 @@ namespace strata::materialize {
 enum class TaskKind {
   kUnrunnable,  // a model that cannot compile: records its partitions Failed
   kSetup,       // time_interval: create the target if missing; bind insert columns (PostgreSQL)
-  kBatch,       // time_interval: one batch in one transaction
+  kBatch,       // time_interval: one batch, in a transaction with the next ready ones ("auto")
   kWholeModel,  // full_refresh, view and incremental
 };
 
@@ -39,6 +40,8 @@ struct ModelRun {
   PartitionSummary summary;
   bool setup_failed = false;
   std::set<std::string> skip_causes;  // "model m" / "partition k of model m", for the error
+  std::vector<TaskId> batch_tasks;    // the kBatch task of each batch, by batch index
+  PartitionCost cost;                 // from Computed state, then from this run's commits
 };
 
 struct RunContext {
@@ -89,7 +92,10 @@ bool StopsRun(const Error& error);
 // to the report itself and setting RunContext::stopped.
 Result<TaskOutcome> RunUnrunnable(RunContext& run, const Task& task);
 Result<TaskOutcome> RunSetup(RunContext& run, std::size_t worker, const Task& task);
-Result<TaskOutcome> RunBatch(RunContext& run, std::size_t worker, const Task& task);
+// A batch, with the next ready batches of its model it takes into `group` (transaction_groups.h)
+// in one transaction; a failing transaction is split until the failing batches are alone.
+Result<TaskOutcome> RunBatch(RunContext& run, std::size_t worker, const Task& task,
+                             TaskGroup& group);
 Result<TaskOutcome> RunWholeModel(RunContext& run, std::size_t worker, const Task& task);
 Result<TaskOutcome> RunIncremental(RunContext& run, std::size_t worker, const Task& task);
 // A task not run because `root_cause` (a task upstream of it) did not succeed, or because the

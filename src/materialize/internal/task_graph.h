@@ -8,6 +8,12 @@
 //
 // Among ready tasks a worker takes the one with the smallest priority (ties: the smaller id).
 //
+// A task may run *together with* other ready tasks (one warehouse transaction for several
+// partition batches): RunGrouped passes the callback a TaskGroup through which it takes more
+// tasks that are ready and not yet started. A taken task never runs on its own; the callback sets
+// its outcome, and its dependents are released when the callback returns, exactly as if it had
+// run then.
+//
 // Thread safety: Add() only before Run(); Run() calls the callbacks from its worker threads, at
 // most `workers` at once, never two for the same task.
 #pragma once
@@ -15,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
@@ -35,6 +42,22 @@ struct TaskPriority {
 
 enum class TaskOutcome { kSucceeded, kFailed };
 
+// The tasks one callback runs together (see the top of this file). Used only on the callback's
+// thread, during the callback.
+class TaskGroup {
+ public:
+  // Takes `id` into the group: true if it was ready (every dependency finished and succeeded)
+  // and no worker had started or taken it. Its outcome is kFailed until SetOutcome.
+  bool Take(TaskId id);
+  // The outcome of a task taken into the group. REQUIRES: Take(id) returned true.
+  void SetOutcome(TaskId id, TaskOutcome outcome);
+
+ private:
+  friend class TaskGraph;
+  struct GraphSchedule* schedule_ = nullptr;
+  std::vector<std::pair<TaskId, TaskOutcome>> taken_;
+};
+
 class TaskGraph {
  public:
   // Adds a task. REQUIRES: every dependency was added before (so the graph is acyclic).
@@ -52,6 +75,11 @@ class TaskGraph {
   using RunFunction = std::function<Result<TaskOutcome>(std::size_t worker, TaskId task)>;
   using SkipFunction = std::function<Status(std::size_t worker, TaskId task, TaskId root_cause)>;
   Status Run(int workers, const RunFunction& run, const SkipFunction& skip) const;
+  // Run, with a callback that may take more ready tasks into its task's group (TaskGroup). An
+  // error from it stops the run as in Run; the taken tasks then count as not succeeded.
+  using GroupRunFunction =
+      std::function<Result<TaskOutcome>(std::size_t worker, TaskId task, TaskGroup& group)>;
+  Status RunGrouped(int workers, const GroupRunFunction& run, const SkipFunction& skip) const;
 
  private:
   struct Node {

@@ -25,7 +25,10 @@ class PartitionInfo(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    batched_with: list[str]
+    batched_with: list[str] = Field(
+        ...,
+        description="The other keys written by the same SQL statement (batch_size).",
+    )
     end: AwareDatetime
     key: str
     start: AwareDatetime
@@ -72,6 +75,18 @@ class RunWarning(BaseModel):
     partition: str | None
 
 
+class SplitTransaction(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    code: str
+    first: str
+    last: str
+    message: str
+    model: str
+    partitions: int = Field(..., ge=2)
+
+
 class Materialization(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -100,11 +115,20 @@ class Materialization(BaseModel):
     )
     row_count: int | None
     status: Literal["Computed", "Failed", "Interrupted", "Skipped"]
+    transaction_partitions: int | None = Field(
+        None,
+        description='time_interval: the partitions of the last transaction that wrote or tried this one (0 when never sent); more than the statement\'s batch under [run] batching = "auto".',
+        ge=0,
+    )
 
 
 class RunOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+    )
+    bisection: list[SplitTransaction] | None = Field(
+        None,
+        description='Transactions of several partitions that failed and were split to isolate the failing partitions (batching = "auto"), in order.',
     )
     duration_ms: int = Field(..., ge=0)
     errors: list[RunError]

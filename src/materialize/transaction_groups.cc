@@ -1,0 +1,46 @@
+#include "materialize/transaction_groups.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace strata::materialize {
+
+std::map<std::string, PartitionCost> CostsFromState(
+    const std::vector<state::PartitionRecord>& records) {
+  std::map<std::string, PartitionCost> costs;
+  for (const state::PartitionRecord& record : records) {
+    if (record.status != state::PartitionStatus::kComputed) continue;
+    costs[record.model_name].Add(1, record.duration_ms, record.row_count);
+  }
+  return costs;
+}
+
+namespace {
+
+// floor(budget / mean), at least 1; `limit` when the mean is 0 (free partitions).
+int WithinBudget(double budget, std::int64_t total, std::int64_t partitions, int limit) {
+  if (total <= 0) return limit;
+  const double mean = static_cast<double>(total) / static_cast<double>(partitions);
+  return static_cast<int>(std::clamp(std::floor(budget / mean), 1.0, static_cast<double>(limit)));
+}
+
+}  // namespace
+
+int MaxGroupPartitions(project::Batching batching, bool has_transactions, const PartitionCost& cost,
+                       int planned_partitions, int parallel) {
+  if (batching == project::Batching::kOff || !has_transactions) return 1;
+  int cap = kMaxGroupPartitions;
+  if (cost.partitions == 0) {
+    cap = kFirstGroupPartitions;
+  } else {
+    cap = std::min(cap, WithinBudget(kGroupBudgetMs, cost.duration_ms, cost.partitions, cap));
+    cap = std::min(cap, WithinBudget(kGroupMaxRows, cost.rows, cost.partitions, cap));
+  }
+  if (parallel > 1) {
+    const int share = (std::max(planned_partitions, 1) + 2 * parallel - 1) / (2 * parallel);
+    cap = std::min(cap, share);
+  }
+  return std::max(cap, 1);
+}
+
+}  // namespace strata::materialize

@@ -1,0 +1,74 @@
+#include "materialize/transaction_groups.h"
+
+#include <gtest/gtest.h>
+
+namespace strata::materialize {
+namespace {
+
+using project::Batching;
+
+PartitionCost Cost(std::int64_t partitions, std::int64_t ms, std::int64_t rows) {
+  PartitionCost cost;
+  cost.Add(partitions, ms, rows);
+  return cost;
+}
+
+TEST(TransactionGroupsTest, OffAndNoTransactionsMeanOneBatchPerTransaction) {
+  EXPECT_EQ(MaxGroupPartitions(Batching::kOff, true, Cost(10, 10, 10), 365, 1), 1);
+  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, false, Cost(10, 10, 10), 365, 1), 1);
+}
+
+TEST(TransactionGroupsTest, NothingMeasuredStartsWithAProbe) {
+  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, PartitionCost{}, 365, 1),
+            kFirstGroupPartitions);
+}
+
+TEST(TransactionGroupsTest, CheapPartitionsFillTheLargestTransaction) {
+  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(100, 500, 1000), 365, 1),
+            kMaxGroupPartitions);
+  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(100, 0, 0), 365, 1),
+            kMaxGroupPartitions);
+}
+
+TEST(TransactionGroupsTest, TheTimeBudgetBounds) {
+  // 100 ms per partition: 2000 / 100 = 20.
+  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(10, 1000, 10), 365, 1), 20);
+  // Slower than the whole budget: still one partition per transaction.
+  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(1, 5000, 10), 365, 1), 1);
+}
+
+TEST(TransactionGroupsTest, TheRowBudgetBounds) {
+  // 500k rows per partition: 2M / 500k = 4.
+  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(2, 2, 1'000'000), 365, 1), 4);
+}
+
+TEST(TransactionGroupsTest, ParallelRunsLeaveWorkForEveryWorker) {
+  // 40 partitions, 4 workers: ceil(40 / 8) = 5.
+  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(10, 10, 10), 40, 4), 5);
+  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(10, 10, 10), 1, 4), 1);
+}
+
+TEST(TransactionGroupsTest, CostsFromStateCountOnlyTheModelsComputedPartitions) {
+  const auto record = [](std::string model, state::PartitionStatus status, std::int64_t rows,
+                         std::int64_t ms) {
+    state::PartitionRecord r;
+    r.model_name = std::move(model);
+    r.status = status;
+    r.row_count = rows;
+    r.duration_ms = ms;
+    return r;
+  };
+  const std::vector<state::PartitionRecord> records{
+      record("a", state::PartitionStatus::kComputed, 10, 100),
+      record("a", state::PartitionStatus::kFailed, 99, 999),
+      record("b", state::PartitionStatus::kComputed, 99, 999),
+      record("a", state::PartitionStatus::kComputed, 30, 300)};
+  const std::map<std::string, PartitionCost> costs = CostsFromState(records);
+  EXPECT_EQ(costs.at("a").partitions, 2);
+  EXPECT_EQ(costs.at("a").rows, 40);
+  EXPECT_EQ(costs.at("a").duration_ms, 400);
+  EXPECT_EQ(costs.at("b").partitions, 1);
+}
+
+}  // namespace
+}  // namespace strata::materialize

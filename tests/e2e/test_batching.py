@@ -1,0 +1,334 @@
+"""[run] batching = "auto" (docs/batching.md): consecutive partitions share a transaction, a failing
+transaction is split until the failing partitions are alone, and the result is the one
+batching = "off" gives, partition by partition.
+
+Failures are injected with DuckDB's error() on chosen days: the model's statement fails exactly
+when its window holds one of them."""
+from __future__ import annotations
+
+import datetime as dt
+import random
+import signal
+import time
+
+import pytest
+
+from conftest import expected_daily, in_days, mats_by_key, stop, strategy_toml
+
+
+
+def last_days(count: int) -> list[str]:
+    """The `count` days up to today (UTC), so --missing selects exactly the ones not Computed."""
+    today = dt.datetime.now(dt.timezone.utc).date()
+    return [str(today - dt.timedelta(days=i)) for i in range(count - 1, -1, -1)]
+
+
+def order_rows(days, per_day=3):
+    rows, oid = [], 0
+    for d in days:
+        for i in range(per_day):
+            oid += 1
+            rows.append((oid, 1 + i % 2, f"{oid}.50", f"{d} {i * 5:02d}:00:00"))
+    return rows
+
+
+def daily_sql(bad_days=(), slow_rows=0) -> str:
+    """The daily aggregate; error('boom DAY') for rows of each day in `bad_days`; `slow_rows` > 0
+    joins a generate_series so each statement takes a while."""
+    fail = ""
+    if bad_days:
+        listed = ", ".join(f"DATE '{d}'" for d in bad_days)
+        fail = (f"    AND CASE WHEN CAST(order_at AS DATE) IN ({listed})\n"
+                "             THEN error('boom ' || CAST(CAST(order_at AS DATE) AS VARCHAR))\n"
+                "             ELSE true END\n")
+    slow_from = f",\n     (SELECT count(*) AS n FROM generate_series(1, {slow_rows}) AS g(i)) AS slow" \
+        if slow_rows else ""
+    slow_where = "  AND slow.n > 0\n" if slow_rows else ""
+    return ("SELECT\n    DATE_TRUNC('day', order_at) AS order_date,\n    customer_id,\n"
+            "    COUNT(*) AS order_count,\n    SUM(amount) AS revenue\n"
+            f"FROM stg_orders{slow_from}\n"
+            "WHERE order_at >= @start_date\n  AND order_at <  @end_date\n"
+            f"{fail}{slow_where}GROUP BY 1, 2\n")
+
+
+ROLLUP_SQL = """\
+SELECT order_date, SUM(order_count) AS order_count, SUM(revenue) AS revenue
+FROM fct_daily_orders
+WHERE order_date >= @start_date AND order_date < @end_date
+GROUP BY 1
+"""
+
+
+def set_batching(project, batching: str) -> None:
+    project.write("strata.toml", (project.root / "strata.toml").read_text()
+                  + f'\n[run]\nbatching = "{batching}"\nretry_base_ms = 1\n')
+
+
+def build(project, batching, rows, days, bad_days, batch_size, rollup_batch_size):
+    set_batching(project, batching)
+    project.create_orders(rows)
+    project.add_model("fct_daily_orders", daily_sql(bad_days),
+                      strategy_toml("day", first_partition=days[0], batch_size=batch_size))
+    project.add_model("daily_rollup", ROLLUP_SQL,
+                      strategy_toml("day", first_partition=days[0], batch_size=rollup_batch_size),
+                      depends_on=["fct_daily_orders"], sources=())
+
+
+def state_of(project) -> dict:
+    return {(p["model"], p["partition_key"]): (p["status"], p["row_count"], p["checksum"],
+                                               p.get("error") or "")
+            for p in project.partitions()}
+
+
+def tables_of(project) -> dict:
+    return {
+        "fct": sorted(tuple(str(v) for v in r) for r in project.query(
+            "SELECT CAST(order_date AS DATE), customer_id, order_count, revenue "
+            "FROM marts.fct_daily_orders")),
+        "rollup": sorted(tuple(str(v) for v in r) for r in project.query(
+            "SELECT CAST(order_date AS DATE), order_count, revenue FROM marts.daily_rollup")),
+    }
+
+
+def outcome_of(report) -> dict:
+    return {(m["model"], m["partition"]["key"]): (m["status"], m["row_count"], m["checksum"])
+            for m in report["materializations"] if m.get("partition")}
+
+
+PROPERTY_TRIALS = 12
+PROPERTY_SEED = 20261202
+
+
+def test_auto_equals_off_for_random_selections_failures_and_parallelism(make_project):
+    rng = random.Random(PROPERTY_SEED)
+    grouped_seen = split_seen = 0
+    for trial in range(PROPERTY_TRIALS):
+        n_days = rng.randint(20, 90)
+        days = last_days(n_days)
+        rows = order_rows(days)
+        bad_days = sorted(rng.sample(days, rng.randint(0, 3)))
+        batch_size = rng.choice([1, 1, 2, 3])
+        rollup_batch_size = rng.choice([1, 2])
+        # A first run over a random range (state for the sizing rule, gaps for --missing), then
+        # a random selection: --missing, or another range.
+        a, b = sorted(rng.sample(range(n_days), 2))
+        first_run = ["--from", days[a], "--to", days[b]]
+        second_run = ["--missing"] if rng.random() < 0.6 else \
+            ["--from", days[rng.randint(0, a)], "--to", days[rng.randint(b, n_days - 1)]]
+        parallel = [str(rng.randint(1, 4)), str(rng.randint(1, 4))]
+        where = (f"trial {trial} (seed {PROPERTY_SEED}): {n_days} days, bad {bad_days}, "
+                 f"batch_size {batch_size}/{rollup_batch_size}, runs {first_run} {second_run}, "
+                 f"--parallel {parallel}")
+        results = {}
+        for batching in ("auto", "off"):
+            project = make_project(f"t{trial}_{batching}")
+            build(project, batching, rows, days, bad_days, batch_size, rollup_batch_size)
+            reports = []
+            for args, workers in ((first_run, parallel[0]), (second_run, parallel[1])):
+                result = project.run(*args, "--parallel", workers, expect=None)
+                assert result.returncode in (0, 2), f"{where}: {result!r}"
+                reports.append(result.json)
+            results[batching] = (state_of(project), tables_of(project),
+                                 [outcome_of(r) for r in reports], reports)
+        auto, off = results["auto"], results["off"]
+        assert auto[0] == off[0], f"{where}: partition states differ"
+        assert auto[1] == off[1], f"{where}: tables differ"
+        assert auto[2] == off[2], f"{where}: per-partition run outcomes differ"
+        # Exactly the bad days' batches failed (the dependents were skipped, in both).
+        failed = {key for (model, key), s in auto[0].items() if s[0] == "Failed"}
+        for key in failed:
+            assert any(f"boom {d}" in auto[0][("fct_daily_orders", key)][3] for d in bad_days), where
+        for report in auto[3]:
+            assert all(m["transaction_partitions"] >= 1
+                       for m in report["materializations"] if m["status"] != "Skipped"), where
+            grouped_seen += sum(1 for m in report["materializations"]
+                                if m["status"] == "Computed"
+                                and m["transaction_partitions"]
+                                > 1 + len(m["partition"]["batched_with"]))
+            split_seen += len(report["bisection"])
+        for report in off[3]:
+            assert report["bisection"] == [], where
+            assert all(m["transaction_partitions"] == 1 + len(m["partition"]["batched_with"])
+                       for m in report["materializations"] if m["status"] != "Skipped"), where
+    # The trials exercised what they claim to: grouping and bisection both happened.
+    assert grouped_seen > 0 and split_seen > 0, (grouped_seen, split_seen)
+
+
+def test_a_year_with_three_failing_days_fails_exactly_those(project):
+    days = last_days(365)
+    rows = order_rows(days, per_day=2)
+    bad_days = [days[17], days[200], days[201]]
+    set_batching(project, "auto")
+    project.create_orders(rows)
+    project.add_model("fct_daily_orders", daily_sql(bad_days),
+                      strategy_toml("day", first_partition=days[0]))
+    # A first, clean week gives the sizing rule a measured cost: the year then runs in large
+    # transactions.
+    project.run("--from", days[0], "--to", days[6])
+    result = project.run("--from", days[0], "--to", days[-1], expect=2)
+    report = result.json
+    assert report["status"] == "partial_failure"
+    m = mats_by_key(report)
+    assert len(m) == 365
+    failed = sorted(k for k, v in m.items() if v["status"] == "Failed")
+    assert failed == bad_days
+    for key in bad_days:
+        assert f"boom {key}" in m[key]["error"]
+        assert all(f"boom {other}" not in m[key]["error"] for other in bad_days if other != key)
+        assert m[key]["attempts"] >= 2  # the failing group, then the partition alone
+        assert m[key]["transaction_partitions"] == 1
+    assert sorted(e["partition"] for e in report["errors"]) == bad_days
+    computed = [v for v in m.values() if v["status"] == "Computed"]
+    assert len(computed) == 362
+    assert max(v["transaction_partitions"] for v in computed) > 8
+    # The splits are reported, each with the error that caused it.
+    assert report["bisection"], report["bisection"]
+    assert all(s["partitions"] >= 2 and s["code"] for s in report["bisection"])
+    state = project.partition_map("fct_daily_orders")
+    assert sorted(k for k, p in state.items() if p["status"] == "Failed") == bad_days
+    assert sum(1 for p in state.values() if p["status"] == "Computed") == 362
+    for key in bad_days:
+        assert f"boom {key}" in state[key]["error"]
+    good = [d for d in days if d not in bad_days]
+    assert project.daily_table() == expected_daily(rows, in_days(*good))
+    for key in good:
+        assert state[key]["row_count"] == m[key]["row_count"] == 2  # two customers a day
+        assert state[key]["checksum"] == m[key]["checksum"]
+
+    # Fixed, --missing runs exactly the three.
+    project.set_sql("fct_daily_orders", daily_sql())
+    report = project.run("--missing").json
+    assert sorted(mats_by_key(report)) == bad_days
+    assert project.daily_table() == expected_daily(rows)
+
+
+def test_each_partition_keeps_its_own_statistics_in_a_grouped_transaction(make_project):
+    days = last_days(40)
+    rows = order_rows(days)
+    # Different row counts per day: one customer on even days, two on odd ones.
+    rows = [r for r in rows if not (dt.date.fromisoformat(r[3][:10]).day % 2 == 0 and r[1] == 2)]
+    runs = {}
+    for batching in ("auto", "off"):
+        project = make_project(batching)
+        set_batching(project, batching)
+        project.create_orders(rows)
+        project.add_model("fct_daily_orders", daily_sql(),
+                          strategy_toml("day", first_partition=days[0], batch_size=3))
+        report = project.run("--from", days[0], "--to", days[-1], "--parallel", "1").json
+        runs[batching] = (report, project.partition_map("fct_daily_orders"))
+    auto, off = runs["auto"], runs["off"]
+    assert {k: (p["row_count"], p["checksum"]) for k, p in auto[1].items()} == \
+        {k: (p["row_count"], p["checksum"]) for k, p in off[1].items()}
+    assert len({p["row_count"] for p in auto[1].values()}) == 2
+    assert max(m["transaction_partitions"] for m in auto[0]["materializations"]) > 3
+    # Each partition's duration is its share of its transaction's (by rows): on one worker they
+    # add up to no more than the run took.
+    assert sum(m["duration_ms"] for m in auto[0]["materializations"]) <= auto[0]["duration_ms"]
+
+
+def test_the_output_guard_checks_every_partition_of_a_grouped_transaction(project):
+    days = last_days(30)
+    rows = order_rows(days)
+    set_batching(project, "auto")
+    project.create_orders(rows)
+    # Shifts the rows of one day (the 10th) into the day before, which the same transaction
+    # wrote just before: the transaction's total is right, only the per-batch check sees it.
+    sql = daily_sql().replace(
+        "DATE_TRUNC('day', order_at) AS order_date",
+        f"CASE WHEN CAST(order_at AS DATE) = DATE '{days[9]}' THEN DATE_TRUNC('day', order_at) "
+        "- INTERVAL 1 DAY ELSE DATE_TRUNC('day', order_at) END AS order_date")
+    project.add_model("fct_daily_orders", sql, strategy_toml("day", first_partition=days[0]))
+    report = project.run("--from", days[0], "--to", days[-1], "--parallel", "1", expect=2).json
+    m = mats_by_key(report)
+    assert sorted(k for k, v in m.items() if v["status"] == "Failed") == [days[9]]
+    assert m[days[8]]["status"] == "Computed" and m[days[8]]["row_count"] == 2
+    assert "outside the window" in m[days[9]]["error"]
+    assert [s["code"] for s in report["bisection"]] and \
+        all(s["code"] == "OutputOutsideWindow" for s in report["bisection"])
+    good = [d for d in days if d != days[9]]
+    assert project.daily_table() == expected_daily(rows, in_days(*good))
+
+
+def test_a_downstream_partition_runs_when_its_upstream_partition_committed_in_a_group(project):
+    days = last_days(24)
+    rows = order_rows(days)
+    bad = days[5]
+    set_batching(project, "auto")
+    project.create_orders(rows)
+    project.add_model("fct_daily_orders", daily_sql([bad]),
+                      strategy_toml("day", first_partition=days[0]))
+    project.add_model("daily_rollup", ROLLUP_SQL, strategy_toml("day", first_partition=days[0]),
+                      depends_on=["fct_daily_orders"], sources=())
+    report = project.run("--from", days[0], "--to", days[-1], "--parallel", "1", expect=2).json
+    up = mats_by_key(report, "fct_daily_orders")
+    down = mats_by_key(report, "daily_rollup")
+    assert up[bad]["status"] == "Failed"
+    assert down[bad]["status"] == "Skipped" and "upstream" in down[bad]["error"]
+    assert all(v["status"] == "Computed" for k, v in down.items() if k != bad)
+    assert all(v["status"] == "Computed" for k, v in up.items() if k != bad)
+
+
+KILL_TRIALS = 20
+KILL_SEED = 20261203
+
+
+@pytest.mark.slow
+def test_kill_9_during_a_large_transaction_leaves_nothing_partial(make_project):
+    days = last_days(48)
+    rows = order_rows(days)
+
+    def make(label):
+        project = make_project(label)
+        set_batching(project, "auto")
+        project.create_orders(rows)
+        project.add_model("fct_daily_orders", daily_sql(slow_rows=300_000),
+                          strategy_toml("day", first_partition=days[0]))
+        return project
+
+    clean = make("clean")
+    started = time.monotonic()
+    report = clean.run("--missing", timeout=180).json
+    duration = time.monotonic() - started
+    assert report["status"] == "success"
+    assert max(m["transaction_partitions"] for m in report["materializations"]) > 4
+    clean_rows = clean.daily_table()
+    clean_state = {k: (p["status"], p["row_count"], p["checksum"])
+                   for k, p in clean.partition_map().items()}
+
+    rng = random.Random(KILL_SEED)
+    kills = attempts = in_flight = 0
+    horizon = duration
+    while kills < KILL_TRIALS:
+        attempts += 1
+        assert attempts <= 5 * KILL_TRIALS, "the runs keep finishing before the kill"
+        delay = rng.uniform(0.0, horizon)
+        project = make(f"k{attempts}")
+        assert project.partitions() == []
+        process = project.popen("run", "--missing")
+        time.sleep(delay)
+        stop(process, signal.SIGKILL)
+        where = f"trial {attempts} (seed {KILL_SEED}, kill after {delay:.3f}s)"
+        if process.returncode != -signal.SIGKILL:
+            assert process.returncode == 0, where
+            horizon *= 0.8
+            continue
+        kills += 1
+        # Nothing partial: each day is all there, or not at all; and a Computed day is there.
+        table = project.daily_table() if project.table_exists("marts", "fct_daily_orders") else {}
+        present = {d for d, _ in table}
+        for (d, customer), value in table.items():
+            assert clean_rows[(d, customer)] == value, where
+        for d in present:
+            assert {k for k in clean_rows if k[0] == d} <= set(table), f"{where}: {d} is partial"
+        for key, p in project.partition_map().items():
+            if p["status"] == "Computed":
+                assert dt.date.fromisoformat(key) in present, where
+            in_flight += p["status"] == "InProgress"
+        report = project.run("--missing", timeout=180).json
+        assert report["status"] == "success", where
+        assert project.daily_table() == clean_rows, where
+        assert {k: (p["status"], p["row_count"], p["checksum"])
+                for k, p in project.partition_map().items()} == clean_state, where
+    print(f"\nclean run {duration:.2f}s; {kills} kills in {attempts} attempts; "
+          f"{in_flight} partitions InProgress at the kill")
+    assert in_flight > 0, "no kill landed inside a transaction"
