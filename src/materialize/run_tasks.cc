@@ -51,11 +51,12 @@ Materialization PartitionMaterialization(const project::Model& model, const Plan
   return m;
 }
 
-// "2026-04-07" or "2026-04-07..2026-04-09" for a batch's keys.
-std::string DescribeKeys(const PlannedBatch& batch) {
-  if (batch.keys.size() == 1) return batch.keys.front().ToString();
-  return batch.keys.front().ToString() + ".." + batch.keys.back().ToString();
+// "2026-04-07" or "2026-04-07..2026-04-09" for the keys from `first`'s to `last`'s.
+std::string DescribeKeys(const PlannedBatch& first, const PlannedBatch& last) {
+  if (&first == &last && first.keys.size() == 1) return first.keys.front().ToString();
+  return first.keys.front().ToString() + ".." + last.keys.back().ToString();
 }
+std::string DescribeKeys(const PlannedBatch& batch) { return DescribeKeys(batch, batch); }
 
 // Reports `error` (once, here) and stops the run: the error returned goes to the task graph,
 // which starts no task after it.
@@ -146,10 +147,17 @@ Status RecordBatches(RunContext& run, ModelRun& model_run, const std::vector<Bat
     Error error = std::move(recorded).error();
     const PlannedBatch& first = *results.front().batch;
     const PlannedBatch& last = *results.back().batch;
+    std::string statuses;
+    for (const BatchResult& result : results) {
+      const std::string_view name = state::PartitionStatusName(StatusOf(result.outcome.status));
+      if (statuses.find(name) == std::string::npos) {
+        statuses += (statuses.empty() ? "" : "/") + std::string(name);
+      }
+    }
     error.Note(fmt::format(
-        "while recording partition(s) {}..{} of {}; the warehouse has the outcome, the state "
+        "while recording partition(s) {} of {} as {}; the warehouse has the outcome, the state "
         "store does not: the next run marks them Interrupted and --missing runs them again",
-        first.keys.front().ToString(), last.keys.back().ToString(), model.name));
+        DescribeKeys(first, last), model.name, statuses));
     return StopRun(run, model.name, first.keys.front().ToString(), std::move(error));
   }
   return OkStatus();
@@ -462,8 +470,12 @@ class RangeWriter {
   std::vector<BatchResult>& results() { return results_; }
 
   void Write(std::size_t first, std::size_t end) {
+    // After an error that stops the run (here or on another worker) or an interrupt, no part
+    // of a split starts: as under batching = "off", no transaction begins after it.
+    if (stop_ || run_.stopped.load() || run_.watcher.cancelled()) return NotStarted(first, end);
     BatchOutcome outcome;
     int attempts = 0;
+    int tried = 0;  // attempts that reached the warehouse (the others could not connect)
     std::vector<RetriedAttempt> retries;
     const std::vector<const PlannedBatch*> part(
         batches_.begin() + static_cast<std::ptrdiff_t>(first),
@@ -471,13 +483,19 @@ class RangeWriter {
     std::optional<Error> error = WithRetries(
         run_, worker_,
         [&](warehouse::Connection& connection) -> std::optional<Error> {
+          ++tried;
           outcome = WriteTransaction(connection, run_.emitter, part, target_,
                                      model_.time_interval->time_column, run_.watcher.flag());
           if (outcome.status == BatchStatus::kFailed) return outcome.error;
           return std::nullopt;
         },
         attempts, retries);
-    if (error && !outcome.error) outcome.error = error;  // the connection could not be opened
+    if (error && tried < attempts) {
+      // The last attempt could not connect: its error is the outcome, not an earlier attempt's.
+      outcome = BatchOutcome{};
+      outcome.status = run_.watcher.cancelled() ? BatchStatus::kInterrupted : BatchStatus::kFailed;
+      outcome.error = error;
+    }
     const int partitions = PartitionsOf(batches_, first, end);
     for (std::size_t b = first; b < end; ++b) {
       BatchResult& result = results_[b];
@@ -486,9 +504,13 @@ class RangeWriter {
       result.transaction_partitions = partitions;
     }
     if (outcome.status == BatchStatus::kCommitted) return Committed(first, end, outcome);
-    const bool split = end - first > 1 && outcome.status == BatchStatus::kFailed &&
-                       !outcome.error->retryable() && !StopsRun(*outcome.error) &&
-                       !run_.watcher.cancelled();
+    if (outcome.status == BatchStatus::kFailed && StopsRun(*outcome.error)) {
+      return Stopped(first, end, outcome);
+    }
+    // A transient error still failing after its retries is split too: under "off" it would fail
+    // only its own batch.
+    const bool split =
+        end - first > 1 && outcome.status == BatchStatus::kFailed && !run_.watcher.cancelled();
     if (!split) return Finished(first, end, outcome);
     {
       std::lock_guard<std::mutex> lock(run_.mutex);
@@ -535,6 +557,40 @@ class RangeWriter {
     model_run_.cost.Add(partitions, outcome.duration_ms, total_rows);
   }
 
+  // An error that stops the run (StopsRun): the batch it belongs to (the first when unknown) is
+  // Failed with it, reported once; the others were rolled back with it and end Interrupted, for
+  // --missing to write again; nothing more starts.
+  void Stopped(std::size_t first, std::size_t end, const BatchOutcome& outcome) {
+    stop_ = true;
+    const std::size_t failing = first + outcome.failed_batch.value_or(0);
+    Finished(failing, failing + 1, outcome);
+    BatchOutcome rolled_back = outcome;
+    rolled_back.status = BatchStatus::kInterrupted;
+    rolled_back.error = MakeError(outcome.error->code,
+                                  "rolled back: the run stopped after this error in the same "
+                                  "transaction: " +
+                                      outcome.error->message,
+                                  outcome.error->hint);
+    for (std::size_t b = first; b < end; ++b) {
+      if (b != failing) Finished(b, b + 1, rolled_back);
+    }
+  }
+
+  // Never started: the run stopped or was interrupted before this part's transaction began.
+  void NotStarted(std::size_t first, std::size_t end) {
+    BatchOutcome outcome;
+    outcome.status = BatchStatus::kInterrupted;
+    outcome.error =
+        MakeError(ErrorCode::kInterrupted,
+                  run_.watcher.cancelled() ? "interrupted before its transaction began"
+                                           : "not started: the run stopped after an earlier error");
+    for (std::size_t b = first; b < end; ++b) {
+      BatchResult& result = results_[b];
+      result.outcome.status = outcome.status;
+      result.outcome.error = outcome.error;
+    }
+  }
+
   // The transaction failed or was interrupted and is not split: every batch in it ends so.
   void Finished(std::size_t first, std::size_t end, const BatchOutcome& outcome) {
     for (std::size_t b = first; b < end; ++b) {
@@ -555,6 +611,7 @@ class RangeWriter {
   const std::vector<const PlannedBatch*>& batches_;
   warehouse::TableName target_;
   std::vector<BatchResult> results_;
+  bool stop_ = false;  // a part failed with an error that stops the run
 };
 
 // `task`'s batch and the following batches of its model that one transaction takes: their
@@ -602,11 +659,8 @@ Result<TaskOutcome> RunBatch(RunContext& run, std::size_t worker, const Task& ta
   for (std::size_t b : indexes) batches.push_back(&work.batches[b]);
   if (Status marked = MarkInProgress(run, model, batches); !marked.ok()) {
     Error error = std::move(marked).error();
-    error.Note(
-        fmt::format("while marking partition(s) {}..{} of {} InProgress; they were not "
-                    "started",
-                    batches.front()->keys.front().ToString(),
-                    batches.back()->keys.back().ToString(), model.name));
+    error.Note(fmt::format("while marking partition(s) {} of {} InProgress; they were not started",
+                           DescribeKeys(*batches.front(), *batches.back()), model.name));
     return StopRun(run, model.name, batches.front()->keys.front().ToString(), std::move(error));
   }
   RangeWriter writer(run, worker, model_run, batches);

@@ -132,26 +132,30 @@ TaskGraph BuildGraph(const Plan& plan, Schedule schedule, std::vector<Task>& tas
   return graph;
 }
 
+// Each model's cost per partition from its Computed state (transaction_groups.h); none under
+// batching = "off", which does not group.
+Result<std::map<std::string, PartitionCost>> StateCosts(const project::Project& project,
+                                                        state::StateStore& store) {
+  if (project.config.run.batching == project::Batching::kOff) {
+    return std::map<std::string, PartitionCost>{};
+  }
+  STRATA_ASSIGN_OR_RETURN(std::vector<state::StateStore::ComputedTotals> totals,
+                          store.ComputedTotalsByModel());
+  return CostsFromState(totals);
+}
+
 // What RunBatch needs to group batches into transactions: each batch's task, and each
-// time_interval model's cost per partition from its Computed state.
-Status PrepareGroups(RunContext& run) {
+// time_interval model's cost per partition.
+void PrepareGroups(RunContext& run, const std::map<std::string, PartitionCost>& costs) {
   for (ModelRun& model_run : run.models) {
     model_run.batch_tasks.resize(model_run.planned->batches.size());
+    auto found = costs.find(model_run.planned->model->name);
+    if (found != costs.end()) model_run.cost = found->second;
   }
   for (TaskId id = 0; id < run.tasks.size(); ++id) {
     const Task& task = run.tasks[id];
     if (task.kind == TaskKind::kBatch) run.models[task.model].batch_tasks[task.batch] = id;
   }
-  if (run.project.config.run.batching == project::Batching::kOff) return OkStatus();
-  STRATA_ASSIGN_OR_RETURN(
-      std::vector<state::PartitionRecord> computed,
-      run.store.ListPartitions(std::nullopt, state::PartitionStatus::kComputed));
-  const std::map<std::string, PartitionCost> costs = CostsFromState(computed);
-  for (ModelRun& model_run : run.models) {
-    auto found = costs.find(model_run.planned->model->name);
-    if (found != costs.end()) model_run.cost = found->second;
-  }
-  return OkStatus();
 }
 
 RunStatus FinalStatus(const RunReport& report, bool cancelled) {
@@ -227,6 +231,8 @@ Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
   const std::string run_id = NewRunId(options.clock->Now());
   STRATA_ASSIGN_OR_RETURN(state::RunLock lock, store.AcquireRunLock(run_id, options.command));
   STRATA_TRY(store.RecoverInterrupted());
+  // Before BeginRun: a run recorded as started always records its end.
+  STRATA_ASSIGN_OR_RETURN(const auto costs, StateCosts(project, store));
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<warehouse::Warehouse> warehouse, open_warehouse());
   RunContext run{project,
                  *warehouse,
@@ -264,7 +270,7 @@ Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
     run.models.push_back(std::move(model_run));
   }
   const TaskGraph graph = BuildGraph(plan, options.schedule, run.tasks);
-  STRATA_TRY(PrepareGroups(run));
+  PrepareGroups(run, costs);
   const int workers = std::max(1, options.parallel);
   run.connections.resize(static_cast<std::size_t>(workers));
   Status executed = graph.RunGrouped(

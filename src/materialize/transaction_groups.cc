@@ -6,11 +6,10 @@
 namespace strata::materialize {
 
 std::map<std::string, PartitionCost> CostsFromState(
-    const std::vector<state::PartitionRecord>& records) {
+    const std::vector<state::StateStore::ComputedTotals>& totals) {
   std::map<std::string, PartitionCost> costs;
-  for (const state::PartitionRecord& record : records) {
-    if (record.status != state::PartitionStatus::kComputed) continue;
-    costs[record.model_name].Add(1, record.duration_ms, record.row_count);
+  for (const state::StateStore::ComputedTotals& model : totals) {
+    costs[model.model].Add(model.partitions, model.duration_ms, model.rows);
   }
   return costs;
 }

@@ -41,9 +41,9 @@ struct PartitionCost {
   }
 };
 
-// The cost of each model's Computed partitions in `records`, by model name.
+// The cost of each model's Computed partitions (StateStore::ComputedTotalsByModel), by model.
 std::map<std::string, PartitionCost> CostsFromState(
-    const std::vector<state::PartitionRecord>& records);
+    const std::vector<state::StateStore::ComputedTotals>& totals);
 
 // The most partitions one transaction may cover (see the top of this file); at least 1.
 int MaxGroupPartitions(project::Batching batching, bool has_transactions, const PartitionCost& cost,

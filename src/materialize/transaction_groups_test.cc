@@ -48,26 +48,14 @@ TEST(TransactionGroupsTest, ParallelRunsLeaveWorkForEveryWorker) {
   EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(10, 10, 10), 1, 4), 1);
 }
 
-TEST(TransactionGroupsTest, CostsFromStateCountOnlyTheModelsComputedPartitions) {
-  const auto record = [](std::string model, state::PartitionStatus status, std::int64_t rows,
-                         std::int64_t ms) {
-    state::PartitionRecord r;
-    r.model_name = std::move(model);
-    r.status = status;
-    r.row_count = rows;
-    r.duration_ms = ms;
-    return r;
-  };
-  const std::vector<state::PartitionRecord> records{
-      record("a", state::PartitionStatus::kComputed, 10, 100),
-      record("a", state::PartitionStatus::kFailed, 99, 999),
-      record("b", state::PartitionStatus::kComputed, 99, 999),
-      record("a", state::PartitionStatus::kComputed, 30, 300)};
-  const std::map<std::string, PartitionCost> costs = CostsFromState(records);
+TEST(TransactionGroupsTest, CostsFromStateAreTheModelsTotals) {
+  const std::vector<state::StateStore::ComputedTotals> totals{{"a", 2, 400, 40}, {"b", 1, 999, 99}};
+  const std::map<std::string, PartitionCost> costs = CostsFromState(totals);
   EXPECT_EQ(costs.at("a").partitions, 2);
   EXPECT_EQ(costs.at("a").rows, 40);
   EXPECT_EQ(costs.at("a").duration_ms, 400);
   EXPECT_EQ(costs.at("b").partitions, 1);
+  EXPECT_EQ(costs.count("c"), 0U);
 }
 
 }  // namespace

@@ -56,6 +56,10 @@ constexpr const char* kComputedKeys =
     "SELECT partition_key FROM partitions WHERE model_name = ?1 AND status = 'Computed'"
     " ORDER BY partition_key";
 
+constexpr const char* kComputedTotals =
+    "SELECT model_name, count(*), COALESCE(sum(duration_ms), 0), COALESCE(sum(row_count), 0)"
+    " FROM partitions WHERE status = 'Computed' GROUP BY model_name";
+
 constexpr const char* kInterruptPartitions = R"sql(
 UPDATE partitions SET status = 'Interrupted', computed_at = ?1,
   error = 'interrupted: run ' || run_id || ' ended without finishing this partition'
@@ -226,6 +230,18 @@ Result<std::vector<std::string>> StateStore::ComputedKeys(std::string_view model
     STRATA_ASSIGN_OR_RETURN(const bool has_row, statement.Step());
     if (!has_row) return keys;
     keys.push_back(statement.ColumnText(0));
+  }
+}
+
+Result<std::vector<StateStore::ComputedTotals>> StateStore::ComputedTotalsByModel() {
+  std::lock_guard<std::mutex> guard(mutex_);
+  STRATA_ASSIGN_OR_RETURN(Statement statement, database_->Prepare(kComputedTotals));
+  std::vector<ComputedTotals> totals;
+  while (true) {
+    STRATA_ASSIGN_OR_RETURN(const bool has_row, statement.Step());
+    if (!has_row) return totals;
+    totals.push_back({statement.ColumnText(0), statement.ColumnInt64(1), statement.ColumnInt64(2),
+                      statement.ColumnInt64(3)});
   }
 }
 

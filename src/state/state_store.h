@@ -129,6 +129,15 @@ class StateStore {
   // The keys of `model`'s Computed partitions, sorted (byte order). Reads an index only: tens of
   // thousands of keys take milliseconds.
   Result<std::vector<std::string>> ComputedKeys(std::string_view model);
+  // Per model with Computed partitions: their count and their summed duration and row count
+  // (one grouped query; the runner sizes transactions from it, materialize/transaction_groups.h).
+  struct ComputedTotals {
+    std::string model;
+    std::int64_t partitions = 0;
+    std::int64_t duration_ms = 0;
+    std::int64_t rows = 0;
+  };
+  Result<std::vector<ComputedTotals>> ComputedTotalsByModel();
 
   // Recovery after a run died: every InProgress partition (in `partitions` and `run_partitions`)
   // becomes Interrupted with error "interrupted: run <its run_id> ended without finishing this

@@ -207,6 +207,29 @@ TEST_F(StateStoreTest, ComputedKeysAreSortedAndOnlyComputed) {
   EXPECT_TRUE(empty->empty());
 }
 
+TEST_F(StateStoreTest, ComputedTotalsSumOnlyComputedPartitionsPerModel) {
+  auto store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  PartitionRecord big = Partition("orders", "2026-04-09", PartitionStatus::kComputed);
+  big.row_count = 8;
+  big.duration_ms = 6;
+  ASSERT_TRUE(store
+                  ->UpsertPartitions({
+                      Partition("orders", "2026-04-07", PartitionStatus::kComputed),
+                      Partition("orders", "2026-04-08", PartitionStatus::kFailed),
+                      big,
+                      Partition("other", "2026-04-08", PartitionStatus::kInProgress),
+                  })
+                  .ok());
+  auto totals = store->ComputedTotalsByModel();
+  ASSERT_TRUE(totals.ok());
+  ASSERT_EQ(totals->size(), 1U);
+  EXPECT_EQ((*totals)[0].model, "orders");
+  EXPECT_EQ((*totals)[0].partitions, 2);
+  EXPECT_EQ((*totals)[0].rows, 42 + 8);
+  EXPECT_EQ((*totals)[0].duration_ms, 1234 + 6);
+}
+
 TEST_F(StateStoreTest, RecoverInterruptedMarksInProgressPartitionsAndRuns) {
   auto store = OpenStore();
   ASSERT_NE(store, nullptr);

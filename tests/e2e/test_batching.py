@@ -332,3 +332,46 @@ def test_kill_9_during_a_large_transaction_leaves_nothing_partial(make_project):
     print(f"\nclean run {duration:.2f}s; {kills} kills in {attempts} attempts; "
           f"{in_flight} partitions InProgress at the kill")
     assert in_flight > 0, "no kill landed inside a transaction"
+
+
+def test_postgres_groups_partitions_and_isolates_failures_the_same_way(make_project, pg_server):
+    """The same grouping and bisection on PostgreSQL, compared with batching = "off" there."""
+    days = last_days(60)
+    rows = order_rows(days)
+    bad_days = [days[9], days[40]]
+    # A per-day cast failure both dialects raise, naming the day.
+    listed = ", ".join(f"DATE '{d}'" for d in bad_days)
+    sql = daily_sql().replace(
+        "    SUM(amount) AS revenue",
+        "    SUM(amount * CAST(CASE WHEN CAST(order_at AS DATE) IN (" + listed + ")\n"
+        "        THEN 'boom ' || CAST(CAST(order_at AS DATE) AS VARCHAR) ELSE '1' END AS INTEGER))"
+        " AS revenue")
+    results = {}
+    for batching in ("auto", "off"):
+        project = make_project(f"pg_{batching}")
+        database = pg_server.create_database("batching")
+        project.write("strata.toml", "[project]\nname = \"pg_batching\"\n\n[warehouse]\n"
+                      f"type = \"postgres\"\ndsn = \"{database.dsn}\"\n")
+        set_batching(project, batching)
+        values = ", ".join(f"({r[0]}, {r[1]}, {r[2]}, TIMESTAMP '{r[3]}')" for r in rows)
+        database.execute("CREATE SCHEMA raw",
+                         "CREATE TABLE raw.stg_orders (order_id integer, customer_id integer, "
+                         "amount numeric(12, 2), order_at timestamp)",
+                         f"INSERT INTO raw.stg_orders VALUES {values}")
+        project.add_model("fct_daily_orders", sql, strategy_toml("day", first_partition=days[0]),
+                          catalog=None)
+        report = project.run("--missing", "--parallel", "1", expect=2).json
+        table = sorted(tuple(str(v) for v in r) for r in database.query(
+            "SELECT CAST(order_date AS date), customer_id, order_count, revenue "
+            "FROM marts.fct_daily_orders"))
+        results[batching] = (report, state_of(project), table)
+    auto, off = results["auto"], results["off"]
+    m = mats_by_key(auto[0])
+    assert sorted(k for k, v in m.items() if v["status"] == "Failed") == bad_days
+    for key in bad_days:
+        assert f"boom {key}" in m[key]["error"]
+    assert max(v["transaction_partitions"] for v in m.values()) > 1
+    assert auto[0]["bisection"]
+    assert auto[1] == off[1], "partition states differ between auto and off"
+    assert auto[2] == off[2], "tables differ between auto and off"
+    assert len(auto[2]) == 2 * (len(days) - len(bad_days))

@@ -111,5 +111,59 @@ TEST(DuckDbStorageTest, AFailedCheckpointNeverLosesCommittedRows) {
   EXPECT_EQ(CountRows(path), std::int64_t{committed} * 21600);
 }
 
+// A storage failure in the middle of a large transaction (DuckDB writes a large insert's row
+// groups to the file before COMMIT) poisons the database with the transaction still open; the
+// runner's ROLLBACK is then refused like every other statement. Closing the connection and the
+// database must not crash (DuckDB's own rollback at disconnect threw a FATAL error from a
+// destructor, aborting the process), and the committed days must all be there after reopening.
+TEST(DuckDbStorageTest, AFullDiskInsideAnOpenTransactionClosesCleanly) {
+  SmallDisk disk("20m");
+  if (!disk.mounted())
+    GTEST_SKIP() << "cannot mount a tmpfs here (needs root): " << strerror(errno);
+  const std::string path = disk.File("warehouse.duckdb");
+  constexpr int kCommittedDays = 3;
+  {
+    auto warehouse = OpenDuckDb(path);
+    ASSERT_TRUE(warehouse.ok());
+    auto connection = (*warehouse)->Connect();
+    ASSERT_TRUE(connection.ok());
+    ASSERT_TRUE((*connection)
+                    ->Execute("CREATE TABLE events (event_at TIMESTAMP, v UBIGINT, h VARCHAR)")
+                    .ok());
+    for (int day = 0; day < kCommittedDays; ++day) ASSERT_TRUE(WriteDay(**connection, day).ok());
+    ASSERT_TRUE((*connection)->Execute("BEGIN").ok());
+    std::optional<Error> failure;
+    // As the runner writes a transaction of several partitions: per day DELETE, then INSERT,
+    // beginning with the committed days (rewritten) and going on past them.
+    for (int day = 0; day < 400 && !failure; ++day) {
+      const std::string start = "TIMESTAMP '2026-01-01' + INTERVAL " + std::to_string(day) + " DAY";
+      Result<QueryResult> deleted = (*connection)
+                                        ->Execute("DELETE FROM events WHERE event_at >= " + start +
+                                                  " AND event_at < " + start + " + INTERVAL 1 DAY");
+      if (!deleted.ok()) {
+        failure = deleted.error();
+        break;
+      }
+      Result<QueryResult> inserted = (*connection)
+                                         ->Execute(
+                                             "INSERT INTO events SELECT t, hash(t), "
+                                             "md5(CAST(t AS VARCHAR)) FROM generate_series(" +
+                                             start + ", " + start +
+                                             " + INTERVAL 86399 SECOND, INTERVAL 4 SECOND) "
+                                             "AS g(t)");
+      if (!inserted.ok()) failure = inserted.error();
+    }
+    if (!failure) {
+      Result<QueryResult> committed = (*connection)->Execute("COMMIT");
+      ASSERT_FALSE(committed.ok()) << "the disk never filled up";
+      failure = committed.error();
+    }
+    EXPECT_EQ(failure->code, ErrorCode::kWarehouseStorage) << failure->message;
+    EXPECT_FALSE((*connection)->Execute("ROLLBACK").ok());  // refused: the database is poisoned
+    ASSERT_TRUE(disk.Grow("400m"));
+  }  // the connection and the database close here
+  EXPECT_EQ(CountRows(path), std::int64_t{kCommittedDays} * 21600);
+}
+
 }  // namespace
 }  // namespace strata::warehouse

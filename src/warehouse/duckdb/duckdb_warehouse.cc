@@ -105,7 +105,19 @@ class DuckDbConnection final : public Connection {
  public:
   DuckDbConnection(duckdb_connection connection, std::shared_ptr<DatabaseState> state)
       : connection_(connection), state_(std::move(state)) {}
-  ~DuckDbConnection() override { duckdb_disconnect(&connection_); }
+  ~DuckDbConnection() override {
+    if (state_->poisoned.load()) {
+      // A transaction may still be open (the storage failure came before its COMMIT, and the
+      // runner's ROLLBACK was refused like every statement). DuckDB rolls it back in
+      // duckdb_disconnect otherwise, where an error it raises (a FATAL one was seen after a
+      // full disk) escapes a destructor and aborts the process. Through duckdb_query the error
+      // is returned instead, and ignored: a rollback writes nothing, and no checkpoint runs.
+      duckdb_result result;
+      (void)duckdb_query(connection_, "ROLLBACK", &result);
+      duckdb_destroy_result(&result);
+    }
+    duckdb_disconnect(&connection_);
+  }
 
   Result<QueryResult> Execute(std::string_view sql) override {
     if (state_->poisoned.load()) return state_->PoisonedError();
