@@ -278,6 +278,16 @@ def expected_daily(rows, keep=lambda r: True) -> dict:
     return {key: (value[0], value[1]) for key, value in out.items()}
 
 
+def rows_for_days(days, per_day=3):
+    """Orders for `days`: `per_day` a day at 00:00, 00:05, ..., customers 1, 2, 1, ..."""
+    rows, oid = [], 0
+    for d in days:
+        for i in range(per_day):
+            oid += 1
+            rows.append((oid, 1 + i % 2, f"{oid}.50", f"{d} {i * 5:02d}:00:00"))
+    return rows
+
+
 def in_days(*days: str):
     wanted = {dt.date.fromisoformat(d) for d in days}
     return lambda order_at: order_at.date() in wanted

@@ -14,6 +14,7 @@ import time
 import pytest
 
 from conftest import expected_daily, in_days, mats_by_key, stop, strategy_toml
+from conftest import rows_for_days as order_rows
 
 
 
@@ -21,15 +22,6 @@ def last_days(count: int) -> list[str]:
     """The `count` days up to today (UTC), so --missing selects exactly the ones not Computed."""
     today = dt.datetime.now(dt.timezone.utc).date()
     return [str(today - dt.timedelta(days=i)) for i in range(count - 1, -1, -1)]
-
-
-def order_rows(days, per_day=3):
-    rows, oid = [], 0
-    for d in days:
-        for i in range(per_day):
-            oid += 1
-            rows.append((oid, 1 + i % 2, f"{oid}.50", f"{d} {i * 5:02d}:00:00"))
-    return rows
 
 
 def daily_sql(bad_days=(), slow_rows=0) -> str:

@@ -3,7 +3,8 @@ failed upstream partition skips exactly the partitions that depend on it."""
 from __future__ import annotations
 
 from conftest import DAILY_SQL, expected_daily, in_days, mats_by_key, strategy_toml
-from test_failures import failing_sql, rows_for_days
+from conftest import rows_for_days
+from test_failures import failing_sql
 
 DAYS = ["2026-04-06", "2026-04-07", "2026-04-08", "2026-04-09"]
 

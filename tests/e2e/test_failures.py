@@ -5,7 +5,7 @@ import datetime as dt
 
 import pytest
 
-from conftest import DAILY_SQL, expected_daily, in_days, mats_by_key, strategy_toml
+from conftest import DAILY_SQL, expected_daily, in_days, mats_by_key, rows_for_days, strategy_toml
 
 
 def failing_sql(bad_day: str) -> str:
@@ -22,15 +22,6 @@ WHERE order_at >= @start_date
   AND order_at <  @end_date
 GROUP BY 1, 2
 """
-
-
-def rows_for_days(days, per_day=3):
-    rows, oid = [], 0
-    for d in days:
-        for i in range(per_day):
-            oid += 1
-            rows.append((oid, 1 + i % 2, f"{oid}.50", f"{d} {i * 5:02d}:00:00"))
-    return rows
 
 
 def test_missing_after_failure_runs_failed_partition_and_gaps(project):
