@@ -58,6 +58,9 @@ Result<QueryResult> WriteDay(Connection& connection, int day) {
   return connection.Execute("COMMIT");
 }
 
+constexpr const char* kCreateEvents =
+    "CREATE TABLE events (event_at TIMESTAMP, v UBIGINT, h VARCHAR)";
+
 std::int64_t CountRows(const std::string& path) {
   auto warehouse = OpenDuckDb(path);
   EXPECT_TRUE(warehouse.ok());
@@ -80,9 +83,7 @@ TEST(DuckDbStorageTest, AFailedCheckpointNeverLosesCommittedRows) {
     ASSERT_TRUE(warehouse.ok());
     auto connection = (*warehouse)->Connect();
     ASSERT_TRUE(connection.ok());
-    ASSERT_TRUE((*connection)
-                    ->Execute("CREATE TABLE events (event_at TIMESTAMP, v UBIGINT, h VARCHAR)")
-                    .ok());
+    ASSERT_TRUE((*connection)->Execute(kCreateEvents).ok());
     std::optional<Error> failure;
     for (int day = 0; day < 100 && !failure; ++day) {
       Result<QueryResult> written = WriteDay(**connection, day);
@@ -127,9 +128,7 @@ TEST(DuckDbStorageTest, AFullDiskInsideAnOpenTransactionClosesCleanly) {
     ASSERT_TRUE(warehouse.ok());
     auto connection = (*warehouse)->Connect();
     ASSERT_TRUE(connection.ok());
-    ASSERT_TRUE((*connection)
-                    ->Execute("CREATE TABLE events (event_at TIMESTAMP, v UBIGINT, h VARCHAR)")
-                    .ok());
+    ASSERT_TRUE((*connection)->Execute(kCreateEvents).ok());
     for (int day = 0; day < kCommittedDays; ++day) ASSERT_TRUE(WriteDay(**connection, day).ok());
     ASSERT_TRUE((*connection)->Execute("BEGIN").ok());
     std::optional<Error> failure;
