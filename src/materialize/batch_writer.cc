@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <functional>
 
 namespace strata::materialize {
 namespace {
@@ -100,9 +101,91 @@ Status CheckInsideWindow(const PlannedBatch& batch, const std::string& time_colu
                   time_column, time_column));
 }
 
+// True when `batches` can be written by one grouped statement (Emitter::Grouped): more than
+// one, a dialect that has it, and every key the Next() of the one before, across batches.
+bool CanGroup(const warehouse::Emitter& emitter, const std::vector<const PlannedBatch*>& batches) {
+  if (batches.size() < 2 || !emitter.SupportsGrouped()) return false;
+  const PartitionKey* previous = nullptr;
+  for (const PlannedBatch* batch : batches) {
+    for (const PartitionKey& key : batch->keys) {
+      if (previous != nullptr && !(previous->Next() == key)) return false;
+      previous = &key;
+    }
+  }
+  return previous != nullptr;
+}
+
+// The grouped statistics' rows, one per key of `batches` in order; every row the grouped insert
+// wrote must be counted by exactly one key (else the statistics and the windows disagree).
+Result<std::vector<KeyStats>> GroupedKeyStats(const warehouse::QueryResult& result,
+                                              std::size_t keys, std::int64_t inserted) {
+  if (result.columns.size() != 3) {
+    return MakeError(ErrorCode::kWarehouse, "window statistics returned an unexpected shape");
+  }
+  std::vector<KeyStats> stats(keys);
+  std::int64_t counted = 0;
+  for (std::size_t row = 0; row < result.row_count(); ++row) {
+    const warehouse::Value& index = result.columns[0].values[row];
+    const auto* key = std::get_if<std::int64_t>(&index);
+    if (key == nullptr || *key < 0 || static_cast<std::size_t>(*key) >= keys) {
+      return MakeError(ErrorCode::kWarehouse, "window statistics returned an unknown key index \"" +
+                                                  warehouse::ValueToString(index) + "\"");
+    }
+    KeyStats& of_key = stats[static_cast<std::size_t>(*key)];
+    of_key.row_count = std::get<std::int64_t>(result.columns[1].values[row]);
+    STRATA_ASSIGN_OR_RETURN(of_key.checksum, ChecksumOf(result.columns[2].values[row]));
+    counted += of_key.row_count;
+  }
+  if (counted != inserted) {
+    return MakeError(ErrorCode::kWarehouse,
+                     fmt::format("window statistics counted {} rows where the insert wrote {}",
+                                 counted, inserted));
+  }
+  return stats;
+}
+
+// Grouped: between BEGIN and COMMIT, one DELETE of the whole range, one INSERT of every batch
+// (each guarded against its own window inside the statement) and one statistics scan. A guard
+// failure sets `failed_batch` to its batch; any other failure is not one batch's.
+Result<std::vector<KeyStats>> WriteGrouped(
+    const std::function<Result<warehouse::QueryResult>(const std::string&)>& run,
+    const warehouse::Emitter& emitter, const std::vector<const PlannedBatch*>& batches,
+    const warehouse::TableName& target, const std::string& time_column,
+    std::optional<std::size_t>& failed_batch) {
+  std::vector<warehouse::Emitter::BatchInsert> inserts;
+  std::size_t keys = 0;
+  for (const PlannedBatch* batch : batches) {
+    inserts.push_back({batch->window, batch->statements.insert});
+    keys += batch->keys.size();
+  }
+  failed_batch.reset();
+  STRATA_ASSIGN_OR_RETURN(
+      warehouse::Emitter::GroupedWrite write,
+      emitter.Grouped(target, time_column, batches.front()->keys.front().grain(), inserts));
+  STRATA_TRY(run(write.delete_window));
+  Result<warehouse::QueryResult> inserted = run(write.insert);
+  if (!inserted.ok()) {
+    Error error = std::move(inserted).error();
+    const std::optional<std::size_t> guard = warehouse::Emitter::GuardFailedBatch(error.message);
+    if (guard && *guard < batches.size()) {
+      failed_batch = *guard;
+      const PlannedBatch& batch = *batches[*guard];
+      return MakeError(
+          ErrorCode::kOutputOutsideWindow,
+          fmt::format("rows inserted with {} outside the window [{}, {}) or NULL", time_column,
+                      FormatSqlTimestamp(batch.window.start), FormatSqlTimestamp(batch.window.end)),
+          "the transaction is rolled back and its batches written apart");
+    }
+    return error;
+  }
+  STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult stats, run(write.stats));
+  return GroupedKeyStats(stats, keys, inserted->rows_changed);
+}
+
 // Everything between BEGIN and COMMIT; an error leaves the transaction for the caller to roll
-// back. Per batch: DELETE, INSERT, its keys' statistics, its guard; sets `failed_batch` to the
-// batch whose statement or guard failed.
+// back. Several batches Grouped where the dialect has it; otherwise per batch: DELETE, INSERT,
+// its keys' statistics, its guard; sets `failed_batch` to the batch whose statement or guard
+// failed.
 Result<std::vector<KeyStats>> WriteInsideTransaction(
     warehouse::Connection& connection, const warehouse::Emitter& emitter,
     const std::vector<const PlannedBatch*>& batches, const warehouse::TableName& target,
@@ -113,6 +196,9 @@ Result<std::vector<KeyStats>> WriteInsideTransaction(
     if (cancel.load()) return MakeError(ErrorCode::kInterrupted, "interrupted");
     return ExecuteUnlessEmpty(connection, sql);
   };
+  if (CanGroup(emitter, batches)) {
+    return WriteGrouped(run, emitter, batches, target, time_column, failed_batch);
+  }
   std::vector<KeyStats> all;
   for (std::size_t b = 0; b < batches.size(); ++b) {
     const PlannedBatch& batch = *batches[b];

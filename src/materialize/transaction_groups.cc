@@ -25,15 +25,19 @@ int WithinBudget(double budget, std::int64_t total, std::int64_t partitions, int
 
 }  // namespace
 
+double GroupMaxRows(sql::Dialect dialect) {
+  return dialect == sql::Dialect::kDuckDb ? kDuckDbGroupMaxRows : kGroupMaxRows;
+}
+
 int MaxGroupPartitions(project::Batching batching, bool has_transactions, const PartitionCost& cost,
-                       int planned_partitions, int parallel) {
+                       int planned_partitions, int parallel, double max_rows) {
   if (batching == project::Batching::kOff || !has_transactions) return 1;
   int cap = kMaxGroupPartitions;
   if (cost.partitions == 0) {
     cap = kFirstGroupPartitions;
   } else {
     cap = std::min(cap, WithinBudget(kGroupBudgetMs, cost.duration_ms, cost.partitions, cap));
-    cap = std::min(cap, WithinBudget(kGroupMaxRows, cost.rows, cost.partitions, cap));
+    cap = std::min(cap, WithinBudget(max_rows, cost.rows, cost.partitions, cap));
   }
   if (parallel > 1) {
     const int share = (std::max(planned_partitions, 1) + 2 * parallel - 1) / (2 * parallel);

@@ -5,7 +5,7 @@
 // statement, `batch_size` partitions) is never split. The cap is the smallest of:
 //  - kMaxGroupPartitions;
 //  - the time budget: kGroupBudgetMs / the mean duration of one partition;
-//  - the row budget: kGroupMaxRows / the mean rows of one partition;
+//  - the row budget: GroupMaxRows(dialect) / the mean rows of one partition;
 //  - with parallel > 1, ceil(planned partitions / (2 * parallel)), so every worker gets work;
 //  - before anything is measured (no Computed state, nothing committed yet in this run),
 //    kFirstGroupPartitions: the first transaction is a probe, later ones are sized from it.
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "project/project.h"
+#include "sql/dialect.h"
 #include "state/state_store.h"
 
 namespace strata::materialize {
@@ -27,6 +28,15 @@ inline constexpr int kMaxGroupPartitions = 64;
 inline constexpr int kFirstGroupPartitions = 8;
 inline constexpr double kGroupBudgetMs = 2000;
 inline constexpr double kGroupMaxRows = 2'000'000;
+// DuckDB: below one row group (122,880 rows). A transaction's appends stay in memory until then
+// and reach the file once, compressed by the checkpoint; past it DuckDB writes (compresses) row
+// groups during the insert, and the statistics scan reads them back. Measured on the 365-day
+// backfill (5,000 rows per partition): 1.4-1.8 s with up to 120,000 rows per transaction,
+// 2.4-3.0 s with 150,000 (docs/benchmarks.md).
+inline constexpr double kDuckDbGroupMaxRows = 100'000;
+
+// The row budget of one transaction on `dialect`.
+double GroupMaxRows(sql::Dialect dialect);
 
 // The mean cost of one partition of a model. `partitions` == 0: nothing measured yet.
 struct PartitionCost {
@@ -47,6 +57,6 @@ std::map<std::string, PartitionCost> CostsFromState(
 
 // The most partitions one transaction may cover (see the top of this file); at least 1.
 int MaxGroupPartitions(project::Batching batching, bool has_transactions, const PartitionCost& cost,
-                       int planned_partitions, int parallel);
+                       int planned_partitions, int parallel, double max_rows);
 
 }  // namespace strata::materialize

@@ -31,7 +31,9 @@
 // plans assume TIMESTAMP. Model placeholders (@start_date) always use TimestampLiteral.
 #pragma once
 
+#include <cstddef>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -181,6 +183,38 @@ class Emitter {
   Result<std::string> WindowStatsByKey(const TableName& target, std::string_view time_column,
                                        const std::vector<Window>& windows,
                                        TimeColumnType type = TimeColumnType::kTimestamp) const;
+
+  // ---- several batches of one time_interval model in one statement (emit_grouped.cc) ----
+  //
+  // True where Grouped is available: DuckDB, whose per-statement cost dominates a transaction
+  // of small partitions (docs/batching.md).
+  bool SupportsGrouped() const { return dialect_ == sql::Dialect::kDuckDb; }
+  // One batch as Overwrite planned it: its window and its insert.
+  struct BatchInsert {
+    Window window;
+    std::string_view insert;
+  };
+  // The statements that write consecutive batches inside one transaction (BEGIN and COMMIT are
+  // Overwrite's):
+  //   delete_window: one DELETE of the whole range [front.start, back.end);
+  //   insert: one INSERT ... BY NAME of the UNION ALL of every batch's own SELECT (read back out
+  //     of its Overwrite insert, so each still reads exactly its own window), each filtered by
+  //     its output guard: a row whose time column is outside its batch's window, or NULL, fails
+  //     the statement with an error whose message GuardFailedBatch reads the batch's index from;
+  //   stats: one scan of the range, one row (key_index BIGINT, row_count BIGINT, checksum) per
+  //     partition of `grain` that has rows, key_index its offset from the range's first
+  //     partition; count and checksum are WindowStats' for that partition (same row hash).
+  // REQUIRES: `batches` not empty, ascending, each window touching the next, aligned to `grain`.
+  // kWarehouseUnsupported where !SupportsGrouped(); kPlanStale for an insert that is not
+  // Overwrite's shape.
+  struct GroupedWrite {
+    std::string delete_window, insert, stats;
+  };
+  Result<GroupedWrite> Grouped(const TableName& target, std::string_view time_column, Grain grain,
+                               const std::vector<BatchInsert>& batches) const;
+  // The index of the batch whose output guard failed a Grouped insert, read from the warehouse's
+  // error message; nullopt when the message is not a guard's.
+  static std::optional<std::size_t> GuardFailedBatch(std::string_view message);
 
  private:
   Status RequireSupported(std::string_view what) const;

@@ -140,6 +140,55 @@ TEST(EmitterTest, WindowStatsByKeyGroupsTheWindowsOfOneScan) {
             ErrorCode::kWarehouseUnsupported);
 }
 
+TEST(EmitterTest, GroupedUnitesEachBatchsOwnSelectUnderItsGuard) {
+  const Emitter emitter(sql::Dialect::kDuckDb);
+  const TableName target{"", "marts", "fct"};
+  auto first = emitter.Overwrite(target, "d", DayWindow("2026-04-07"), "SELECT 1 AS a");
+  auto second = emitter.Overwrite(target, "d", DayWindow("2026-04-08"), "SELECT 2 AS a");
+  ASSERT_TRUE(first.ok() && second.ok());
+  auto write = emitter.Grouped(
+      target, "d", Grain::kDay,
+      {{DayWindow("2026-04-07"), first->insert}, {DayWindow("2026-04-08"), second->insert}});
+  ASSERT_TRUE(write.ok()) << write.error().message;
+  EXPECT_EQ(write->delete_window,
+            "DELETE FROM \"marts\".\"fct\"\nWHERE \"d\" >= '2026-04-07 00:00:00' AND \"d\" < "
+            "'2026-04-09 00:00:00'");
+  EXPECT_EQ(write->insert,
+            "INSERT INTO \"marts\".\"fct\" BY NAME\nSELECT * FROM (\nSELECT 1 AS a\n) AS "
+            "strata_batch_0\nWHERE CASE WHEN \"d\" >= '2026-04-07 00:00:00' AND \"d\" < "
+            "'2026-04-08 00:00:00' THEN true ELSE error('strata output guard failed in batch 0') "
+            "END\nUNION ALL\nSELECT * FROM (\nSELECT 2 AS a\n) AS strata_batch_1\nWHERE CASE WHEN "
+            "\"d\" >= '2026-04-08 00:00:00' AND \"d\" < '2026-04-09 00:00:00' THEN true ELSE "
+            "error('strata output guard failed in batch 1') END");
+  EXPECT_NE(write->stats.find("date_diff('day', TIMESTAMP '2026-04-07 00:00:00', CAST(\"d\" AS "
+                              "TIMESTAMP)) AS key_index"),
+            std::string::npos)
+      << write->stats;
+  // Windows that do not touch, an insert of another shape, another dialect: refused.
+  EXPECT_FALSE(emitter
+                   .Grouped(target, "d", Grain::kDay,
+                            {{DayWindow("2026-04-07"), first->insert},
+                             {DayWindow("2026-04-09"), second->insert}})
+                   .ok());
+  EXPECT_EQ(emitter.Grouped(target, "d", Grain::kDay, {{DayWindow("2026-04-07"), "SELECT 1"}})
+                .error()
+                .code,
+            ErrorCode::kPlanStale);
+  EXPECT_EQ(Emitter(sql::Dialect::kPostgres)
+                .Grouped(target, "d", Grain::kDay, {{DayWindow("2026-04-07"), first->insert}})
+                .error()
+                .code,
+            ErrorCode::kWarehouseUnsupported);
+}
+
+TEST(EmitterTest, GuardFailedBatchReadsTheIndexBack) {
+  EXPECT_EQ(
+      Emitter::GuardFailedBatch("Invalid Input Error: strata output guard failed in batch 17"),
+      std::optional<std::size_t>(17));
+  EXPECT_EQ(Emitter::GuardFailedBatch("Invalid Input Error: boom"), std::nullopt);
+  EXPECT_EQ(Emitter::GuardFailedBatch("strata output guard failed in batch x"), std::nullopt);
+}
+
 TEST(EmitterTest, UnsupportedDialectsSaySo) {
   // The cloud dialects emit every statement except window statistics (golden_emit covers them).
   const Emitter emitter(sql::Dialect::kSnowflake);

@@ -30,16 +30,20 @@ struct BatchOutcome {
   std::optional<Error> error;
   // Failed: the index (into the batches written) of the batch whose statement, statistics or
   // output guard failed; nullopt when the failure is not one batch's (BEGIN, COMMIT, a lost
-  // connection before the first statement).
+  // connection before the first statement, a grouped statement other than by a guard).
   std::optional<std::size_t> failed_batch;
   int attempts = 1;
   std::vector<RetriedAttempt> retries;  // filled by the runner's retry loop
 };
 
-// One transaction over one or more batches of a model (consecutive and ascending): BEGIN; for
-// each batch, DELETE its window, INSERT, read its keys' counts and checksums (one query per
-// batch) and refuse (roll back) if its insert wrote rows outside its own window (the window must
-// hold exactly the rows the insert wrote); roll back if `cancel` became true; else COMMIT.
+// One transaction over one or more batches of a model (consecutive and ascending). Where the
+// dialect has Emitter::Grouped (DuckDB) and there are several batches whose keys are
+// consecutive: BEGIN; one DELETE of the whole range; one INSERT of every batch's own SELECT, each
+// row checked against its own batch's window inside the statement; one grouped scan for every
+// key's count and checksum; COMMIT. Otherwise BEGIN; for each batch, DELETE its window, INSERT,
+// read its keys' counts and checksums (one query per batch) and refuse (roll back) if its insert
+// wrote rows outside its own window (the window must hold exactly the rows the insert wrote);
+// COMMIT. Either way: roll back if `cancel` became true; the same rows, counts and checksums.
 // REQUIRES: `batches` is not empty.
 BatchOutcome WriteTransaction(warehouse::Connection& connection, const warehouse::Emitter& emitter,
                               const std::vector<const PlannedBatch*>& batches,

@@ -1,0 +1,80 @@
+// Emitter: several batches of one time_interval model in one statement (see emitter.h).
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "warehouse/emitter.h"
+
+namespace strata::warehouse {
+namespace {
+
+// The guard's error text: the prefix, then the batch's index. DuckDB prefixes its own error type
+// ("Invalid Input Error: "), so GuardFailedBatch searches for it.
+constexpr std::string_view kGuardMessage = "strata output guard failed in batch ";
+
+}  // namespace
+
+Result<Emitter::GroupedWrite> Emitter::Grouped(const TableName& target,
+                                               std::string_view time_column, Grain grain,
+                                               const std::vector<BatchInsert>& batches) const {
+  if (!SupportsGrouped()) {
+    return MakeError(ErrorCode::kWarehouseUnsupported,
+                     fmt::format("grouped batch statements are not available for {}",
+                                 sql::DialectName(dialect_)));
+  }
+  STRATA_TRY(CheckTarget(target));
+  STRATA_TRY(CheckIdentifiers({time_column}));
+  if (batches.empty()) return MakeError(ErrorCode::kInternal, "a grouped write of no batch");
+  const std::string table = QualifiedName(target);
+  const std::string prefix = fmt::format("INSERT INTO {} BY NAME\n", table);
+  const std::string column = QuoteIdentifier(time_column);
+  std::string selects;
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    const BatchInsert& batch = batches[i];
+    if (!batch.insert.starts_with(prefix)) {
+      return MakeError(ErrorCode::kPlanStale,
+                       fmt::format("the planned insert into {} does not have the shape this "
+                                   "version of strata emits for {}",
+                                   target.ToString(), sql::DialectName(dialect_)),
+                       "make a new plan with `strata plan`");
+    }
+    if (i > 0 && batches[i - 1].window.end != batch.window.start) {
+      return MakeError(ErrorCode::kInternal, "a grouped write of batches that do not touch");
+    }
+    // The SELECT on lines of its own: a trailing `--` comment in the model ends at its newline.
+    // CASE ... ELSE error(): the guard fails the statement on the first row outside the window
+    // (a NULL time column compares as unknown, so it fails too).
+    selects += fmt::format(
+        "{}SELECT * FROM (\n{}\n) AS strata_batch_{}\nWHERE CASE WHEN {} THEN true ELSE "
+        "error('{}{}') END",
+        i == 0 ? "" : "\nUNION ALL\n", batch.insert.substr(prefix.size()), i,
+        WindowPredicate(time_column, batch.window), kGuardMessage, i);
+  }
+  const Window whole{batches.front().window.start, batches.back().window.end};
+  const std::string predicate = WindowPredicate(time_column, whole);
+  GroupedWrite write;
+  write.delete_window = fmt::format("DELETE FROM {}\nWHERE {}", table, predicate);
+  write.insert = prefix + selects;
+  // date_diff counts the grain's boundaries between the range's start and the row's time: the
+  // partition's offset. Both sides as TIMESTAMP, as the window predicate reads its literals.
+  write.stats = fmt::format(
+      "SELECT date_diff({}, TIMESTAMP {}, CAST({} AS TIMESTAMP)) AS key_index, "
+      "count(*) AS row_count, "
+      "CAST(COALESCE(SUM(hash(strata_row)), 0) % 18446744073709551616 AS UBIGINT) AS checksum\n"
+      "FROM {} AS strata_row\nWHERE {}\nGROUP BY 1",
+      sql::QuoteString(GrainName(grain), dialect_), TimestampLiteral(whole.start), column, table,
+      predicate);
+  return write;
+}
+
+std::optional<std::size_t> Emitter::GuardFailedBatch(std::string_view message) {
+  const std::size_t at = message.find(kGuardMessage);
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::string_view digits = message.substr(at + kGuardMessage.size());
+  std::size_t index = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+  if (error != std::errc() || end == digits.data()) return std::nullopt;
+  return index;
+}
+
+}  // namespace strata::warehouse
