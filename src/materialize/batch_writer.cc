@@ -5,6 +5,8 @@
 #include <charconv>
 #include <functional>
 
+#include "base/ascii.h"
+
 namespace strata::materialize {
 namespace {
 
@@ -103,8 +105,20 @@ Status CheckInsideWindow(const PlannedBatch& batch, const std::string& time_colu
 
 // True when `batches` can be written by one grouped statement (Emitter::Grouped): more than
 // one, a dialect that has it, and every key the Next() of the one before, across batches.
-bool CanGroup(const warehouse::Emitter& emitter, const std::vector<const PlannedBatch*>& batches) {
+bool CanGroup(const warehouse::Emitter& emitter, const std::vector<const PlannedBatch*>& batches,
+              const warehouse::TableName& target) {
   if (batches.size() < 2 || !emitter.SupportsGrouped()) return false;
+  // A model that reads its own table must see what the batches before it wrote, as it does one
+  // statement per batch; one grouped statement would show it the range already emptied. Any
+  // mention of the table's name in the SELECT (case-insensitive, even in a comment or a column
+  // name) keeps the per-batch path: a false alarm costs only speed.
+  const std::string table = AsciiLowered(target.table);
+  for (const PlannedBatch* batch : batches) {
+    if (AsciiLowered(batch->statements.insert).find(table, batch->statements.insert.find('\n')) !=
+        std::string::npos) {
+      return false;
+    }
+  }
   const PartitionKey* previous = nullptr;
   for (const PlannedBatch* batch : batches) {
     for (const PartitionKey& key : batch->keys) {
@@ -196,7 +210,7 @@ Result<std::vector<KeyStats>> WriteInsideTransaction(
     if (cancel.load()) return MakeError(ErrorCode::kInterrupted, "interrupted");
     return ExecuteUnlessEmpty(connection, sql);
   };
-  if (CanGroup(emitter, batches)) {
+  if (CanGroup(emitter, batches, target)) {
     return WriteGrouped(run, emitter, batches, target, time_column, failed_batch);
   }
   std::vector<KeyStats> all;

@@ -47,7 +47,7 @@ Result<Emitter::GroupedWrite> Emitter::Grouped(const TableName& target,
     selects += fmt::format(
         "{}SELECT * FROM (\n{}\n) AS strata_batch_{}\nWHERE CASE WHEN {} THEN true ELSE "
         "error('{}{}') END",
-        i == 0 ? "" : "\nUNION ALL\n", batch.insert.substr(prefix.size()), i,
+        i == 0 ? "" : "\nUNION ALL BY NAME\n", batch.insert.substr(prefix.size()), i,
         WindowPredicate(time_column, batch.window), kGuardMessage, i);
   }
   const Window whole{batches.front().window.start, batches.back().window.end};

@@ -157,7 +157,8 @@ TEST(EmitterTest, GroupedUnitesEachBatchsOwnSelectUnderItsGuard) {
             "INSERT INTO \"marts\".\"fct\" BY NAME\nSELECT * FROM (\nSELECT 1 AS a\n) AS "
             "strata_batch_0\nWHERE CASE WHEN \"d\" >= '2026-04-07 00:00:00' AND \"d\" < "
             "'2026-04-08 00:00:00' THEN true ELSE error('strata output guard failed in batch 0') "
-            "END\nUNION ALL\nSELECT * FROM (\nSELECT 2 AS a\n) AS strata_batch_1\nWHERE CASE WHEN "
+            "END\nUNION ALL BY NAME\nSELECT * FROM (\nSELECT 2 AS a\n) AS strata_batch_1\nWHERE "
+            "CASE WHEN "
             "\"d\" >= '2026-04-08 00:00:00' AND \"d\" < '2026-04-09 00:00:00' THEN true ELSE "
             "error('strata output guard failed in batch 1') END");
   EXPECT_NE(write->stats.find("date_diff('day', TIMESTAMP '2026-04-07 00:00:00', CAST(\"d\" AS "

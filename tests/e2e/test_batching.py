@@ -11,6 +11,7 @@ import random
 import signal
 import time
 
+import duckdb
 import pytest
 
 from conftest import expected_daily, in_days, mats_by_key, stop, strategy_toml
@@ -216,6 +217,45 @@ def test_each_partition_keeps_its_own_statistics_in_a_grouped_transaction(make_p
     # Each partition's duration is its share of its transaction's (by rows): on one worker they
     # add up to no more than the run took.
     assert sum(m["duration_ms"] for m in auto[0]["materializations"]) <= auto[0]["duration_ms"]
+
+
+FIRST_SEEN_SQL = """\
+SELECT DATE_TRUNC('day', order_at) AS order_date, customer_id, COUNT(*) AS order_count,
+       SUM(amount) AS revenue
+FROM stg_orders
+WHERE order_at >= @start_date AND order_at < @end_date
+  AND customer_id NOT IN (SELECT customer_id FROM fct_daily_orders WHERE order_date < @start_date)
+GROUP BY 1, 2
+"""
+
+
+def test_a_model_that_reads_its_own_table_sees_the_batches_before_it(make_project):
+    """A "first seen" model reads the days written before its own: grouped, each batch must still
+    see them, as it does in a transaction of its own."""
+    days = last_days(30)
+    rows = [(i * 10 + j, c, "1.50", f"{d} 0{j}:00:00")
+            for i, d in enumerate(days) for j, c in enumerate(((i * 3) % 11, (i * 5) % 13))]
+    tables = {}
+    for batching in ("auto", "off"):
+        project = make_project(batching)
+        set_batching(project, batching)
+        project.create_orders(rows)
+        con = duckdb.connect(str(project.warehouse_path))
+        con.execute("CREATE SCHEMA marts")
+        con.execute("CREATE TABLE marts.fct_daily_orders AS SELECT DATE_TRUNC('day', order_at) AS "
+                    "order_date, customer_id, COUNT(*) AS order_count, SUM(amount) AS revenue "
+                    "FROM raw.stg_orders WHERE false GROUP BY 1, 2")
+        con.close()
+        project.add_model("fct_daily_orders", FIRST_SEEN_SQL,
+                          strategy_toml("day", first_partition=days[0]))
+        report = project.run("--from", days[0], "--to", days[-1], "--parallel", "1").json
+        if batching == "auto":
+            assert max(m["transaction_partitions"] for m in report["materializations"]) > 1
+        tables[batching] = sorted(project.query(
+            "SELECT CAST(order_date AS DATE), customer_id FROM marts.fct_daily_orders"))
+    assert tables["auto"] == tables["off"]
+    customers = [c for _, c in tables["off"]]
+    assert len(customers) == len(set(customers)) < 2 * len(days)
 
 
 def test_the_output_guard_checks_every_partition_of_a_grouped_transaction(project):
