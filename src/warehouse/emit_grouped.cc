@@ -32,11 +32,7 @@ Result<Emitter::GroupedWrite> Emitter::Grouped(const TableName& target,
   for (std::size_t i = 0; i < batches.size(); ++i) {
     const BatchInsert& batch = batches[i];
     if (!batch.insert.starts_with(prefix)) {
-      return MakeError(ErrorCode::kPlanStale,
-                       fmt::format("the planned insert into {} does not have the shape this "
-                                   "version of strata emits for {}",
-                                   target.ToString(), sql::DialectName(dialect_)),
-                       "make a new plan with `strata plan`");
+      return StaleInsert(target);
     }
     if (i > 0 && batches[i - 1].window.end != batch.window.start) {
       return MakeError(ErrorCode::kInternal, "a grouped write of batches that do not touch");
@@ -59,11 +55,9 @@ Result<Emitter::GroupedWrite> Emitter::Grouped(const TableName& target,
   // partition's offset. Both sides as TIMESTAMP, as the window predicate reads its literals.
   write.stats = fmt::format(
       "SELECT date_diff({}, TIMESTAMP {}, CAST({} AS TIMESTAMP)) AS key_index, "
-      "count(*) AS row_count, "
-      "CAST(COALESCE(SUM(hash(strata_row)), 0) % 18446744073709551616 AS UBIGINT) AS checksum\n"
-      "FROM {} AS strata_row\nWHERE {}\nGROUP BY 1",
-      sql::QuoteString(GrainName(grain), dialect_), TimestampLiteral(whole.start), column, table,
-      predicate);
+      "count(*) AS row_count, {} AS checksum\nFROM {} AS strata_row\nWHERE {}\nGROUP BY 1",
+      sql::QuoteString(GrainName(grain), dialect_), TimestampLiteral(whole.start), column,
+      RowChecksum(), table, predicate);
   return write;
 }
 

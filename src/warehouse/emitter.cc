@@ -182,11 +182,7 @@ Result<std::string_view> Emitter::UnboundInsertSelect(const TableName& target,
   if (!InsertNeedsColumns() || !unbound_insert.starts_with(prefix) ||
       !unbound_insert.ends_with(kUnboundInsertSuffix) ||
       unbound_insert.size() < prefix.size() + kUnboundInsertSuffix.size()) {
-    return MakeError(ErrorCode::kPlanStale,
-                     fmt::format("the planned insert into {} does not have the shape this version "
-                                 "of strata emits for {}",
-                                 target.ToString(), sql::DialectName(dialect_)),
-                     "make a new plan with `strata plan`");
+    return StaleInsert(target);
   }
   return unbound_insert.substr(prefix.size(),
                                unbound_insert.size() - prefix.size() - kUnboundInsertSuffix.size());
@@ -283,26 +279,32 @@ Result<std::vector<std::string>> Emitter::View(const TableName& target,
   return statements;
 }
 
+std::string Emitter::RowChecksum() const {
+  if (dialect_ == sql::Dialect::kPostgres) {
+    // The row's text (ISO dates, UTC: fixed by the session) hashed to a signed 64-bit value; the
+    // NUMERIC sum reduced into [0, 2^64) (% keeps the dividend's sign, hence the second %).
+    return "(COALESCE(sum(hashtextextended(CAST(strata_row AS text), 0)), 0) % "
+           "18446744073709551616 + 18446744073709551616) % 18446744073709551616";
+  }
+  // hash(strata_row) hashes the whole row as a struct; the sum wraps modulo 2^64.
+  return "CAST(COALESCE(SUM(hash(strata_row)), 0) % 18446744073709551616 AS UBIGINT)";
+}
+
+Error Emitter::StaleInsert(const TableName& target) const {
+  return MakeError(ErrorCode::kPlanStale,
+                   fmt::format("the planned insert into {} does not have the shape this version "
+                               "of strata emits for {}",
+                               target.ToString(), sql::DialectName(dialect_)),
+                   "make a new plan with `strata plan`");
+}
+
 Result<std::string> Emitter::WindowStats(const TableName& target, std::string_view time_column,
                                          const Window& window, TimeColumnType type) const {
   STRATA_TRY(RequireSupported("window statistics"));
   (void)type;  // DuckDB and PostgreSQL compare the seed's string literal with any time type
-  if (dialect_ == sql::Dialect::kPostgres) {
-    // The row's text (ISO dates, UTC: fixed by the session) hashed to a signed 64-bit value; the
-    // NUMERIC sum reduced into [0, 2^64) (% keeps the dividend's sign, hence the second %).
-    return fmt::format(
-        "SELECT count(*) AS row_count, "
-        "(COALESCE(sum(hashtextextended(CAST(strata_row AS text), 0)), 0) % 18446744073709551616"
-        " + 18446744073709551616) % 18446744073709551616 AS checksum\n"
-        "FROM {} AS strata_row\nWHERE {}",
-        QualifiedName(target), WindowPredicate(time_column, window));
-  }
-  // hash(strata_row) hashes the whole row as a struct; the sum wraps modulo 2^64.
   return fmt::format(
-      "SELECT count(*) AS row_count, "
-      "CAST(COALESCE(SUM(hash(strata_row)), 0) % 18446744073709551616 AS UBIGINT) AS checksum\n"
-      "FROM {} AS strata_row\nWHERE {}",
-      QualifiedName(target), WindowPredicate(time_column, window));
+      "SELECT count(*) AS row_count, {} AS checksum\nFROM {} AS strata_row\nWHERE {}",
+      RowChecksum(), QualifiedName(target), WindowPredicate(time_column, window));
 }
 
 Result<std::string> Emitter::WindowStatsByKey(const TableName& target, std::string_view time_column,
@@ -318,17 +320,12 @@ Result<std::string> Emitter::WindowStatsByKey(const TableName& target, std::stri
   }
   key += " END";
   const Window whole{windows.front().start, windows.back().end};
-  const std::string checksum =
-      dialect_ == sql::Dialect::kPostgres
-          ? "(COALESCE(sum(hashtextextended(CAST(strata_row AS text), 0)), 0) % "
-            "18446744073709551616 + 18446744073709551616) % 18446744073709551616"
-          : "CAST(COALESCE(SUM(hash(strata_row)), 0) % 18446744073709551616 AS UBIGINT)";
   // The outer WHERE bounds the scan; the CASE gives each row its window (NULL for a row in a
   // gap between windows, which no key counts).
   return fmt::format(
       "SELECT {} AS key_index, count(*) AS row_count, {} AS checksum\n"
       "FROM {} AS strata_row\nWHERE {}\nGROUP BY 1",
-      key, checksum, QualifiedName(target), WindowPredicate(time_column, whole, type));
+      key, RowChecksum(), QualifiedName(target), WindowPredicate(time_column, whole, type));
 }
 
 Result<std::string> Emitter::PartitionRowCounts(const TableName& target,

@@ -218,6 +218,10 @@ class Emitter {
 
  private:
   Status RequireSupported(std::string_view what) const;
+  // The order-independent checksum of the rows aliased strata_row (WindowStats' contract).
+  std::string RowChecksum() const;
+  // kPlanStale: a planned insert into `target` is not of the shape this version emits.
+  Error StaleInsert(const TableName& target) const;
   // Redshift: kConfig when a name is longer than its 127-byte limit.
   Status CheckIdentifiers(std::initializer_list<std::string_view> names) const;
   Status CheckTarget(const TableName& target) const;

@@ -37,9 +37,10 @@ struct BatchOutcome {
 };
 
 // One transaction over one or more batches of a model (consecutive and ascending). Where the
-// dialect has Emitter::Grouped (DuckDB) and there are several batches whose keys are
-// consecutive: BEGIN; one DELETE of the whole range; one INSERT of every batch's own SELECT, each
-// row checked against its own batch's window inside the statement; one grouped scan for every
+// dialect has Emitter::Grouped (DuckDB), there are several batches whose keys are consecutive
+// and the model's SELECT does not mention its target table (it must see earlier batches' rows):
+// BEGIN; one DELETE of the whole range; one INSERT of every batch's own SELECT, each row checked
+// against its own batch's window inside the statement; one grouped scan for every
 // key's count and checksum; COMMIT. Otherwise BEGIN; for each batch, DELETE its window, INSERT,
 // read its keys' counts and checksums (one query per batch) and refuse (roll back) if its insert
 // wrote rows outside its own window (the window must hold exactly the rows the insert wrote);
