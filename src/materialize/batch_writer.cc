@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <charconv>
-#include <functional>
 
 #include "base/ascii.h"
 
@@ -129,43 +128,57 @@ bool CanGroup(const warehouse::Emitter& emitter, const std::vector<const Planned
   return previous != nullptr;
 }
 
-// The grouped statistics' rows, one per key of `batches` in order; every row the grouped insert
-// wrote must be counted by exactly one key (else the statistics and the windows disagree).
-Result<std::vector<KeyStats>> GroupedKeyStats(const warehouse::QueryResult& result,
-                                              std::size_t keys, std::int64_t inserted) {
-  if (result.columns.size() != 3) {
-    return MakeError(ErrorCode::kWarehouse, "window statistics returned an unexpected shape");
+// The statements of one transaction, each refused once `cancel` is set: a statement started
+// after the interrupt was delivered would not see it.
+class Statements {
+ public:
+  Statements(warehouse::Connection& connection, const std::atomic<bool>& cancel)
+      : connection_(connection), cancel_(cancel) {}
+  warehouse::Connection& connection() { return connection_; }
+  Status CheckCancel() const {
+    if (cancel_.load()) return MakeError(ErrorCode::kInterrupted, "interrupted");
+    return OkStatus();
   }
-  std::vector<KeyStats> stats(keys);
-  std::int64_t counted = 0;
-  for (std::size_t row = 0; row < result.row_count(); ++row) {
-    const warehouse::Value& index = result.columns[0].values[row];
-    const auto* key = std::get_if<std::int64_t>(&index);
-    if (key == nullptr || *key < 0 || static_cast<std::size_t>(*key) >= keys) {
-      return MakeError(ErrorCode::kWarehouse, "window statistics returned an unknown key index \"" +
-                                                  warehouse::ValueToString(index) + "\"");
-    }
-    KeyStats& of_key = stats[static_cast<std::size_t>(*key)];
-    of_key.row_count = std::get<std::int64_t>(result.columns[1].values[row]);
-    STRATA_ASSIGN_OR_RETURN(of_key.checksum, ChecksumOf(result.columns[2].values[row]));
-    counted += of_key.row_count;
+  Result<warehouse::QueryResult> Run(const std::string& sql) {
+    STRATA_TRY(CheckCancel());
+    return ExecuteUnlessEmpty(connection_, sql);
   }
-  if (counted != inserted) {
-    return MakeError(ErrorCode::kWarehouse,
-                     fmt::format("window statistics counted {} rows where the insert wrote {}",
-                                 counted, inserted));
+  Result<warehouse::FoldedRows> Fold(const std::string& sql, std::size_t keys) {
+    STRATA_TRY(CheckCancel());
+    return connection_.ExecuteFolded(sql, keys);
   }
+
+ private:
+  warehouse::Connection& connection_;
+  const std::atomic<bool>& cancel_;
+};
+
+std::vector<KeyStats> StatsOf(const warehouse::FoldedRows& folded) {
+  std::vector<KeyStats> stats;
+  stats.reserve(folded.keys.size());
+  for (const warehouse::KeyFold& key : folded.keys) stats.push_back({key.rows, key.hash_sum});
   return stats;
 }
 
-// Grouped: between BEGIN and COMMIT, one DELETE of the whole range, one INSERT of every batch
-// (each guarded against its own window inside the statement) and one statistics scan. A guard
-// failure sets `failed_batch` to its batch; any other failure is not one batch's.
-Result<std::vector<KeyStats>> WriteGrouped(
-    const std::function<Result<warehouse::QueryResult>(const std::string&)>& run,
-    const warehouse::Emitter& emitter, const std::vector<const PlannedBatch*>& batches,
-    const warehouse::TableName& target, const std::string& time_column,
-    std::optional<std::size_t>& failed_batch) {
+// The guard error of batch `index` of a grouped insert whose guard failed.
+Error GuardError(const PlannedBatch& batch, const std::string& time_column) {
+  return MakeError(
+      ErrorCode::kOutputOutsideWindow,
+      fmt::format("rows inserted with {} outside the window [{}, {}) or NULL", time_column,
+                  FormatSqlTimestamp(batch.window.start), FormatSqlTimestamp(batch.window.end)),
+      "the transaction is rolled back and its batches written apart");
+}
+
+// Grouped: between BEGIN and COMMIT, one DELETE of the whole range and one INSERT of every batch
+// (each guarded against its own window inside the statement) that returns each written row's key
+// and hash, folded into every key's count and checksum. A guard failure sets `failed_batch` to
+// its batch; any other failure is not one batch's.
+Result<std::vector<KeyStats>> WriteGrouped(Statements& statements,
+                                           const warehouse::Emitter& emitter,
+                                           const std::vector<const PlannedBatch*>& batches,
+                                           const warehouse::TableName& target,
+                                           const std::string& time_column,
+                                           std::optional<std::size_t>& failed_batch) {
   std::vector<warehouse::Emitter::BatchInsert> inserts;
   std::size_t keys = 0;
   for (const PlannedBatch* batch : batches) {
@@ -176,55 +189,80 @@ Result<std::vector<KeyStats>> WriteGrouped(
   STRATA_ASSIGN_OR_RETURN(
       warehouse::Emitter::GroupedWrite write,
       emitter.Grouped(target, time_column, batches.front()->keys.front().grain(), inserts));
-  STRATA_TRY(run(write.delete_window));
-  Result<warehouse::QueryResult> inserted = run(write.insert);
-  if (!inserted.ok()) {
-    Error error = std::move(inserted).error();
+  STRATA_TRY(statements.Run(write.delete_window));
+  Result<warehouse::FoldedRows> folded = statements.Fold(write.insert, keys);
+  if (!folded.ok()) {
+    Error error = std::move(folded).error();
     const std::optional<std::size_t> guard = warehouse::Emitter::GuardFailedBatch(error.message);
     if (guard && *guard < batches.size()) {
       failed_batch = *guard;
-      const PlannedBatch& batch = *batches[*guard];
-      return MakeError(
-          ErrorCode::kOutputOutsideWindow,
-          fmt::format("rows inserted with {} outside the window [{}, {}) or NULL", time_column,
-                      FormatSqlTimestamp(batch.window.start), FormatSqlTimestamp(batch.window.end)),
-          "the transaction is rolled back and its batches written apart");
+      return GuardError(*batches[*guard], time_column);
     }
     return error;
   }
-  STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult stats, run(write.stats));
-  return GroupedKeyStats(stats, keys, inserted->rows_changed);
+  // Every row passed its batch's guard, so every row has a key; one without would be a row the
+  // statistics did not count.
+  if (folded->unkeyed_rows != 0) {
+    return MakeError(ErrorCode::kWarehouse,
+                     fmt::format("{} of {} inserted rows fell outside every partition's key",
+                                 folded->unkeyed_rows, folded->total_rows()));
+  }
+  return StatsOf(*folded);
+}
+
+// One batch's DELETE, INSERT, its keys' statistics and its output guard. Where the dialect
+// returns the statistics from the insert (Emitter::InsertReturningStats), the insert's folded
+// rows are the statistics; otherwise they are read back (ReadKeyStats).
+Result<std::vector<KeyStats>> WriteBatch(Statements& statements, const warehouse::Emitter& emitter,
+                                         const PlannedBatch& batch,
+                                         const warehouse::TableName& target,
+                                         const std::string& time_column) {
+  STRATA_TRY(statements.Run(batch.statements.delete_window));
+  std::vector<KeyStats> stats;
+  std::int64_t inserted = 0;
+  if (emitter.SupportsReturningStats()) {
+    std::vector<Window> windows;
+    windows.reserve(batch.keys.size());
+    for (const PartitionKey& key : batch.keys) windows.push_back(key.window());
+    STRATA_ASSIGN_OR_RETURN(std::string insert,
+                            emitter.InsertReturningStats(target, time_column,
+                                                         batch.statements.insert, windows));
+    STRATA_ASSIGN_OR_RETURN(warehouse::FoldedRows folded,
+                            statements.Fold(insert, windows.size()));
+    STRATA_TRY(statements.CheckCancel());
+    inserted = folded.total_rows();
+    stats = StatsOf(folded);
+  } else {
+    STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult result,
+                            statements.Run(batch.statements.insert));
+    STRATA_TRY(statements.CheckCancel());
+    inserted = result.rows_changed;
+    STRATA_ASSIGN_OR_RETURN(stats, ReadKeyStats(statements.connection(), emitter, batch, target,
+                                                time_column));
+  }
+  std::int64_t inside = 0;
+  for (const KeyStats& key_stats : stats) inside += key_stats.row_count;
+  STRATA_TRY(CheckInsideWindow(batch, time_column, inside, inserted));
+  return stats;
 }
 
 // Everything between BEGIN and COMMIT; an error leaves the transaction for the caller to roll
-// back. Several batches Grouped where the dialect has it; otherwise per batch: DELETE, INSERT,
-// its keys' statistics, its guard; sets `failed_batch` to the batch whose statement or guard
-// failed.
+// back. Several batches Grouped where the dialect has it; otherwise WriteBatch for each; sets
+// `failed_batch` to the batch whose statement or guard failed.
 Result<std::vector<KeyStats>> WriteInsideTransaction(
     warehouse::Connection& connection, const warehouse::Emitter& emitter,
     const std::vector<const PlannedBatch*>& batches, const warehouse::TableName& target,
     const std::string& time_column, const std::atomic<bool>& cancel,
     std::optional<std::size_t>& failed_batch) {
-  // A statement started after the interrupt was delivered would not see it: check in between.
-  const auto run = [&](const std::string& sql) -> Result<warehouse::QueryResult> {
-    if (cancel.load()) return MakeError(ErrorCode::kInterrupted, "interrupted");
-    return ExecuteUnlessEmpty(connection, sql);
-  };
+  Statements statements(connection, cancel);
   if (CanGroup(emitter, batches, target)) {
-    return WriteGrouped(run, emitter, batches, target, time_column, failed_batch);
+    return WriteGrouped(statements, emitter, batches, target, time_column, failed_batch);
   }
   std::vector<KeyStats> all;
   for (std::size_t b = 0; b < batches.size(); ++b) {
-    const PlannedBatch& batch = *batches[b];
     failed_batch = b;
-    STRATA_TRY(run(batch.statements.delete_window));
-    STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult inserted, run(batch.statements.insert));
-    if (cancel.load()) return MakeError(ErrorCode::kInterrupted, "interrupted");
     STRATA_ASSIGN_OR_RETURN(std::vector<KeyStats> stats,
-                            ReadKeyStats(connection, emitter, batch, target, time_column));
-    std::int64_t inside = 0;
-    for (const KeyStats& key_stats : stats) inside += key_stats.row_count;
-    STRATA_TRY(CheckInsideWindow(batch, time_column, inside, inserted.rows_changed));
+                            WriteBatch(statements, emitter, *batches[b], target, time_column));
     all.insert(all.end(), stats.begin(), stats.end());
   }
   failed_batch.reset();

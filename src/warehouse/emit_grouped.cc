@@ -12,6 +12,13 @@ namespace {
 // ("Invalid Input Error: "), so GuardFailedBatch searches for it.
 constexpr std::string_view kGuardMessage = "strata output guard failed in batch ";
 
+// What an insert returns per written row: its key, then the hash of the whole stored row. The
+// hash of several arguments equals the hash of the row as one struct (WindowStats' hash(row)):
+// DuckDB combines the columns' hashes in the same order either way.
+std::string ReturningStats(std::string_view key) {
+  return fmt::format("\nRETURNING {} AS key_index, hash(*COLUMNS(*)) AS row_hash", key);
+}
+
 }  // namespace
 
 Result<Emitter::GroupedWrite> Emitter::Grouped(const TableName& target,
@@ -50,15 +57,39 @@ Result<Emitter::GroupedWrite> Emitter::Grouped(const TableName& target,
   const std::string predicate = WindowPredicate(time_column, whole);
   GroupedWrite write;
   write.delete_window = fmt::format("DELETE FROM {}\nWHERE {}", table, predicate);
-  write.insert = prefix + selects;
   // date_diff counts the grain's boundaries between the range's start and the row's time: the
   // partition's offset. Both sides as TIMESTAMP, as the window predicate reads its literals.
-  write.stats = fmt::format(
-      "SELECT date_diff({}, TIMESTAMP {}, CAST({} AS TIMESTAMP)) AS key_index, "
-      "count(*) AS row_count, {} AS checksum\nFROM {} AS strata_row\nWHERE {}\nGROUP BY 1",
-      sql::QuoteString(GrainName(grain), dialect_), TimestampLiteral(whole.start), column,
-      RowChecksum(), table, predicate);
+  write.insert = prefix + selects +
+                 ReturningStats(fmt::format(
+                     "date_diff({}, TIMESTAMP {}, CAST({} AS TIMESTAMP))",
+                     sql::QuoteString(GrainName(grain), dialect_), TimestampLiteral(whole.start),
+                     column));
   return write;
+}
+
+Result<std::string> Emitter::InsertReturningStats(const TableName& target,
+                                                  std::string_view time_column,
+                                                  std::string_view insert,
+                                                  const std::vector<Window>& windows) const {
+  if (!SupportsReturningStats()) {
+    return MakeError(ErrorCode::kWarehouseUnsupported,
+                     fmt::format("statistics returned by the insert are not available for {}",
+                                 sql::DialectName(dialect_)));
+  }
+  STRATA_TRY(CheckTarget(target));
+  STRATA_TRY(CheckIdentifiers({time_column}));
+  if (windows.empty()) return MakeError(ErrorCode::kInternal, "an insert of no window");
+  const std::string prefix = fmt::format("INSERT INTO {} BY NAME\n", QualifiedName(target));
+  if (!insert.starts_with(prefix)) return StaleInsert(target);
+  std::string key = "CASE";
+  for (std::size_t i = 0; i < windows.size(); ++i) {
+    key += fmt::format(" WHEN {} THEN {}", WindowPredicate(time_column, windows[i]), i);
+  }
+  key += " END";
+  // The SELECT on lines of its own and in parentheses: RETURNING must not become part of a
+  // trailing `--` comment or of the model's own last clause.
+  return fmt::format("{}SELECT * FROM (\n{}\n) AS strata_insert{}", prefix,
+                     insert.substr(prefix.size()), ReturningStats(key));
 }
 
 std::optional<std::size_t> Emitter::GuardFailedBatch(std::string_view message) {

@@ -200,21 +200,42 @@ class Emitter {
   //   insert: one INSERT ... BY NAME of the UNION ALL of every batch's own SELECT (read back out
   //     of its Overwrite insert, so each still reads exactly its own window), each filtered by
   //     its output guard: a row whose time column is outside its batch's window, or NULL, fails
-  //     the statement with an error whose message GuardFailedBatch reads the batch's index from;
-  //   stats: one scan of the range, one row (key_index BIGINT, row_count BIGINT, checksum) per
-  //     partition of `grain` that has rows, key_index its offset from the range's first
-  //     partition; count and checksum are WindowStats' for that partition (same row hash).
+  //     the statement with an error whose message GuardFailedBatch reads the batch's index from.
+  //     It returns (key_index BIGINT, row_hash UBIGINT) per written row, as
+  //     InsertReturningStats does: key_index is the row's partition of `grain` as its offset from
+  //     the range's first partition, row_hash the hash WindowStats sums; folded per key
+  //     (Connection::ExecuteFolded) they are each partition's WindowStats.
   // REQUIRES: `batches` not empty, ascending, each window touching the next, aligned to `grain`.
   // kWarehouseUnsupported where !SupportsGrouped(); kPlanStale for an insert that is not
   // Overwrite's shape.
   struct GroupedWrite {
-    std::string delete_window, insert, stats;
+    std::string delete_window, insert;
   };
   Result<GroupedWrite> Grouped(const TableName& target, std::string_view time_column, Grain grain,
                                const std::vector<BatchInsert>& batches) const;
   // The index of the batch whose output guard failed a Grouped insert, read from the warehouse's
   // error message; nullopt when the message is not a guard's.
   static std::optional<std::size_t> GuardFailedBatch(std::string_view message);
+
+  // ---- statistics returned by the insert itself (emit_grouped.cc) ----
+  //
+  // True where an insert can return what the statistics scan would read (DuckDB: INSERT ...
+  // RETURNING): the runner folds its rows (Connection::ExecuteFolded) instead of reading the
+  // window back after the insert.
+  bool SupportsReturningStats() const { return dialect_ == sql::Dialect::kDuckDb; }
+  // A batch's insert as Overwrite planned it, made to return one row per written row:
+  //   INSERT INTO t BY NAME\nSELECT * FROM (\n<select>\n) AS strata_insert
+  //   RETURNING CASE WHEN <windows[0]> THEN 0 WHEN ... END AS key_index,
+  //             hash(*COLUMNS(*)) AS row_hash
+  // key_index is the row's position in `windows`, NULL outside all of them (the output guard
+  // counts those), by WindowStatsByKey's predicates; row_hash hashes the row as stored (after
+  // the table's casts, every column of the table in its order), which is the hash WindowStats
+  // sums: the folds equal WindowStats' counts and checksums bit for bit.
+  // REQUIRES: `windows` not empty, ascending, disjoint. kWarehouseUnsupported where
+  // !SupportsReturningStats(); kPlanStale for an insert that is not Overwrite's shape.
+  Result<std::string> InsertReturningStats(const TableName& target, std::string_view time_column,
+                                           std::string_view insert,
+                                           const std::vector<Window>& windows) const;
 
  private:
   Status RequireSupported(std::string_view what) const;

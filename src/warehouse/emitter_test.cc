@@ -160,11 +160,9 @@ TEST(EmitterTest, GroupedUnitesEachBatchsOwnSelectUnderItsGuard) {
             "END\nUNION ALL BY NAME\nSELECT * FROM (\nSELECT 2 AS a\n) AS strata_batch_1\nWHERE "
             "CASE WHEN "
             "\"d\" >= '2026-04-08 00:00:00' AND \"d\" < '2026-04-09 00:00:00' THEN true ELSE "
-            "error('strata output guard failed in batch 1') END");
-  EXPECT_NE(write->stats.find("date_diff('day', TIMESTAMP '2026-04-07 00:00:00', CAST(\"d\" AS "
-                              "TIMESTAMP)) AS key_index"),
-            std::string::npos)
-      << write->stats;
+            "error('strata output guard failed in batch 1') END\nRETURNING date_diff('day', "
+            "TIMESTAMP '2026-04-07 00:00:00', CAST(\"d\" AS TIMESTAMP)) AS key_index, "
+            "hash(*COLUMNS(*)) AS row_hash");
   // Windows that do not touch, an insert of another shape, another dialect: refused.
   EXPECT_FALSE(emitter
                    .Grouped(target, "d", Grain::kDay,
@@ -177,6 +175,33 @@ TEST(EmitterTest, GroupedUnitesEachBatchsOwnSelectUnderItsGuard) {
             ErrorCode::kPlanStale);
   EXPECT_EQ(Emitter(sql::Dialect::kPostgres)
                 .Grouped(target, "d", Grain::kDay, {{DayWindow("2026-04-07"), first->insert}})
+                .error()
+                .code,
+            ErrorCode::kWarehouseUnsupported);
+}
+
+TEST(EmitterTest, InsertReturningStatsKeysEachRowByItsWindow) {
+  const Emitter emitter(sql::Dialect::kDuckDb);
+  const TableName target{"", "marts", "fct"};
+  auto planned = emitter.Overwrite(target, "d", DayWindow("2026-04-07"), "SELECT 1 AS a -- end");
+  ASSERT_TRUE(planned.ok());
+  auto insert = emitter.InsertReturningStats(target, "d", planned->insert,
+                                             {DayWindow("2026-04-07"), DayWindow("2026-04-08")});
+  ASSERT_TRUE(insert.ok()) << insert.error().message;
+  EXPECT_EQ(*insert,
+            "INSERT INTO \"marts\".\"fct\" BY NAME\nSELECT * FROM (\nSELECT 1 AS a -- end\n) AS "
+            "strata_insert\nRETURNING CASE WHEN \"d\" >= '2026-04-07 00:00:00' AND \"d\" < "
+            "'2026-04-08 00:00:00' THEN 0 WHEN \"d\" >= '2026-04-08 00:00:00' AND \"d\" < "
+            "'2026-04-09 00:00:00' THEN 1 END AS key_index, hash(*COLUMNS(*)) AS row_hash");
+  // An insert of another shape (a plan of another version or target), no window, PostgreSQL.
+  EXPECT_EQ(emitter.InsertReturningStats({"", "marts", "other"}, "d", planned->insert,
+                                         {DayWindow("2026-04-07")})
+                .error()
+                .code,
+            ErrorCode::kPlanStale);
+  EXPECT_FALSE(emitter.InsertReturningStats(target, "d", planned->insert, {}).ok());
+  EXPECT_EQ(Emitter(sql::Dialect::kPostgres)
+                .InsertReturningStats(target, "d", planned->insert, {DayWindow("2026-04-07")})
                 .error()
                 .code,
             ErrorCode::kWarehouseUnsupported);

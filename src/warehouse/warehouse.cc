@@ -16,6 +16,49 @@ std::string ValueToString(const Value& value) {
   return std::visit(Visitor{}, value);
 }
 
+std::int64_t FoldedRows::total_rows() const {
+  std::int64_t total = unkeyed_rows;
+  for (const KeyFold& key : keys) total += key.rows;
+  return total;
+}
+
+Result<FoldedRows> Connection::ExecuteFolded(std::string_view sql, std::size_t keys) {
+  STRATA_ASSIGN_OR_RETURN(QueryResult result, Execute(sql));
+  return FoldRows(result, keys);
+}
+
+Result<FoldedRows> FoldRows(const QueryResult& result, std::size_t keys) {
+  if (result.columns.size() != 2) {
+    return MakeError(ErrorCode::kWarehouse,
+                     fmt::format("a folded statement returned {} columns, not (key_index, "
+                                 "row_hash)",
+                                 result.columns.size()));
+  }
+  FoldedRows folded;
+  folded.keys.resize(keys);
+  for (std::size_t row = 0; row < result.row_count(); ++row) {
+    const Value& hash = result.columns[1].values[row];
+    std::uint64_t bits = 0;
+    if (const auto* unsigned_hash = std::get_if<std::uint64_t>(&hash)) {
+      bits = *unsigned_hash;
+    } else if (const auto* signed_hash = std::get_if<std::int64_t>(&hash)) {
+      bits = static_cast<std::uint64_t>(*signed_hash);
+    } else {
+      return MakeError(ErrorCode::kWarehouse,
+                       "a folded statement returned the row hash \"" + ValueToString(hash) + "\"");
+    }
+    const auto* key = std::get_if<std::int64_t>(&result.columns[0].values[row]);
+    if (key == nullptr || *key < 0 || static_cast<std::uint64_t>(*key) >= keys) {
+      ++folded.unkeyed_rows;
+      continue;
+    }
+    KeyFold& fold = folded.keys[static_cast<std::size_t>(*key)];
+    ++fold.rows;
+    fold.hash_sum += bits;
+  }
+  return folded;
+}
+
 std::string TableName::ToString() const {
   std::string out;
   for (const std::string* part : {&catalog, &schema, &table}) {

@@ -6,6 +6,7 @@
 // time, except Interrupt(), which any thread may call at any time.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -54,6 +55,19 @@ struct QueryResult {
   std::size_t row_count() const { return columns.empty() ? 0 : columns[0].values.size(); }
 };
 
+// Per-key folds of a statement's (key_index, row_hash) rows: how the runner reads each
+// partition's row count and checksum from an INSERT ... RETURNING instead of scanning the rows
+// it just wrote (Emitter::InsertReturningStats, docs/batching.md).
+struct KeyFold {
+  std::int64_t rows = 0;
+  std::uint64_t hash_sum = 0;  // the wrapping (mod 2^64) sum of the rows' hashes
+};
+struct FoldedRows {
+  std::vector<KeyFold> keys;       // keys[i]: the rows whose key_index is i
+  std::int64_t unkeyed_rows = 0;   // rows whose key_index is NULL or outside [0, keys.size())
+  std::int64_t total_rows() const;
+};
+
 // A table's name as written in project files; catalog and schema may be empty.
 struct TableName {
   std::string catalog;
@@ -77,7 +91,17 @@ class Connection {
   virtual Result<bool> TableExists(const TableName& name) = 0;
   // The table's columns in order; kWarehouseCatalog when it does not exist.
   virtual Result<std::vector<Column>> DescribeTable(const TableName& name) = 0;
+
+  // Runs `sql`, a statement whose result has two columns, key_index (an integer or NULL) and
+  // row_hash (a 64-bit integer; a signed one folds as its two's complement), and folds its rows
+  // per key into `keys` entries. The default folds Execute's typed values; an adapter may fold
+  // without materializing them (the same numbers). Errors as Execute, and kWarehouse for a
+  // result of another shape.
+  virtual Result<FoldedRows> ExecuteFolded(std::string_view sql, std::size_t keys);
 };
+
+// The fold of a result already read (ExecuteFolded's default).
+Result<FoldedRows> FoldRows(const QueryResult& result, std::size_t keys);
 
 class Warehouse {
  public:

@@ -23,6 +23,9 @@ class FaultyConnection : public warehouse::Connection {
   Result<warehouse::QueryResult> Execute(std::string_view sql) override {
     return Call([&] { return inner_->Execute(sql); });
   }
+  Result<warehouse::FoldedRows> ExecuteFolded(std::string_view sql, std::size_t keys) override {
+    return Call([&] { return inner_->ExecuteFolded(sql, keys); });
+  }
   void Interrupt() override { inner_->Interrupt(); }
   Result<bool> TableExists(const warehouse::TableName& name) override {
     return Call([&] { return inner_->TableExists(name); });

@@ -40,11 +40,13 @@ struct BatchOutcome {
 // dialect has Emitter::Grouped (DuckDB), there are several batches whose keys are consecutive
 // and the model's SELECT does not mention its target table (it must see earlier batches' rows):
 // BEGIN; one DELETE of the whole range; one INSERT of every batch's own SELECT, each row checked
-// against its own batch's window inside the statement; one grouped scan for every
-// key's count and checksum; COMMIT. Otherwise BEGIN; for each batch, DELETE its window, INSERT,
-// read its keys' counts and checksums (one query per batch) and refuse (roll back) if its insert
-// wrote rows outside its own window (the window must hold exactly the rows the insert wrote);
-// COMMIT. Either way: roll back if `cancel` became true; the same rows, counts and checksums.
+// against its own batch's window inside the statement, returning every written row's key and
+// hash, folded into each key's count and checksum; COMMIT. Otherwise BEGIN; for each batch,
+// DELETE its window, INSERT, take its keys' counts and checksums (returned by the insert where
+// the dialect can, Emitter::InsertReturningStats; else one query per batch) and refuse (roll
+// back) if its insert wrote rows outside its own window (the window must hold exactly the rows
+// the insert wrote); COMMIT. Either way: roll back if `cancel` became true; the same rows,
+// counts and checksums.
 // REQUIRES: `batches` is not empty.
 BatchOutcome WriteTransaction(warehouse::Connection& connection, const warehouse::Emitter& emitter,
                               const std::vector<const PlannedBatch*>& batches,

@@ -108,22 +108,16 @@ TEST(DuckDbGroupedTest, TheStatisticsOfEveryKeyEqualWindowStatsForEveryGrainAndT
     auto write = f.emitter.Grouped(kTarget, "t", c.grain, Inserts(keys, planned));
     ASSERT_TRUE(write.ok()) << write.error().message;
     Exec(*f.connection, write->delete_window);
-    const QueryResult inserted = Exec(*f.connection, write->insert);
-    const QueryResult grouped = Exec(*f.connection, write->stats);
+    Result<FoldedRows> folded = f.connection->ExecuteFolded(write->insert, keys.size());
+    ASSERT_TRUE(folded.ok()) << folded.error().message;
     const auto expected = StatsOneByOne(f, keys);
-    std::vector<std::pair<std::int64_t, std::string>> actual(keys.size(), {0, "0"});
-    std::int64_t counted = 0;
-    for (std::size_t row = 0; row < grouped.row_count(); ++row) {
-      const std::int64_t index = std::get<std::int64_t>(grouped.columns[0].values[row]);
-      ASSERT_GE(index, 0);
-      ASSERT_LT(index, static_cast<std::int64_t>(keys.size()));
-      actual[static_cast<std::size_t>(index)] = {
-          std::get<std::int64_t>(grouped.columns[1].values[row]),
-          ValueToString(grouped.columns[2].values[row])};
-      counted += actual[static_cast<std::size_t>(index)].first;
+    std::vector<std::pair<std::int64_t, std::string>> actual;
+    for (const KeyFold& key : folded->keys) {
+      actual.emplace_back(key.rows, std::to_string(key.hash_sum));
     }
     EXPECT_EQ(actual, expected);
-    EXPECT_EQ(counted, inserted.rows_changed);
+    EXPECT_EQ(folded->unkeyed_rows, 0);
+    const std::int64_t counted = folded->total_rows();
     EXPECT_GT(counted, 0);
     // The same rows as the source over the whole range.
     const Window whole{keys.front().start(), keys.back().window().end};
@@ -179,7 +173,101 @@ TEST(DuckDbGroupedTest, AModelEndingInALineCommentStillGroups) {
       f.emitter, keys, "SELECT * FROM raw.events WHERE t >= @start AND t < @end -- the last line");
   auto write = f.emitter.Grouped(kTarget, "t", Grain::kDay, Inserts(keys, planned));
   ASSERT_TRUE(write.ok());
-  EXPECT_EQ(Exec(*f.connection, write->insert).rows_changed, 2 * 24 * 60 / 7 + 1);
+  EXPECT_EQ(Exec(*f.connection, write->insert).row_count(), 2 * 24 * 60 / 7 + 1);
+}
+
+// A table of many column types, one column the SELECT does not name (NULL) and the SELECT's
+// columns in another order than the table's: what InsertReturningStats folds equals what
+// WindowStats reads back, key by key, and a row outside every window is unkeyed.
+TEST(DuckDbReturningStatsTest, TheFoldsEqualWindowStatsForManyTypes) {
+  Fixture f;
+  f.warehouse = std::move(OpenDuckDb(":memory:")).value();
+  f.connection = std::move(f.warehouse->Connect()).value();
+  Exec(*f.connection, "CREATE SCHEMA marts");
+  Exec(*f.connection,
+       "CREATE TABLE marts.fct (t TIMESTAMP, d DECIMAL(38, 2), s VARCHAR, z TIMESTAMPTZ, "
+       "l INTEGER[], st STRUCT(a INTEGER, b VARCHAR), missing BIGINT, h HUGEINT, f DOUBLE)");
+  const PartitionKey first = *PartitionKey::Parse("2026-01-01", Grain::kDay);
+  const std::vector<PartitionKey> keys{first, first.Next(), first.Next().Next()};
+  const std::string select =
+      "SELECT i * 0.25 AS d, TIMESTAMP '2026-01-01 00:00:00' + to_minutes(i * 17) AS t, "
+      "CASE WHEN i % 5 = 0 THEN NULL ELSE 'é' || i END AS s, i / 3.0 AS f, "
+      "CAST(TIMESTAMP '2026-01-01 00:00:00' AS TIMESTAMPTZ) AS z, [i, NULL] AS l, "
+      "{'a': i, 'b': NULL} AS st, CAST(i AS HUGEINT) * 1000000000000 AS h "
+      "FROM range(260) AS r(i)";
+  // One statement for two windows (a batch of batch_size 2) whose SELECT also writes rows past
+  // them (the third day and beyond): those are unkeyed, the guard's count.
+  auto planned = f.emitter.Overwrite(kTarget, "t", keys[0].window(), select);
+  ASSERT_TRUE(planned.ok());
+  auto insert = f.emitter.InsertReturningStats(kTarget, "t", planned->insert,
+                                               {keys[0].window(), keys[1].window()});
+  ASSERT_TRUE(insert.ok()) << insert.error().message;
+  Result<FoldedRows> folded = f.connection->ExecuteFolded(*insert, 2);
+  ASSERT_TRUE(folded.ok()) << folded.error().message;
+  const auto expected = StatsOneByOne(f, {keys[0], keys[1]});
+  ASSERT_EQ(folded->keys.size(), 2U);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(folded->keys[i].rows, expected[i].first);
+    EXPECT_EQ(std::to_string(folded->keys[i].hash_sum), expected[i].second);
+    EXPECT_GT(folded->keys[i].rows, 0);
+  }
+  const QueryResult outside = Exec(*f.connection,
+                                   "SELECT count(*) FROM marts.fct WHERE t >= '2026-01-03' OR t "
+                                   "IS NULL");
+  EXPECT_EQ(folded->unkeyed_rows, std::get<std::int64_t>(outside.columns[0].values[0]));
+  EXPECT_GT(folded->unkeyed_rows, 0);
+  EXPECT_EQ(folded->total_rows(), 260);
+}
+
+// A one-column table: the hash of one argument is the hash of the one-field row.
+TEST(DuckDbReturningStatsTest, AOneColumnTableFoldsAsWindowStats) {
+  Fixture f;
+  f.warehouse = std::move(OpenDuckDb(":memory:")).value();
+  f.connection = std::move(f.warehouse->Connect()).value();
+  Exec(*f.connection, "CREATE SCHEMA marts");
+  Exec(*f.connection, "CREATE TABLE marts.fct (t DATE)");
+  const PartitionKey key = *PartitionKey::Parse("2026-01", Grain::kMonth);
+  auto planned = f.emitter.Overwrite(
+      kTarget, "t", key.window(),
+      "SELECT DATE '2026-01-01' + CAST(i AS INTEGER) AS t FROM range(31) AS r(i)");
+  ASSERT_TRUE(planned.ok());
+  auto insert =
+      f.emitter.InsertReturningStats(kTarget, "t", planned->insert, {key.window()});
+  ASSERT_TRUE(insert.ok());
+  Result<FoldedRows> folded = f.connection->ExecuteFolded(*insert, 1);
+  ASSERT_TRUE(folded.ok()) << folded.error().message;
+  const auto expected = StatsOneByOne(f, {key});
+  EXPECT_EQ(folded->keys[0].rows, 31);
+  EXPECT_EQ(std::to_string(folded->keys[0].hash_sum), expected[0].second);
+}
+
+// The adapter's vector fold and the generic fold of the typed values agree, over several chunks,
+// INTEGER and BIGINT keys, NULL and out-of-range keys, UBIGINT and BIGINT hashes.
+TEST(DuckDbReturningStatsTest, TheVectorFoldEqualsTheGenericFold) {
+  Fixture f;
+  f.warehouse = std::move(OpenDuckDb(":memory:")).value();
+  f.connection = std::move(f.warehouse->Connect()).value();
+  for (const std::string sql :
+       {"SELECT CAST(CASE WHEN i % 11 = 0 THEN NULL ELSE i % 7 END AS INTEGER) AS key_index, "
+        "hash(i) AS row_hash FROM range(10000) AS r(i)",
+        "SELECT i % 9 - 1 AS key_index, CAST(hash(i) % 1000000 AS BIGINT) - 500000 AS row_hash "
+        "FROM range(5000) AS r(i)"}) {
+    SCOPED_TRACE(sql);
+    Result<FoldedRows> fast = f.connection->ExecuteFolded(sql, 6);
+    Result<FoldedRows> generic = FoldRows(Exec(*f.connection, sql), 6);
+    ASSERT_TRUE(fast.ok() && generic.ok());
+    ASSERT_EQ(fast->keys.size(), 6U);
+    for (std::size_t i = 0; i < 6; ++i) {
+      EXPECT_EQ(fast->keys[i].rows, generic->keys[i].rows);
+      EXPECT_EQ(fast->keys[i].hash_sum, generic->keys[i].hash_sum);
+      EXPECT_GT(fast->keys[i].rows, 0);
+    }
+    EXPECT_EQ(fast->unkeyed_rows, generic->unkeyed_rows);
+    EXPECT_GT(fast->unkeyed_rows, 0);
+  }
+  // Another shape is refused, not misread.
+  EXPECT_FALSE(f.connection->ExecuteFolded("SELECT 1 AS a", 1).ok());
+  EXPECT_FALSE(f.connection->ExecuteFolded("SELECT 0 AS key_index, NULL AS row_hash", 1).ok());
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "base/time.h"
+#include "warehouse/duckdb/vector_access.h"
 
 namespace strata::warehouse {
 namespace {
@@ -99,7 +100,65 @@ Value ReadCell(duckdb_result* result, idx_t column, idx_t row, ColumnType type, 
   return value;
 }
 
+// The key of row `row` of a key_index vector of type `type` (an integer type), or -1 when NULL.
+std::int64_t KeyAt(const void* data, const uint64_t* validity, idx_t row, duckdb_type type) {
+  if (!RowIsValid(validity, row)) return -1;
+  if (type == DUCKDB_TYPE_TINYINT) return static_cast<const std::int8_t*>(data)[row];
+  if (type == DUCKDB_TYPE_SMALLINT) return static_cast<const std::int16_t*>(data)[row];
+  if (type == DUCKDB_TYPE_INTEGER) return static_cast<const std::int32_t*>(data)[row];
+  return static_cast<const std::int64_t*>(data)[row];
+}
+
+bool IsFoldableKey(duckdb_type type) {
+  return type == DUCKDB_TYPE_TINYINT || type == DUCKDB_TYPE_SMALLINT ||
+         type == DUCKDB_TYPE_INTEGER || type == DUCKDB_TYPE_BIGINT;
+}
+
+// Folds one chunk into `folded`; false when a row hash is NULL (the caller reports it).
+bool FoldChunk(duckdb_data_chunk chunk, duckdb_type key_type, FoldedRows& folded) {
+  const idx_t size = duckdb_data_chunk_get_size(chunk);
+  duckdb_vector key_vector = duckdb_data_chunk_get_vector(chunk, 0);
+  duckdb_vector hash_vector = duckdb_data_chunk_get_vector(chunk, 1);
+  const void* keys = duckdb_vector_get_data(key_vector);
+  const uint64_t* key_validity = duckdb_vector_get_validity(key_vector);
+  // UBIGINT and BIGINT share the layout: a BIGINT hash folds as its two's complement.
+  const auto* hashes = static_cast<const std::uint64_t*>(duckdb_vector_get_data(hash_vector));
+  const uint64_t* hash_validity = duckdb_vector_get_validity(hash_vector);
+  const std::uint64_t key_count = folded.keys.size();
+  for (idx_t row = 0; row < size; ++row) {
+    if (!RowIsValid(hash_validity, row)) return false;
+    const std::int64_t key = KeyAt(keys, key_validity, row, key_type);
+    if (key < 0 || static_cast<std::uint64_t>(key) >= key_count) {
+      ++folded.unkeyed_rows;
+      continue;
+    }
+    KeyFold& fold = folded.keys[static_cast<std::size_t>(key)];
+    ++fold.rows;
+    fold.hash_sum += hashes[row];
+  }
+  return true;
+}
+
 }  // namespace
+
+Result<FoldedRows> FoldDuckDbResult(duckdb_result* result, std::size_t keys) {
+  const bool foldable = duckdb_column_count(result) == 2 &&
+                        IsFoldableKey(duckdb_column_type(result, 0)) &&
+                        (duckdb_column_type(result, 1) == DUCKDB_TYPE_UBIGINT ||
+                         duckdb_column_type(result, 1) == DUCKDB_TYPE_BIGINT);
+  if (!foldable) return FoldRows(ReadDuckDbResult(result), keys);
+  const duckdb_type key_type = duckdb_column_type(result, 0);
+  FoldedRows folded;
+  folded.keys.resize(keys);
+  const idx_t chunks = duckdb_result_chunk_count(*result);
+  for (idx_t index = 0; index < chunks; ++index) {
+    duckdb_data_chunk chunk = duckdb_result_get_chunk(*result, index);
+    const bool read = FoldChunk(chunk, key_type, folded);
+    duckdb_destroy_data_chunk(&chunk);
+    if (!read) return MakeError(ErrorCode::kWarehouse, "a folded statement returned a NULL row hash");
+  }
+  return folded;
+}
 
 ColumnType ColumnTypeFromDuckDbName(std::string_view name) {
   if (name == "BOOLEAN") return ColumnType::kBoolean;

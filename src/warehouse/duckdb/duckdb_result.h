@@ -11,6 +11,11 @@ namespace strata::warehouse {
 
 // REQUIRES: `result` is a successful result. Does not destroy it.
 QueryResult ReadDuckDbResult(duckdb_result* result);
+// Connection::ExecuteFolded's fold, read straight from the result's vectors (no Value per cell)
+// when key_index is an integer type and row_hash UBIGINT or BIGINT; otherwise FoldRows of
+// ReadDuckDbResult. REQUIRES: as ReadDuckDbResult; it reads the result's chunks, so no other
+// reader may have read it.
+Result<FoldedRows> FoldDuckDbResult(duckdb_result* result, std::size_t keys);
 ColumnType ColumnTypeFromDuckDbName(std::string_view type_name);
 
 }  // namespace strata::warehouse

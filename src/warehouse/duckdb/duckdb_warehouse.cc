@@ -120,24 +120,13 @@ class DuckDbConnection final : public Connection {
   }
 
   Result<QueryResult> Execute(std::string_view sql) override {
-    if (state_->poisoned.load()) return state_->PoisonedError();
-    const std::string text(sql);
-    duckdb_result result;
-    const duckdb_state status = duckdb_query(connection_, text.c_str(), &result);
-    if (status == DuckDBError) {
-      const char* raw = duckdb_result_error(&result);
-      const std::string message = raw != nullptr ? raw : "unknown DuckDB error";
-      const duckdb_error_type type = duckdb_result_error_type(&result);
-      duckdb_destroy_result(&result);
-      if (IsStorageFailure(type, message)) {
-        if (state_->durable) return Poison(message);
-        return MakeError(ErrorCode::kWarehouseStorage, message);
-      }
-      return MakeError(MapErrorType(type), message);
-    }
-    QueryResult out = ReadDuckDbResult(&result);
-    duckdb_destroy_result(&result);
-    return out;
+    return Run(sql, [](duckdb_result* result) -> Result<QueryResult> {
+      return ReadDuckDbResult(result);
+    });
+  }
+
+  Result<FoldedRows> ExecuteFolded(std::string_view sql, std::size_t keys) override {
+    return Run(sql, [keys](duckdb_result* result) { return FoldDuckDbResult(result, keys); });
   }
 
   void Interrupt() override { duckdb_interrupt(connection_); }
@@ -181,6 +170,30 @@ class DuckDbConnection final : public Connection {
   }
 
  private:
+  // Runs `sql` and hands its successful result to `read` (which must not destroy it); maps a
+  // failure to its error code, poisoning the database on a storage failure of a durable file.
+  template <typename Read>
+  auto Run(std::string_view sql, Read read) -> decltype(read(nullptr)) {
+    if (state_->poisoned.load()) return state_->PoisonedError();
+    const std::string text(sql);
+    duckdb_result result;
+    const duckdb_state status = duckdb_query(connection_, text.c_str(), &result);
+    if (status == DuckDBError) {
+      const char* raw = duckdb_result_error(&result);
+      const std::string message = raw != nullptr ? raw : "unknown DuckDB error";
+      const duckdb_error_type type = duckdb_result_error_type(&result);
+      duckdb_destroy_result(&result);
+      if (IsStorageFailure(type, message)) {
+        if (state_->durable) return Poison(message);
+        return MakeError(ErrorCode::kWarehouseStorage, message);
+      }
+      return MakeError(MapErrorType(type), message);
+    }
+    auto out = read(&result);
+    duckdb_destroy_result(&result);
+    return out;
+  }
+
   static std::string SchemaOf(const TableName& name) {
     return name.schema.empty() ? "main" : name.schema;
   }
