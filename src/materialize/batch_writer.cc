@@ -224,21 +224,19 @@ Result<std::vector<KeyStats>> WriteBatch(Statements& statements, const warehouse
     std::vector<Window> windows;
     windows.reserve(batch.keys.size());
     for (const PartitionKey& key : batch.keys) windows.push_back(key.window());
-    STRATA_ASSIGN_OR_RETURN(std::string insert,
-                            emitter.InsertReturningStats(target, time_column,
-                                                         batch.statements.insert, windows));
-    STRATA_ASSIGN_OR_RETURN(warehouse::FoldedRows folded,
-                            statements.Fold(insert, windows.size()));
+    STRATA_ASSIGN_OR_RETURN(
+        std::string insert,
+        emitter.InsertReturningStats(target, time_column, batch.statements.insert, windows));
+    STRATA_ASSIGN_OR_RETURN(warehouse::FoldedRows folded, statements.Fold(insert, windows.size()));
     STRATA_TRY(statements.CheckCancel());
     inserted = folded.total_rows();
     stats = StatsOf(folded);
   } else {
-    STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult result,
-                            statements.Run(batch.statements.insert));
+    STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult result, statements.Run(batch.statements.insert));
     STRATA_TRY(statements.CheckCancel());
     inserted = result.rows_changed;
-    STRATA_ASSIGN_OR_RETURN(stats, ReadKeyStats(statements.connection(), emitter, batch, target,
-                                                time_column));
+    STRATA_ASSIGN_OR_RETURN(
+        stats, ReadKeyStats(statements.connection(), emitter, batch, target, time_column));
   }
   std::int64_t inside = 0;
   for (const KeyStats& key_stats : stats) inside += key_stats.row_count;

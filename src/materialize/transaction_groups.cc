@@ -25,23 +25,30 @@ int WithinBudget(double budget, std::int64_t total, std::int64_t partitions, int
 
 }  // namespace
 
-double GroupMaxRows(sql::Dialect dialect) {
-  return dialect == sql::Dialect::kDuckDb ? kDuckDbGroupMaxRows : kGroupMaxRows;
+GroupLimits GroupLimitsFor(sql::Dialect dialect) {
+  return dialect == sql::Dialect::kDuckDb ? kDuckDbGroupLimits : GroupLimits{};
 }
 
 int MaxGroupPartitions(project::Batching batching, bool has_transactions, const PartitionCost& cost,
-                       int planned_partitions, int parallel, double max_rows) {
+                       int planned_partitions, int parallel, const GroupLimits& limits) {
   if (batching == project::Batching::kOff || !has_transactions) return 1;
-  int cap = kMaxGroupPartitions;
+  int cap = limits.max_partitions;
   if (cost.partitions == 0) {
     cap = kFirstGroupPartitions;
   } else {
     cap = std::min(cap, WithinBudget(kGroupBudgetMs, cost.duration_ms, cost.partitions, cap));
-    cap = std::min(cap, WithinBudget(max_rows, cost.rows, cost.partitions, cap));
+    cap = std::min(cap, WithinBudget(limits.max_rows, cost.rows, cost.partitions, cap));
   }
   if (parallel > 1) {
     const int share = (std::max(planned_partitions, 1) + 2 * parallel - 1) / (2 * parallel);
     cap = std::min(cap, share);
+  }
+  if (limits.avoid_to > 0 && cost.partitions > 0 && cost.rows > 0) {
+    const double mean = static_cast<double>(cost.rows) / static_cast<double>(cost.partitions);
+    const double rows = mean * cap;
+    if (rows >= limits.avoid_from && rows < limits.avoid_to) {
+      cap = std::min(cap, WithinBudget(limits.below_band, cost.rows, cost.partitions, cap));
+    }
   }
   return std::max(cap, 1);
 }

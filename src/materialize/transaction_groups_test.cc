@@ -14,51 +14,70 @@ PartitionCost Cost(std::int64_t partitions, std::int64_t ms, std::int64_t rows) 
 }
 
 TEST(TransactionGroupsTest, OffAndNoTransactionsMeanOneBatchPerTransaction) {
-  EXPECT_EQ(MaxGroupPartitions(Batching::kOff, true, Cost(10, 10, 10), 365, 1, kGroupMaxRows), 1);
-  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, false, Cost(10, 10, 10), 365, 1, kGroupMaxRows), 1);
+  EXPECT_EQ(MaxGroupPartitions(Batching::kOff, true, Cost(10, 10, 10), 365, 1, GroupLimits{}), 1);
+  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, false, Cost(10, 10, 10), 365, 1, GroupLimits{}), 1);
 }
 
 TEST(TransactionGroupsTest, NothingMeasuredStartsWithAProbe) {
-  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, PartitionCost{}, 365, 1, kGroupMaxRows),
+  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, PartitionCost{}, 365, 1, GroupLimits{}),
             kFirstGroupPartitions);
 }
 
 TEST(TransactionGroupsTest, CheapPartitionsFillTheLargestTransaction) {
-  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(100, 500, 1000), 365, 1, kGroupMaxRows),
-            kMaxGroupPartitions);
-  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(100, 0, 0), 365, 1, kGroupMaxRows),
-            kMaxGroupPartitions);
+  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(100, 500, 1000), 365, 1, GroupLimits{}),
+            GroupLimits{}.max_partitions);
+  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(100, 0, 0), 365, 1, GroupLimits{}),
+            GroupLimits{}.max_partitions);
 }
 
 TEST(TransactionGroupsTest, TheTimeBudgetBounds) {
   // 100 ms per partition: 2000 / 100 = 20.
-  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(10, 1000, 10), 365, 1, kGroupMaxRows),
+  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(10, 1000, 10), 365, 1, GroupLimits{}),
             20);
   // Slower than the whole budget: still one partition per transaction.
-  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(1, 5000, 10), 365, 1, kGroupMaxRows), 1);
+  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(1, 5000, 10), 365, 1, GroupLimits{}), 1);
 }
 
 TEST(TransactionGroupsTest, TheRowBudgetBounds) {
   // 500k rows per partition: 2M / 500k = 4.
-  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(2, 2, 1'000'000), 365, 1, kGroupMaxRows),
+  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(2, 2, 1'000'000), 365, 1, GroupLimits{}),
             4);
 }
 
-TEST(TransactionGroupsTest, DuckDbKeepsATransactionWithinOneRowGroup) {
-  // 5,000 rows per partition: 100,000 / 5,000 = 20 on DuckDB, the 64 cap elsewhere.
-  const PartitionCost cost = Cost(10, 10, 50'000);
-  EXPECT_EQ(
-      MaxGroupPartitions(Batching::kAuto, true, cost, 365, 1, GroupMaxRows(sql::Dialect::kDuckDb)),
-      20);
-  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, cost, 365, 1,
-                               GroupMaxRows(sql::Dialect::kPostgres)),
-            kMaxGroupPartitions);
+TEST(TransactionGroupsTest, DuckDbTransactionsHoldUnderOneRowGroupOrAtLeastThree) {
+  const GroupLimits duckdb = GroupLimitsFor(sql::Dialect::kDuckDb);
+  const auto cap = [&](std::int64_t rows_per_partition, int planned, int parallel) {
+    return MaxGroupPartitions(Batching::kAuto, true, Cost(10, 10, 10 * rows_per_partition), planned,
+                              parallel, duckdb);
+  };
+  // 5,000 rows per partition: four row groups (491,520 rows) is 98 partitions.
+  EXPECT_EQ(cap(5'000, 365, 1), 98);
+  // 2,000 rows: the 128-partition cap is 256,000 rows, two row groups: below the band instead.
+  EXPECT_EQ(cap(2'000, 365, 1), 50);
+  // With 4 workers each gets ceil(365 / 8) = 46 partitions: 230,000 rows, in the band.
+  EXPECT_EQ(cap(5'000, 365, 4), 20);
+  // Small partitions stay under one row group at the partition cap; huge ones go one by one.
+  EXPECT_EQ(cap(100, 365, 1), 128);
+  EXPECT_EQ(cap(600'000, 365, 1), 1);
+  // Every cap's mean rows are under one row group or at least 3.3 of them.
+  for (std::int64_t rows = 50; rows <= 300'000; rows = rows * 11 / 10 + 1) {
+    for (int parallel : {1, 2, 4}) {
+      const double total = static_cast<double>(rows) * cap(rows, 365, parallel);
+      if (cap(rows, 365, parallel) == 1) continue;
+      EXPECT_TRUE(total < kDuckDbRowGroupRows || total >= 3.3 * kDuckDbRowGroupRows)
+          << rows << " rows per partition, parallel " << parallel << ": " << total;
+    }
+  }
+  // Elsewhere: no band, the 64-partition cap.
+  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(10, 10, 50'000), 365, 1,
+                               GroupLimitsFor(sql::Dialect::kPostgres)),
+            64);
 }
 
 TEST(TransactionGroupsTest, ParallelRunsLeaveWorkForEveryWorker) {
   // 40 partitions, 4 workers: ceil(40 / 8) = 5.
-  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(10, 10, 10), 40, 4, kGroupMaxRows), 5);
-  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(10, 10, 10), 1, 4, kGroupMaxRows), 1);
+  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(10, 10, 10), 40, 4, GroupLimits{}), 5);
+  EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(10, 10, 10), 1, 4, GroupLimits{}), 1);
 }
 
 TEST(TransactionGroupsTest, CostsFromStateAreTheModelsTotals) {

@@ -60,10 +60,9 @@ Result<Emitter::GroupedWrite> Emitter::Grouped(const TableName& target,
   // date_diff counts the grain's boundaries between the range's start and the row's time: the
   // partition's offset. Both sides as TIMESTAMP, as the window predicate reads its literals.
   write.insert = prefix + selects +
-                 ReturningStats(fmt::format(
-                     "date_diff({}, TIMESTAMP {}, CAST({} AS TIMESTAMP))",
-                     sql::QuoteString(GrainName(grain), dialect_), TimestampLiteral(whole.start),
-                     column));
+                 ReturningStats(fmt::format("date_diff({}, TIMESTAMP {}, CAST({} AS TIMESTAMP))",
+                                            sql::QuoteString(GrainName(grain), dialect_),
+                                            TimestampLiteral(whole.start), column));
   return write;
 }
 

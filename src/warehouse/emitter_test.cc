@@ -194,8 +194,9 @@ TEST(EmitterTest, InsertReturningStatsKeysEachRowByItsWindow) {
             "'2026-04-08 00:00:00' THEN 0 WHEN \"d\" >= '2026-04-08 00:00:00' AND \"d\" < "
             "'2026-04-09 00:00:00' THEN 1 END AS key_index, hash(*COLUMNS(*)) AS row_hash");
   // An insert of another shape (a plan of another version or target), no window, PostgreSQL.
-  EXPECT_EQ(emitter.InsertReturningStats({"", "marts", "other"}, "d", planned->insert,
-                                         {DayWindow("2026-04-07")})
+  EXPECT_EQ(emitter
+                .InsertReturningStats({"", "marts", "other"}, "d", planned->insert,
+                                      {DayWindow("2026-04-07")})
                 .error()
                 .code,
             ErrorCode::kPlanStale);

@@ -63,8 +63,8 @@ struct KeyFold {
   std::uint64_t hash_sum = 0;  // the wrapping (mod 2^64) sum of the rows' hashes
 };
 struct FoldedRows {
-  std::vector<KeyFold> keys;       // keys[i]: the rows whose key_index is i
-  std::int64_t unkeyed_rows = 0;   // rows whose key_index is NULL or outside [0, keys.size())
+  std::vector<KeyFold> keys;      // keys[i]: the rows whose key_index is i
+  std::int64_t unkeyed_rows = 0;  // rows whose key_index is NULL or outside [0, keys.size())
   std::int64_t total_rows() const;
 };
 

@@ -231,8 +231,7 @@ TEST(DuckDbReturningStatsTest, AOneColumnTableFoldsAsWindowStats) {
       kTarget, "t", key.window(),
       "SELECT DATE '2026-01-01' + CAST(i AS INTEGER) AS t FROM range(31) AS r(i)");
   ASSERT_TRUE(planned.ok());
-  auto insert =
-      f.emitter.InsertReturningStats(kTarget, "t", planned->insert, {key.window()});
+  auto insert = f.emitter.InsertReturningStats(kTarget, "t", planned->insert, {key.window()});
   ASSERT_TRUE(insert.ok());
   Result<FoldedRows> folded = f.connection->ExecuteFolded(*insert, 1);
   ASSERT_TRUE(folded.ok()) << folded.error().message;

@@ -155,7 +155,8 @@ Result<FoldedRows> FoldDuckDbResult(duckdb_result* result, std::size_t keys) {
     duckdb_data_chunk chunk = duckdb_result_get_chunk(*result, index);
     const bool read = FoldChunk(chunk, key_type, folded);
     duckdb_destroy_data_chunk(&chunk);
-    if (!read) return MakeError(ErrorCode::kWarehouse, "a folded statement returned a NULL row hash");
+    if (!read)
+      return MakeError(ErrorCode::kWarehouse, "a folded statement returned a NULL row hash");
   }
   return folded;
 }

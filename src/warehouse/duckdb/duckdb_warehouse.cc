@@ -120,9 +120,8 @@ class DuckDbConnection final : public Connection {
   }
 
   Result<QueryResult> Execute(std::string_view sql) override {
-    return Run(sql, [](duckdb_result* result) -> Result<QueryResult> {
-      return ReadDuckDbResult(result);
-    });
+    return Run(
+        sql, [](duckdb_result* result) -> Result<QueryResult> { return ReadDuckDbResult(result); });
   }
 
   Result<FoldedRows> ExecuteFolded(std::string_view sql, std::size_t keys) override {
