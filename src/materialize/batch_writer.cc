@@ -102,11 +102,26 @@ Status CheckInsideWindow(const PlannedBatch& batch, const std::string& time_colu
                   time_column, time_column));
 }
 
+// Whether an insert of `keys` keys returns its statistics (see WriteTransaction).
+bool ReturnsStats(const warehouse::Emitter& emitter, std::optional<double> rows_per_key,
+                  std::size_t keys) {
+  return emitter.SupportsReturningStats() && rows_per_key.has_value() &&
+         *rows_per_key * static_cast<double>(keys) <= kReturnedStatsMaxRows;
+}
+
+std::size_t KeysOf(const std::vector<const PlannedBatch*>& batches) {
+  std::size_t keys = 0;
+  for (const PlannedBatch* batch : batches) keys += batch->keys.size();
+  return keys;
+}
+
 // True when `batches` can be written by one grouped statement (Emitter::Grouped): more than
-// one, a dialect that has it, and every key the Next() of the one before, across batches.
+// one, a dialect that has it, statistics the insert may return, and every key the Next() of
+// the one before, across batches.
 bool CanGroup(const warehouse::Emitter& emitter, const std::vector<const PlannedBatch*>& batches,
-              const warehouse::TableName& target) {
+              const warehouse::TableName& target, std::optional<double> rows_per_key) {
   if (batches.size() < 2 || !emitter.SupportsGrouped()) return false;
+  if (!ReturnsStats(emitter, rows_per_key, KeysOf(batches))) return false;
   // A model that reads its own table must see what the batches before it wrote, as it does one
   // statement per batch; one grouped statement would show it the range already emptied. Any
   // mention of the table's name in the SELECT (case-insensitive, even in a comment or a column
@@ -180,11 +195,11 @@ Result<std::vector<KeyStats>> WriteGrouped(Statements& statements,
                                            const std::string& time_column,
                                            std::optional<std::size_t>& failed_batch) {
   std::vector<warehouse::Emitter::BatchInsert> inserts;
-  std::size_t keys = 0;
+  inserts.reserve(batches.size());
   for (const PlannedBatch* batch : batches) {
     inserts.push_back({batch->window, batch->statements.insert});
-    keys += batch->keys.size();
   }
+  const std::size_t keys = KeysOf(batches);
   failed_batch.reset();
   STRATA_ASSIGN_OR_RETURN(
       warehouse::Emitter::GroupedWrite write,
@@ -210,17 +225,18 @@ Result<std::vector<KeyStats>> WriteGrouped(Statements& statements,
   return StatsOf(*folded);
 }
 
-// One batch's DELETE, INSERT, its keys' statistics and its output guard. Where the dialect
-// returns the statistics from the insert (Emitter::InsertReturningStats), the insert's folded
-// rows are the statistics; otherwise they are read back (ReadKeyStats).
+// One batch's DELETE, INSERT, its keys' statistics and its output guard. Where the insert
+// returns the statistics (ReturnsStats: Emitter::InsertReturningStats), its folded rows are the
+// statistics; otherwise they are read back (ReadKeyStats).
 Result<std::vector<KeyStats>> WriteBatch(Statements& statements, const warehouse::Emitter& emitter,
                                          const PlannedBatch& batch,
                                          const warehouse::TableName& target,
-                                         const std::string& time_column) {
+                                         const std::string& time_column,
+                                         std::optional<double> rows_per_key) {
   STRATA_TRY(statements.Run(batch.statements.delete_window));
   std::vector<KeyStats> stats;
   std::int64_t inserted = 0;
-  if (emitter.SupportsReturningStats()) {
+  if (ReturnsStats(emitter, rows_per_key, batch.keys.size())) {
     std::vector<Window> windows;
     windows.reserve(batch.keys.size());
     for (const PartitionKey& key : batch.keys) windows.push_back(key.window());
@@ -250,17 +266,18 @@ Result<std::vector<KeyStats>> WriteBatch(Statements& statements, const warehouse
 Result<std::vector<KeyStats>> WriteInsideTransaction(
     warehouse::Connection& connection, const warehouse::Emitter& emitter,
     const std::vector<const PlannedBatch*>& batches, const warehouse::TableName& target,
-    const std::string& time_column, const std::atomic<bool>& cancel,
-    std::optional<std::size_t>& failed_batch) {
+    const std::string& time_column, std::optional<double> rows_per_key,
+    const std::atomic<bool>& cancel, std::optional<std::size_t>& failed_batch) {
   Statements statements(connection, cancel);
-  if (CanGroup(emitter, batches, target)) {
+  if (CanGroup(emitter, batches, target, rows_per_key)) {
     return WriteGrouped(statements, emitter, batches, target, time_column, failed_batch);
   }
   std::vector<KeyStats> all;
   for (std::size_t b = 0; b < batches.size(); ++b) {
     failed_batch = b;
-    STRATA_ASSIGN_OR_RETURN(std::vector<KeyStats> stats,
-                            WriteBatch(statements, emitter, *batches[b], target, time_column));
+    STRATA_ASSIGN_OR_RETURN(
+        std::vector<KeyStats> stats,
+        WriteBatch(statements, emitter, *batches[b], target, time_column, rows_per_key));
     all.insert(all.end(), stats.begin(), stats.end());
   }
   failed_batch.reset();
@@ -272,7 +289,7 @@ Result<std::vector<KeyStats>> WriteInsideTransaction(
 BatchOutcome WriteTransaction(warehouse::Connection& connection, const warehouse::Emitter& emitter,
                               const std::vector<const PlannedBatch*>& batches,
                               const warehouse::TableName& target, const std::string& time_column,
-                              const std::atomic<bool>& cancel) {
+                              std::optional<double> rows_per_key, const std::atomic<bool>& cancel) {
   STRATA_CHECK(!batches.empty());
   // BEGIN/COMMIT/ROLLBACK are the dialect's, the same text in every batch.
   const warehouse::PartitionOverwrite& statements = batches.front()->statements;
@@ -282,8 +299,8 @@ BatchOutcome WriteTransaction(warehouse::Connection& connection, const warehouse
   if (!begun.ok()) {
     outcome.error = std::move(begun).error();
   } else {
-    auto stats = WriteInsideTransaction(connection, emitter, batches, target, time_column, cancel,
-                                        outcome.failed_batch);
+    auto stats = WriteInsideTransaction(connection, emitter, batches, target, time_column,
+                                        rows_per_key, cancel, outcome.failed_batch);
     if (stats.ok() && !cancel.load()) {
       auto committed = ExecuteUnlessEmpty(connection, statements.commit);
       if (committed.ok()) {

@@ -469,6 +469,15 @@ class RangeWriter {
   // Every batch's result, in order, once Write returned.
   std::vector<BatchResult>& results() { return results_; }
 
+  // The model's measured mean rows per partition (state and this run's commits); nullopt
+  // before anything is measured.
+  std::optional<double> MeanRowsPerPartition() {
+    std::lock_guard<std::mutex> lock(run_.mutex);
+    const PartitionCost& cost = model_run_.cost;
+    if (cost.partitions == 0) return std::nullopt;
+    return static_cast<double>(cost.rows) / static_cast<double>(cost.partitions);
+  }
+
   void Write(std::size_t first, std::size_t end) {
     // After an error that stops the run (here or on another worker) or an interrupt, no part
     // of a split starts: as under batching = "off", no transaction begins after it.
@@ -480,12 +489,14 @@ class RangeWriter {
     const std::vector<const PlannedBatch*> part(
         batches_.begin() + static_cast<std::ptrdiff_t>(first),
         batches_.begin() + static_cast<std::ptrdiff_t>(end));
+    const std::optional<double> rows_per_key = MeanRowsPerPartition();
     std::optional<Error> error = WithRetries(
         run_, worker_,
         [&](warehouse::Connection& connection) -> std::optional<Error> {
           ++tried;
           outcome = WriteTransaction(connection, run_.emitter, part, target_,
-                                     model_.time_interval->time_column, run_.watcher.flag());
+                                     model_.time_interval->time_column, rows_per_key,
+                                     run_.watcher.flag());
           if (outcome.status == BatchStatus::kFailed) return outcome.error;
           return std::nullopt;
         },

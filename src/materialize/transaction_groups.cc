@@ -47,7 +47,9 @@ int MaxGroupPartitions(project::Batching batching, bool has_transactions, const 
     const double mean = static_cast<double>(cost.rows) / static_cast<double>(cost.partitions);
     const double rows = mean * cap;
     if (rows >= limits.avoid_from && rows < limits.avoid_to) {
-      cap = std::min(cap, WithinBudget(limits.below_band, cost.rows, cost.partitions, cap));
+      // Lowered only when that leaves the band (a partition of a row group or more cannot).
+      const int lowered = WithinBudget(limits.below_band, cost.rows, cost.partitions, cap);
+      if (mean * lowered < limits.avoid_from) cap = lowered;
     }
   }
   return std::max(cap, 1);

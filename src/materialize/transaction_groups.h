@@ -34,7 +34,8 @@ struct GroupLimits {
   int max_partitions = 64;
   double max_rows = 2'000'000;
   // Mean rows per transaction in [avoid_from, avoid_to) are avoided: such a cap is lowered to
-  // `below_band` rows. No band when avoid_to is 0.
+  // `below_band` rows, when that takes it below avoid_from (partitions of a row group or more
+  // keep their cap). No band when avoid_to is 0.
   double avoid_from = 0;
   double avoid_to = 0;
   double below_band = 0;

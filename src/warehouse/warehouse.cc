@@ -47,12 +47,18 @@ Result<FoldedRows> FoldRows(const QueryResult& result, std::size_t keys) {
       return MakeError(ErrorCode::kWarehouse,
                        "a folded statement returned the row hash \"" + ValueToString(hash) + "\"");
     }
-    const auto* key = std::get_if<std::int64_t>(&result.columns[0].values[row]);
-    if (key == nullptr || *key < 0 || static_cast<std::uint64_t>(*key) >= keys) {
+    const Value& key_value = result.columns[0].values[row];
+    std::uint64_t key = keys;  // unkeyed unless an integer in [0, keys)
+    if (const auto* signed_key = std::get_if<std::int64_t>(&key_value)) {
+      if (*signed_key >= 0) key = static_cast<std::uint64_t>(*signed_key);
+    } else if (const auto* unsigned_key = std::get_if<std::uint64_t>(&key_value)) {
+      key = *unsigned_key;
+    }
+    if (key >= keys) {
       ++folded.unkeyed_rows;
       continue;
     }
-    KeyFold& fold = folded.keys[static_cast<std::size_t>(*key)];
+    KeyFold& fold = folded.keys[static_cast<std::size_t>(key)];
     ++fold.rows;
     fold.hash_sum += bits;
   }

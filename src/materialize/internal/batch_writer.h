@@ -47,10 +47,20 @@ struct BatchOutcome {
 // back) if its insert wrote rows outside its own window (the window must hold exactly the rows
 // the insert wrote); COMMIT. Either way: roll back if `cancel` became true; the same rows,
 // counts and checksums.
+//
+// Statistics are returned by the insert only while its rows are known to be few: DuckDB keeps
+// every row an INSERT ... RETURNING wrote in memory until the statement ends and never runs it
+// as a parallel insert. So they are returned when `rows_per_key` (the model's measured mean
+// rows per partition; nullopt before anything is measured) times the keys written stays within
+// kReturnedStatsMaxRows, and read back by a scan otherwise; a grouped write needs them
+// returned, so the transaction is written per batch then.
+// The limit is five DuckDB row groups: above the four of DuckDB's transaction row budget
+// (transaction_groups.h), so every group that sizing forms by its mean is written grouped.
 // REQUIRES: `batches` is not empty.
+inline constexpr double kReturnedStatsMaxRows = 5 * 122'880;
 BatchOutcome WriteTransaction(warehouse::Connection& connection, const warehouse::Emitter& emitter,
                               const std::vector<const PlannedBatch*>& batches,
                               const warehouse::TableName& target, const std::string& time_column,
-                              const std::atomic<bool>& cancel);
+                              std::optional<double> rows_per_key, const std::atomic<bool>& cancel);
 
 }  // namespace strata::materialize

@@ -153,6 +153,9 @@ Result<FoldedRows> FoldDuckDbResult(duckdb_result* result, std::size_t keys) {
   const idx_t chunks = duckdb_result_chunk_count(*result);
   for (idx_t index = 0; index < chunks; ++index) {
     duckdb_data_chunk chunk = duckdb_result_get_chunk(*result, index);
+    if (chunk == nullptr) {
+      return MakeError(ErrorCode::kWarehouse, "a folded statement's result could not be read");
+    }
     const bool read = FoldChunk(chunk, key_type, folded);
     duckdb_destroy_data_chunk(&chunk);
     if (!read)

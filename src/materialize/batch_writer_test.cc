@@ -1,0 +1,149 @@
+// WriteTransaction against real DuckDB: which way each write takes its statistics (returned by
+// the insert only while its rows are known to be few; read back by a scan otherwise), and that
+// every way records the same counts and checksums and keeps the output guard.
+#include "materialize/internal/batch_writer.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "warehouse/duckdb/duckdb_warehouse.h"
+
+namespace strata::materialize {
+namespace {
+
+const warehouse::TableName kTarget{"", "marts", "fct"};
+
+// Counts the statements that return folded statistics and the statistics scans.
+class CountingConnection final : public warehouse::Connection {
+ public:
+  explicit CountingConnection(std::unique_ptr<warehouse::Connection> inner)
+      : inner_(std::move(inner)) {}
+  Result<warehouse::QueryResult> Execute(std::string_view sql) override {
+    if (sql.starts_with("SELECT count(*) AS row_count") || sql.starts_with("SELECT CASE")) {
+      ++scans;
+    }
+    return inner_->Execute(sql);
+  }
+  Result<warehouse::FoldedRows> ExecuteFolded(std::string_view sql, std::size_t keys) override {
+    ++folds;
+    return inner_->ExecuteFolded(sql, keys);
+  }
+  void Interrupt() override { inner_->Interrupt(); }
+  Result<bool> TableExists(const warehouse::TableName& name) override {
+    return inner_->TableExists(name);
+  }
+  Result<std::vector<warehouse::Column>> DescribeTable(const warehouse::TableName& name) override {
+    return inner_->DescribeTable(name);
+  }
+  int folds = 0;
+  int scans = 0;
+
+ private:
+  std::unique_ptr<warehouse::Connection> inner_;
+};
+
+struct Fixture {
+  std::unique_ptr<warehouse::Warehouse> warehouse;
+  std::unique_ptr<CountingConnection> connection;
+  warehouse::Emitter emitter{sql::Dialect::kDuckDb};
+  std::vector<PlannedBatch> batches;
+  std::vector<const PlannedBatch*> pointers;
+};
+
+// raw.events: a row every 7 minutes from 2026-01-01 for six days; the batches are `batch_size`
+// days each over the first six days, each shifting its rows by `shift_hours`.
+Fixture Open(int batch_size, int shift_hours = 0) {
+  Fixture f;
+  f.warehouse = std::move(warehouse::OpenDuckDb(":memory:")).value();
+  f.connection = std::make_unique<CountingConnection>(std::move(f.warehouse->Connect()).value());
+  for (const char* sql :
+       {"CREATE SCHEMA raw", "CREATE SCHEMA marts",
+        "CREATE TABLE raw.events AS SELECT TIMESTAMP '2026-01-01 00:00:00' + to_minutes(i * 7) "
+        "AS t, i % 13 AS k, i * 1.5 AS v FROM range(6 * 24 * 60 // 7) AS r(i)",
+        "CREATE TABLE marts.fct AS SELECT * FROM raw.events LIMIT 0"}) {
+    EXPECT_TRUE(f.connection->Execute(sql).ok()) << sql;
+  }
+  PartitionKey key = *PartitionKey::Parse("2026-01-01", Grain::kDay);
+  for (int b = 0; b < 6 / batch_size; ++b) {
+    PlannedBatch batch;
+    for (int i = 0; i < batch_size; ++i, key = key.Next()) batch.keys.push_back(key);
+    batch.window = {batch.keys.front().start(), batch.keys.back().window().end};
+    const std::string select = "SELECT t + to_hours(" + std::to_string(shift_hours) +
+                               ") AS t, k, v FROM raw.events WHERE t >= " +
+                               f.emitter.TimestampLiteral(batch.window.start) + " AND t < " +
+                               f.emitter.TimestampLiteral(batch.window.end);
+    batch.statements = std::move(f.emitter.Overwrite(kTarget, "t", batch.window, select)).value();
+    f.batches.push_back(std::move(batch));
+  }
+  for (const PlannedBatch& batch : f.batches) f.pointers.push_back(&batch);
+  return f;
+}
+
+BatchOutcome Write(Fixture& f, std::optional<double> rows_per_key) {
+  const std::atomic<bool> cancel{false};
+  return WriteTransaction(*f.connection, f.emitter, f.pointers, kTarget, "t", rows_per_key, cancel);
+}
+
+std::vector<std::pair<std::int64_t, std::uint64_t>> StatsOf(const BatchOutcome& outcome) {
+  std::vector<std::pair<std::int64_t, std::uint64_t>> stats;
+  for (const KeyStats& key : outcome.stats) stats.emplace_back(key.row_count, key.checksum);
+  return stats;
+}
+
+TEST(BatchWriterTest, StatisticsAreReturnedOnlyWhileTheRowsAreKnownToBeFew) {
+  // Unmeasured: one scan per batch, nothing returned (and so nothing grouped).
+  Fixture unmeasured = Open(2);
+  const BatchOutcome scanned = Write(unmeasured, std::nullopt);
+  ASSERT_EQ(scanned.status, BatchStatus::kCommitted) << scanned.error->message;
+  EXPECT_EQ(unmeasured.connection->folds, 0);
+  EXPECT_EQ(unmeasured.connection->scans, 3);
+  // Measured and few: one grouped insert returns every key's statistics.
+  Fixture few = Open(2);
+  const BatchOutcome grouped = Write(few, 206.0);
+  ASSERT_EQ(grouped.status, BatchStatus::kCommitted);
+  EXPECT_EQ(few.connection->folds, 1);
+  EXPECT_EQ(few.connection->scans, 0);
+  // Measured and many (6 keys of 110,000 rows exceed kReturnedStatsMaxRows, 2 keys do not):
+  // not grouped, each batch's own insert returns its statistics.
+  Fixture many = Open(2);
+  const BatchOutcome apart = Write(many, 110'000.0);
+  ASSERT_EQ(apart.status, BatchStatus::kCommitted);
+  EXPECT_EQ(many.connection->folds, 3);
+  EXPECT_EQ(many.connection->scans, 0);
+  // Too many for one batch: read back.
+  Fixture huge = Open(2);
+  const BatchOutcome read_back = Write(huge, 400'000.0);
+  ASSERT_EQ(read_back.status, BatchStatus::kCommitted);
+  EXPECT_EQ(huge.connection->folds, 0);
+  EXPECT_EQ(huge.connection->scans, 3);
+  // Every way, the same counts and checksums, key by key.
+  ASSERT_EQ(scanned.stats.size(), 6u);
+  EXPECT_GT(scanned.stats[0].row_count, 0);
+  EXPECT_EQ(StatsOf(grouped), StatsOf(scanned));
+  EXPECT_EQ(StatsOf(apart), StatsOf(scanned));
+  EXPECT_EQ(StatsOf(read_back), StatsOf(scanned));
+}
+
+TEST(BatchWriterTest, TheOutputGuardHoldsWhetherStatisticsAreReturnedOrReadBack) {
+  // Every batch's rows shifted by an hour: the last hour of each batch lands in the next window.
+  for (const std::optional<double> rows_per_key :
+       {std::optional<double>(), std::optional<double>(206.0), std::optional<double>(400'000.0)}) {
+    for (const int batch_size : {1, 3}) {
+      Fixture f = Open(batch_size, 1);
+      const BatchOutcome outcome = Write(f, rows_per_key);
+      EXPECT_EQ(outcome.status, BatchStatus::kFailed);
+      ASSERT_TRUE(outcome.error.has_value());
+      EXPECT_EQ(outcome.error->code, ErrorCode::kOutputOutsideWindow) << outcome.error->message;
+      // A batch is named (which one first, when several fail in one grouped statement, is
+      // DuckDB's thread order).
+      EXPECT_TRUE(outcome.failed_batch.has_value());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace strata::materialize
