@@ -80,15 +80,11 @@ Result<std::string> Emitter::InsertReturningStats(const TableName& target,
   if (windows.empty()) return MakeError(ErrorCode::kInternal, "an insert of no window");
   const std::string prefix = fmt::format("INSERT INTO {} BY NAME\n", QualifiedName(target));
   if (!insert.starts_with(prefix)) return StaleInsert(target);
-  std::string key = "CASE";
-  for (std::size_t i = 0; i < windows.size(); ++i) {
-    key += fmt::format(" WHEN {} THEN {}", WindowPredicate(time_column, windows[i]), i);
-  }
-  key += " END";
   // The SELECT on lines of its own and in parentheses: RETURNING must not become part of a
   // trailing `--` comment or of the model's own last clause.
   return fmt::format("{}SELECT * FROM (\n{}\n) AS strata_insert{}", prefix,
-                     insert.substr(prefix.size()), ReturningStats(key));
+                     insert.substr(prefix.size()),
+                     ReturningStats(KeyIndexCase(time_column, windows)));
 }
 
 std::optional<std::size_t> Emitter::GuardFailedBatch(std::string_view message) {

@@ -307,6 +307,15 @@ Result<std::string> Emitter::WindowStats(const TableName& target, std::string_vi
       RowChecksum(), QualifiedName(target), WindowPredicate(time_column, window));
 }
 
+std::string Emitter::KeyIndexCase(std::string_view time_column, const std::vector<Window>& windows,
+                                  TimeColumnType type) const {
+  std::string key = "CASE";
+  for (std::size_t i = 0; i < windows.size(); ++i) {
+    key += fmt::format(" WHEN {} THEN {}", WindowPredicate(time_column, windows[i], type), i);
+  }
+  return key + " END";
+}
+
 Result<std::string> Emitter::WindowStatsByKey(const TableName& target, std::string_view time_column,
                                               const std::vector<Window>& windows,
                                               TimeColumnType type) const {
@@ -314,11 +323,7 @@ Result<std::string> Emitter::WindowStatsByKey(const TableName& target, std::stri
   if (windows.empty()) {
     return MakeError(ErrorCode::kInternal, "window statistics of no partition");
   }
-  std::string key = "CASE";
-  for (std::size_t i = 0; i < windows.size(); ++i) {
-    key += fmt::format(" WHEN {} THEN {}", WindowPredicate(time_column, windows[i], type), i);
-  }
-  key += " END";
+  const std::string key = KeyIndexCase(time_column, windows, type);
   const Window whole{windows.front().start, windows.back().end};
   // The outer WHERE bounds the scan; the CASE gives each row its window (NULL for a row in a
   // gap between windows, which no key counts).

@@ -239,6 +239,10 @@ class Emitter {
 
  private:
   Status RequireSupported(std::string_view what) const;
+  // CASE WHEN <windows[0]> THEN 0 WHEN ... END: a row's position in `windows`, NULL outside
+  // them (WindowStatsByKey's key, and InsertReturningStats').
+  std::string KeyIndexCase(std::string_view time_column, const std::vector<Window>& windows,
+                           TimeColumnType type = TimeColumnType::kTimestamp) const;
   // The order-independent checksum of the rows aliased strata_row (WindowStats' contract).
   std::string RowChecksum() const;
   // kPlanStale: a planned insert into `target` is not of the shape this version emits.

@@ -54,13 +54,7 @@ Result<FoldedRows> FoldRows(const QueryResult& result, std::size_t keys) {
     } else if (const auto* unsigned_key = std::get_if<std::uint64_t>(&key_value)) {
       key = *unsigned_key;
     }
-    if (key >= keys) {
-      ++folded.unkeyed_rows;
-      continue;
-    }
-    KeyFold& fold = folded.keys[static_cast<std::size_t>(key)];
-    ++fold.rows;
-    fold.hash_sum += bits;
+    folded.Add(key, bits);
   }
   return folded;
 }

@@ -66,6 +66,15 @@ struct FoldedRows {
   std::vector<KeyFold> keys;      // keys[i]: the rows whose key_index is i
   std::int64_t unkeyed_rows = 0;  // rows whose key_index is NULL or outside [0, keys.size())
   std::int64_t total_rows() const;
+  // Adds one row: to keys[key] when key < keys.size(), else to unkeyed_rows.
+  void Add(std::uint64_t key, std::uint64_t hash) {
+    if (key >= keys.size()) {
+      ++unkeyed_rows;
+      return;
+    }
+    ++keys[key].rows;
+    keys[key].hash_sum += hash;
+  }
 };
 
 // A table's name as written in project files; catalog and schema may be empty.

@@ -124,17 +124,10 @@ bool FoldChunk(duckdb_data_chunk chunk, duckdb_type key_type, FoldedRows& folded
   // UBIGINT and BIGINT share the layout: a BIGINT hash folds as its two's complement.
   const auto* hashes = static_cast<const std::uint64_t*>(duckdb_vector_get_data(hash_vector));
   const uint64_t* hash_validity = duckdb_vector_get_validity(hash_vector);
-  const std::uint64_t key_count = folded.keys.size();
   for (idx_t row = 0; row < size; ++row) {
     if (!RowIsValid(hash_validity, row)) return false;
-    const std::int64_t key = KeyAt(keys, key_validity, row, key_type);
-    if (key < 0 || static_cast<std::uint64_t>(key) >= key_count) {
-      ++folded.unkeyed_rows;
-      continue;
-    }
-    KeyFold& fold = folded.keys[static_cast<std::size_t>(key)];
-    ++fold.rows;
-    fold.hash_sum += hashes[row];
+    // A negative key (NULL reads as -1) converts to a value past every key: unkeyed.
+    folded.Add(static_cast<std::uint64_t>(KeyAt(keys, key_validity, row, key_type)), hashes[row]);
   }
   return true;
 }
