@@ -127,7 +127,7 @@ std::string StatsFromDelete(const std::string& delete_sql) {
   }
   const std::string table = delete_sql.substr(prefix.size(), where - prefix.size());
   return "SELECT count(*) AS row_count, "
-         "CAST(COALESCE(SUM(hash(strata_row)), 0) % 18446744073709551616 AS UBIGINT) AS checksum\n"
+         "CAST(COALESCE(SUM(hash(*COLUMNS(*))), 0) % 18446744073709551616 AS UBIGINT) AS checksum\n"
          "FROM " +
          table + " AS strata_row\nWHERE " + delete_sql.substr(where + 7);
 }

@@ -390,6 +390,9 @@ struct FunctionCall : Expr {
   ExprPtr filter;
   std::optional<Identifier> over_name;  // OVER w
   std::unique_ptr<WindowSpec> over;     // OVER (...)
+  // DuckDB's *COLUMNS(...) as a function argument: the selected columns spread into the
+  // enclosing call's arguments (hash(*COLUMNS(*))). Only COLUMNS calls carry it.
+  bool unpacked = false;
 };
 
 // A call whose arguments are separated by keywords: EXTRACT(YEAR FROM x),

@@ -46,6 +46,16 @@ Result<ExprPtr> Parser::ParseFunctionArgument() {
     STRATA_ASSIGN_OR_RETURN(named->value, ParseExpression());
     return ExprPtr(std::move(named));
   }
+  if (dialect() == Dialect::kDuckDb && AtSymbol("*") && AtKeyword("COLUMNS", 1) &&
+      AtSymbol("(", 2)) {  // *COLUMNS(...): DuckDB's binder allows it only as an argument
+    const Span span = Here();
+    Advance();
+    std::vector<Identifier> name{MakeIdentifier(Advance())};
+    STRATA_ASSIGN_OR_RETURN(std::unique_ptr<FunctionCall> columns,
+                            ParseFunctionCall(std::move(name), span));
+    columns->unpacked = true;
+    return ExprPtr(std::move(columns));
+  }
   if (AtKeyword("SELECT") || AtKeyword("WITH")) {
     auto subquery = std::make_unique<Subquery>(Here());
     subquery->parenthesized = false;

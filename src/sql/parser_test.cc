@@ -116,6 +116,7 @@ TEST(ParserTest, DialectOnlyConstructsStayInTheirDialects) {
       {"SELECT * FROM a CROSS JOIN b ON a.id = b.id", {Dialect::kDatabricks}},
       {"SELECT * FROM a NATURAL JOIN b USING (id)", {}},
       {"SELECT count(*) FILTER (a > 1) FROM t", {Dialect::kDuckDb}},
+      {"SELECT hash(*COLUMNS(*)) FROM t", {Dialect::kDuckDb}},
   };
   for (const Case& c : cases) {
     for (Dialect dialect :

@@ -447,6 +447,7 @@ void Printer::PrintCast(const Cast& cast) {
 }
 
 void Printer::PrintFunction(const FunctionCall& call) {
+  if (call.unpacked) Write("*");
   PrintNames(call.name, ".");
   Write("(");
   if (call.distinct) Write("DISTINCT ");

@@ -59,10 +59,15 @@ Result<Emitter::GroupedWrite> Emitter::Grouped(const TableName& target,
   write.delete_window = fmt::format("DELETE FROM {}\nWHERE {}", table, predicate);
   // date_diff counts the grain's boundaries between the range's start and the row's time: the
   // partition's offset. Both sides as TIMESTAMP, as the window predicate reads its literals.
-  write.insert = prefix + selects +
-                 ReturningStats(fmt::format("date_diff({}, TIMESTAMP {}, CAST({} AS TIMESTAMP))",
-                                            sql::QuoteString(GrainName(grain), dialect_),
-                                            TimestampLiteral(whole.start), column));
+  // Before 1970 the cast rounds a TIMESTAMP_NS toward zero, up by less than a microsecond; a row
+  // it lifts onto a boundary belongs to the partition before (the predicate compares in ns).
+  const std::string unit = sql::QuoteString(GrainName(grain), dialect_);
+  const std::string at = fmt::format("CAST({} AS TIMESTAMP)", column);
+  write.insert =
+      prefix + selects +
+      ReturningStats(fmt::format("date_diff({0}, TIMESTAMP {1}, {2}) - CASE WHEN {2} > {3} AND "
+                                 "date_trunc({0}, {2}) = {2} THEN 1 ELSE 0 END",
+                                 unit, TimestampLiteral(whole.start), at, column));
   return write;
 }
 

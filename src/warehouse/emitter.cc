@@ -280,14 +280,18 @@ Result<std::vector<std::string>> Emitter::View(const TableName& target,
 }
 
 std::string Emitter::RowChecksum() const {
+  // Both name the row through the table alias without a bare `strata_row`: a table column of that
+  // name would win over the alias and only that column would be hashed.
   if (dialect_ == sql::Dialect::kPostgres) {
     // The row's text (ISO dates, UTC: fixed by the session) hashed to a signed 64-bit value; the
     // NUMERIC sum reduced into [0, 2^64) (% keeps the dividend's sign, hence the second %).
-    return "(COALESCE(sum(hashtextextended(CAST(strata_row AS text), 0)), 0) % "
+    // ROW(strata_row.*) has the text of the whole-row reference.
+    return "(COALESCE(sum(hashtextextended(CAST(ROW(strata_row.*) AS text), 0)), 0) % "
            "18446744073709551616 + 18446744073709551616) % 18446744073709551616";
   }
-  // hash(strata_row) hashes the whole row as a struct; the sum wraps modulo 2^64.
-  return "CAST(COALESCE(SUM(hash(strata_row)), 0) % 18446744073709551616 AS UBIGINT)";
+  // hash(*COLUMNS(*)) hashes the row's columns as hash(row struct) does (and as the insert's
+  // RETURNING does); the sum wraps modulo 2^64.
+  return "CAST(COALESCE(SUM(hash(*COLUMNS(*))), 0) % 18446744073709551616 AS UBIGINT)";
 }
 
 Error Emitter::StaleInsert(const TableName& target) const {

@@ -103,7 +103,7 @@ TEST(EmitterTest, PostgresWholeModelStatements) {
   EXPECT_EQ(*view, (std::vector<std::string>{"CREATE OR REPLACE VIEW \"v\" AS\nSELECT 1 AS x"}));
   auto stats = emitter.WindowStats({"", "marts", "fct"}, "d", DayWindow("2026-04-07"));
   ASSERT_TRUE(stats.ok());
-  EXPECT_NE(stats->find("hashtextextended(CAST(strata_row AS text), 0)"), std::string::npos);
+  EXPECT_NE(stats->find("hashtextextended(CAST(ROW(strata_row.*) AS text), 0)"), std::string::npos);
   EXPECT_NE(
       stats->find("FROM \"marts\".\"fct\" AS strata_row\nWHERE \"d\" >= '2026-04-07 00:00:00'"),
       std::string::npos);
@@ -161,8 +161,9 @@ TEST(EmitterTest, GroupedUnitesEachBatchsOwnSelectUnderItsGuard) {
             "CASE WHEN "
             "\"d\" >= '2026-04-08 00:00:00' AND \"d\" < '2026-04-09 00:00:00' THEN true ELSE "
             "error('strata output guard failed in batch 1') END\nRETURNING date_diff('day', "
-            "TIMESTAMP '2026-04-07 00:00:00', CAST(\"d\" AS TIMESTAMP)) AS key_index, "
-            "hash(*COLUMNS(*)) AS row_hash");
+            "TIMESTAMP '2026-04-07 00:00:00', CAST(\"d\" AS TIMESTAMP)) - CASE WHEN CAST(\"d\" "
+            "AS TIMESTAMP) > \"d\" AND date_trunc('day', CAST(\"d\" AS TIMESTAMP)) = CAST(\"d\" "
+            "AS TIMESTAMP) THEN 1 ELSE 0 END AS key_index, hash(*COLUMNS(*)) AS row_hash");
   // Windows that do not touch, an insert of another shape, another dialect: refused.
   EXPECT_FALSE(emitter
                    .Grouped(target, "d", Grain::kDay,

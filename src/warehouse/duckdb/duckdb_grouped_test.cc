@@ -1,6 +1,7 @@
 // Emitter::Grouped against real DuckDB: one statement writes several batches with the same rows,
 // counts and checksums as writing them one by one, and its guard names the batch that wrote
 // outside its window.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -127,6 +128,48 @@ TEST(DuckDbGroupedTest, TheStatisticsOfEveryKeyEqualWindowStatsForEveryGrainAndT
   }
 }
 
+// Before 1970 the cast of a TIMESTAMP_NS to TIMESTAMP rounds toward zero: half a microsecond
+// before midnight becomes midnight. Such a row still belongs to the day before, as the window
+// predicate says, in the grouped write's keys too.
+TEST(DuckDbGroupedTest, ANanosecondRowJustBeforeMidnightBefore1970KeepsItsDay) {
+  Fixture f;
+  f.warehouse = std::move(OpenDuckDb(":memory:")).value();
+  f.connection = std::move(f.warehouse->Connect()).value();
+  Exec(*f.connection, "CREATE SCHEMA raw");
+  Exec(*f.connection, "CREATE SCHEMA marts");
+  Exec(*f.connection, "CREATE TABLE raw.events (t TIMESTAMP_NS, k INTEGER, v DOUBLE)");
+  Exec(*f.connection,
+       "INSERT INTO raw.events SELECT CAST(d AS TIMESTAMP_NS) + INTERVAL (h) HOUR, h, 1.5 FROM "
+       "range(DATE '1969-12-29', DATE '1970-01-03', INTERVAL 1 DAY) AS r(d), "
+       "(VALUES (0), (12)) AS hours(h)");
+  for (const char* at : {"1969-12-29 23:59:59.9999995", "1969-12-30 23:59:59.999999999",
+                         "1969-12-31 23:59:59.9999995", "1970-01-01 23:59:59.9999995"}) {
+    Exec(*f.connection,
+         fmt::format("INSERT INTO raw.events VALUES (CAST('{}' AS TIMESTAMP_NS), 99, 2.5)", at));
+  }
+  Exec(*f.connection, "CREATE TABLE marts.fct AS SELECT * FROM raw.events LIMIT 0");
+  const PartitionKey first = *PartitionKey::Parse("1969-12-29", Grain::kDay);
+  std::vector<PartitionKey> keys{first};
+  while (keys.size() < 5) keys.push_back(keys.back().Next());
+  const std::vector<PartitionOverwrite> planned =
+      Plan(f.emitter, keys, "SELECT * FROM raw.events WHERE t >= @start AND t < @end");
+  auto write = f.emitter.Grouped(kTarget, "t", Grain::kDay, Inserts(keys, planned));
+  ASSERT_TRUE(write.ok()) << write.error().message;
+  Exec(*f.connection, write->delete_window);
+  Result<FoldedRows> folded = f.connection->ExecuteFolded(write->insert, keys.size());
+  ASSERT_TRUE(folded.ok()) << folded.error().message;
+  const auto expected = StatsOneByOne(f, keys);
+  std::vector<std::pair<std::int64_t, std::string>> actual;
+  for (const KeyFold& key : folded->keys) {
+    actual.emplace_back(key.rows, std::to_string(key.hash_sum));
+  }
+  EXPECT_EQ(actual, expected);
+  ASSERT_EQ(expected.size(), 5U);
+  EXPECT_EQ(expected[2].first, 3);  // 1969-12-31: 00:00, 12:00 and the last half microsecond
+  EXPECT_EQ(folded->unkeyed_rows, 0);
+  EXPECT_EQ(folded->total_rows(), 14);
+}
+
 TEST(DuckDbGroupedTest, TheGuardNamesTheBatchThatWroteIntoItsNeighbour) {
   Fixture f = Open("TIMESTAMP", 24 * 5);
   const PartitionKey first = *PartitionKey::Parse("2026-01-01", Grain::kDay);
@@ -238,6 +281,38 @@ TEST(DuckDbReturningStatsTest, AOneColumnTableFoldsAsWindowStats) {
   const auto expected = StatsOneByOne(f, {key});
   EXPECT_EQ(folded->keys[0].rows, 31);
   EXPECT_EQ(std::to_string(folded->keys[0].hash_sum), expected[0].second);
+}
+
+// WindowStats names the row by its alias strata_row; a table column of that name must not take
+// its place: the statistics read back equal the ones the insert returned, equal what earlier
+// versions recorded (hash of the row struct, here of a table whose column has another name), and
+// a change in another column changes them.
+TEST(DuckDbReturningStatsTest, AColumnNamedLikeTheRowAliasIsStillTheWholeRow) {
+  Fixture f;
+  f.warehouse = std::move(OpenDuckDb(":memory:")).value();
+  f.connection = std::move(f.warehouse->Connect()).value();
+  Exec(*f.connection, "CREATE SCHEMA marts");
+  Exec(*f.connection, "CREATE TABLE marts.fct (t DATE, strata_row INTEGER, v VARCHAR)");
+  const PartitionKey key = *PartitionKey::Parse("2026-01-01", Grain::kDay);
+  auto planned =
+      f.emitter.Overwrite(kTarget, "t", key.window(),
+                          "SELECT DATE '2026-01-01' AS t, 7 AS strata_row, 'v' || i AS v "
+                          "FROM range(5) AS r(i)");
+  ASSERT_TRUE(planned.ok());
+  auto insert = f.emitter.InsertReturningStats(kTarget, "t", planned->insert, {key.window()});
+  ASSERT_TRUE(insert.ok());
+  Result<FoldedRows> folded = f.connection->ExecuteFolded(*insert, 1);
+  ASSERT_TRUE(folded.ok()) << folded.error().message;
+  const auto read_back = StatsOneByOne(f, {key});
+  EXPECT_EQ(read_back[0].first, 5);
+  EXPECT_EQ(std::to_string(folded->keys[0].hash_sum), read_back[0].second);
+  const QueryResult struct_hash =
+      Exec(*f.connection,
+           "SELECT CAST(SUM(hash(p)) % 18446744073709551616 AS UBIGINT) FROM (SELECT t, strata_row "
+           "AS n, v FROM marts.fct) AS p");
+  EXPECT_EQ(ValueToString(struct_hash.columns[0].values[0]), read_back[0].second);
+  Exec(*f.connection, "UPDATE marts.fct SET v = v || 'x'");
+  EXPECT_NE(StatsOneByOne(f, {key})[0].second, read_back[0].second);
 }
 
 // The adapter's vector fold and the generic fold of the typed values agree, over several chunks,

@@ -399,6 +399,35 @@ TEST_F(PostgresWarehouseTest, EmittedStatementsRunOnPostgres) {
   EXPECT_EQ(Scalar("SELECT count(*) FROM v"), "3");
 }
 
+// WindowStats names the row by its alias strata_row; a table column of that name must not take
+// its place. The checksum is of the values, not the names: a table whose column is called
+// strata_row and one whose column is called n checksum alike, equal to what earlier versions
+// recorded (the whole-row text), and a change in another column changes it.
+TEST_F(PostgresWarehouseTest, AColumnNamedLikeTheRowAliasIsStillTheWholeRow) {
+  const Emitter emitter(sql::Dialect::kPostgres);
+  const Window day = DayWindow("2026-04-07");
+  for (const char* column : {"strata_row", "n"}) {
+    Exec(fmt::format("CREATE TABLE t_{0} (day timestamp, {0} integer, who text)", column));
+    Exec(fmt::format(
+        "INSERT INTO t_{} VALUES ('2026-04-07 01:00:00', 7, 'a'), ('2026-04-07 02:00:00', 7, 'b')",
+        column));
+  }
+  const auto checksum = [&](const std::string& table) {
+    auto stats = emitter.WindowStats({"", schema_, table}, "day", day);
+    EXPECT_TRUE(stats.ok());
+    QueryResult result = Exec(*stats);
+    EXPECT_EQ(std::get<std::int64_t>(result.columns[0].values[0]), 2);
+    return ValueToString(result.columns[1].values[0]);
+  };
+  const std::string named = checksum("t_strata_row");
+  EXPECT_EQ(named, checksum("t_n"));
+  EXPECT_EQ(named, Scalar("SELECT (sum(hashtextextended(CAST(p AS text), 0)) % "
+                          "18446744073709551616 + 18446744073709551616) % 18446744073709551616 "
+                          "FROM t_n AS p"));
+  Exec("UPDATE t_strata_row SET who = who || 'x'");
+  EXPECT_NE(checksum("t_strata_row"), named);
+}
+
 // The value-count sketch's kPostgres interpolation (and strata_quantile_merge_postgres in the
 // rollup engine) is PostgreSQL's percentile_cont over float8, bit for bit; DuckDB's form
 // (strata_quantile_merge) differs in the last bits for some inputs.
