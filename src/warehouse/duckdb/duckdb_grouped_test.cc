@@ -83,6 +83,31 @@ std::vector<std::pair<std::int64_t, std::string>> StatsOneByOne(
   return stats;
 }
 
+// `count` consecutive keys of `grain` from `first`.
+std::vector<PartitionKey> Keys(std::string_view first, Grain grain, int count) {
+  std::vector<PartitionKey> keys{*PartitionKey::Parse(first, grain)};
+  while (static_cast<int>(keys.size()) < count) keys.push_back(keys.back().Next());
+  return keys;
+}
+
+// raw.events' rows of `keys` written into marts.fct by one grouped statement; what it returned,
+// folded per key.
+Result<FoldedRows> WriteGrouped(Fixture& f, Grain grain, const std::vector<PartitionKey>& keys) {
+  const std::vector<PartitionOverwrite> planned =
+      Plan(f.emitter, keys, "SELECT * FROM raw.events WHERE t >= @start AND t < @end");
+  STRATA_ASSIGN_OR_RETURN(Emitter::GroupedWrite write,
+                          f.emitter.Grouped(kTarget, "t", grain, Inserts(keys, planned)));
+  Exec(*f.connection, write.delete_window);
+  return f.connection->ExecuteFolded(write.insert, keys.size());
+}
+
+// (row_count, checksum) of each key, as StatsOneByOne reads them.
+std::vector<std::pair<std::int64_t, std::string>> StatsOf(const FoldedRows& folded) {
+  std::vector<std::pair<std::int64_t, std::string>> stats;
+  for (const KeyFold& key : folded.keys) stats.emplace_back(key.rows, std::to_string(key.hash_sum));
+  return stats;
+}
+
 TEST(DuckDbGroupedTest, TheStatisticsOfEveryKeyEqualWindowStatsForEveryGrainAndType) {
   struct Case {
     std::string type;
@@ -101,22 +126,10 @@ TEST(DuckDbGroupedTest, TheStatisticsOfEveryKeyEqualWindowStatsForEveryGrainAndT
   for (const Case& c : cases) {
     SCOPED_TRACE(c.type + " " + std::string(GrainName(c.grain)));
     Fixture f = Open(c.type, c.hours);
-    const PartitionKey first = *PartitionKey::Parse(c.first, c.grain);
-    std::vector<PartitionKey> keys{first};
-    while (static_cast<int>(keys.size()) < c.keys) keys.push_back(keys.back().Next());
-    const std::vector<PartitionOverwrite> planned =
-        Plan(f.emitter, keys, "SELECT * FROM raw.events WHERE t >= @start AND t < @end");
-    auto write = f.emitter.Grouped(kTarget, "t", c.grain, Inserts(keys, planned));
-    ASSERT_TRUE(write.ok()) << write.error().message;
-    Exec(*f.connection, write->delete_window);
-    Result<FoldedRows> folded = f.connection->ExecuteFolded(write->insert, keys.size());
+    const std::vector<PartitionKey> keys = Keys(c.first, c.grain, c.keys);
+    Result<FoldedRows> folded = WriteGrouped(f, c.grain, keys);
     ASSERT_TRUE(folded.ok()) << folded.error().message;
-    const auto expected = StatsOneByOne(f, keys);
-    std::vector<std::pair<std::int64_t, std::string>> actual;
-    for (const KeyFold& key : folded->keys) {
-      actual.emplace_back(key.rows, std::to_string(key.hash_sum));
-    }
-    EXPECT_EQ(actual, expected);
+    EXPECT_EQ(StatsOf(*folded), StatsOneByOne(f, keys));
     EXPECT_EQ(folded->unkeyed_rows, 0);
     const std::int64_t counted = folded->total_rows();
     EXPECT_GT(counted, 0);
@@ -148,22 +161,11 @@ TEST(DuckDbGroupedTest, ANanosecondRowJustBeforeMidnightBefore1970KeepsItsDay) {
          fmt::format("INSERT INTO raw.events VALUES (CAST('{}' AS TIMESTAMP_NS), 99, 2.5)", at));
   }
   Exec(*f.connection, "CREATE TABLE marts.fct AS SELECT * FROM raw.events LIMIT 0");
-  const PartitionKey first = *PartitionKey::Parse("1969-12-29", Grain::kDay);
-  std::vector<PartitionKey> keys{first};
-  while (keys.size() < 5) keys.push_back(keys.back().Next());
-  const std::vector<PartitionOverwrite> planned =
-      Plan(f.emitter, keys, "SELECT * FROM raw.events WHERE t >= @start AND t < @end");
-  auto write = f.emitter.Grouped(kTarget, "t", Grain::kDay, Inserts(keys, planned));
-  ASSERT_TRUE(write.ok()) << write.error().message;
-  Exec(*f.connection, write->delete_window);
-  Result<FoldedRows> folded = f.connection->ExecuteFolded(write->insert, keys.size());
+  const std::vector<PartitionKey> keys = Keys("1969-12-29", Grain::kDay, 5);
+  Result<FoldedRows> folded = WriteGrouped(f, Grain::kDay, keys);
   ASSERT_TRUE(folded.ok()) << folded.error().message;
   const auto expected = StatsOneByOne(f, keys);
-  std::vector<std::pair<std::int64_t, std::string>> actual;
-  for (const KeyFold& key : folded->keys) {
-    actual.emplace_back(key.rows, std::to_string(key.hash_sum));
-  }
-  EXPECT_EQ(actual, expected);
+  EXPECT_EQ(StatsOf(*folded), expected);
   ASSERT_EQ(expected.size(), 5U);
   EXPECT_EQ(expected[2].first, 3);  // 1969-12-31: 00:00, 12:00 and the last half microsecond
   EXPECT_EQ(folded->unkeyed_rows, 0);
