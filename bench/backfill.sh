@@ -3,6 +3,9 @@
 # replayed back to back through the DuckDB C API (bench/backfill_baseline.cc), in one script.
 # strata_* cases run with [run] batching = "auto" (the default: several partitions per
 # transaction, docs/batching.md); strata_off_p1 with batching = "off" (one per transaction).
+# baseline_stats adds the per-key statistics query to each replayed transaction, and
+# baseline_returning sends each insert with RETURNING as strata off does on DuckDB: the floor of
+# a per-partition run that takes each partition's row count and checksum.
 #
 #   bench/backfill.sh [BUILD_DIR]        (default: build-bench next to this folder)
 #   env: ROWS=10000000  ROUNDS=5  KEEP=1 (keep the temp folder)  WORK=/path (use this folder)
@@ -124,6 +127,7 @@ run_case() {
       ;;
     baseline) { time "$BASELINE" replay "$DB" "$WORK/plan.json" >"$out"; } 2>"$WORK/time" ;;
     baseline_stats) { time "$BASELINE" replay "$DB" "$WORK/plan.json" --stats >"$out"; } 2>"$WORK/time" ;;
+    baseline_returning) { time "$BASELINE" replay "$DB" "$WORK/plan.json" --returning >"$out"; } 2>"$WORK/time" ;;
     ctas) { time "$BASELINE" exec "$DB" "$WORK/ctas.sql" >"$out"; } 2>"$WORK/time" ;;
   esac
   local wall cpu
@@ -142,7 +146,7 @@ run_case() {
   printf '   %-15s wall %6d ms   cpu %6d ms\n' "$name" "$wall" "$cpu"
 }
 
-CASES=(baseline strata_p1 strata_off_p1 strata_p2 strata_p4 baseline_stats ctas)
+CASES=(baseline strata_p1 strata_off_p1 strata_p2 strata_p4 baseline_stats baseline_returning ctas)
 for (( round = 0; round < ROUNDS; ++round )); do
   echo "== round $((round + 1))/$ROUNDS"
   n=${#CASES[@]}
@@ -183,6 +187,10 @@ printf 'paired wall ratio strata off --parallel 1 / baseline                    
   "$(paired "${TIMES[strata_off_p1]}" "${TIMES[baseline]}")"
 printf 'paired wall ratio baseline+stats / baseline                                 %s\n' \
   "$(paired "${TIMES[baseline_stats]}" "${TIMES[baseline]}")"
+printf 'paired wall ratio baseline+returning / baseline                             %s   (the statistics as strata off takes them)\n' \
+  "$(paired "${TIMES[baseline_returning]}" "${TIMES[baseline]}")"
+printf 'paired wall ratio strata off / baseline+returning                           %s   (strata'"'"'s own cost: planning, state, scheduling)\n' \
+  "$(paired "${TIMES[strata_off_p1]}" "${TIMES[baseline_returning]}")"
 echo "wall-clock (ratios of medians):"
 B=${MED[baseline]}
 echo

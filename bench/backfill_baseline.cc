@@ -2,20 +2,24 @@
 // C API only — no project, no planning, no state store — and executes SQL it is given.
 //
 //   backfill_baseline generate DB ROWS         create raw.events: ROWS rows over the 365 days of
-//   2025 backfill_baseline replay DB PLAN_JSON [--stats]
+//       2025.
+//   backfill_baseline replay DB PLAN_JSON [--stats | --returning]
 //       run the plan's bootstrap statements, then for every batch BEGIN; DELETE; INSERT; COMMIT,
-//       back to back on one connection. --stats also runs, per key, the statistics query strata
-//       runs inside each transaction (same text as Emitter::WindowStats), to attribute its cost.
-//       Prints one JSON line: elapsed_ms and the time spent in each kind of statement.
-//   backfill_baseline exec DB SQL_FILE         run the file's statements (e.g. one CTAS); prints
-//   elapsed_ms backfill_baseline stats DB TABLE           print rows, sums and an order-independent
-//   checksum
+//       back to back on one connection. --stats also runs, per key, the statistics query of
+//       Emitter::WindowStats inside each transaction; --returning sends each insert as strata's
+//       batching = "off" does (RETURNING each row's key and hash, folded from the result's
+//       vectors). Both attribute the cost of a partition's statistics. Prints one JSON line:
+//       elapsed_ms and the time spent in each kind of statement.
+//   backfill_baseline exec DB SQL_FILE   run the file's statements (e.g. one CTAS); prints
+//       elapsed_ms.
+//   backfill_baseline stats DB TABLE     print rows, sums and an order-independent checksum.
 //
 // Times printed here are inside the process; bench/backfill.sh times whole processes (as it does
 // strata), so both include process start, opening the database and the checkpoint on close.
 #include <duckdb.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -72,6 +76,28 @@ class Db {
     return changed;
   }
 
+  // Executes an insert with RETURNING key_index, row_hash and folds the returned rows as strata
+  // does (a row count and a wrapping hash sum per key; one key here), reading the result's
+  // vectors chunk by chunk. Returns the number of rows.
+  idx_t ExecuteReturning(const std::string& sql) {
+    duckdb_result result;
+    Execute(sql, &result);
+    idx_t rows = 0;
+    std::uint64_t checksum = 0;
+    while (duckdb_data_chunk chunk = duckdb_fetch_chunk(result)) {
+      const idx_t size = duckdb_data_chunk_get_size(chunk);
+      const auto* hashes = static_cast<const std::uint64_t*>(
+          duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 1)));
+      for (idx_t i = 0; i < size; ++i) checksum += hashes[i];
+      rows += size;
+      duckdb_destroy_data_chunk(&chunk);
+    }
+    duckdb_destroy_result(&result);
+    checksum_ += checksum;
+    return rows;
+  }
+  std::uint64_t checksum() const { return checksum_; }
+
   std::string Scalar(const std::string& sql, idx_t column) {
     duckdb_result result;
     Execute(sql, &result);
@@ -85,6 +111,7 @@ class Db {
  private:
   duckdb_database database_ = nullptr;
   duckdb_connection connection_ = nullptr;
+  std::uint64_t checksum_ = 0;  // the folds' sum: keeps them from being optimized away
 };
 
 std::string ReadFile(const std::string& path) {
@@ -132,11 +159,30 @@ std::string StatsFromDelete(const std::string& delete_sql) {
          table + " AS strata_row\nWHERE " + delete_sql.substr(where + 7);
 }
 
-int Replay(const std::string& path, const std::string& plan_path, bool with_stats) {
+// "INSERT INTO <table> BY NAME\n<select>" and the batch's DELETE -> the insert strata sends with
+// batching = "off" on DuckDB (Emitter::InsertReturningStats for one window): the same insert,
+// returning each row's key index and hash(*COLUMNS(*)).
+std::string ReturningInsert(const std::string& insert_sql, const std::string& delete_sql) {
+  const std::string by_name = " BY NAME\n";
+  const std::size_t at = insert_sql.find(by_name);
+  const std::size_t where = delete_sql.find("\nWHERE ");
+  if (at == std::string::npos || where == std::string::npos) {
+    Die("unexpected INSERT/DELETE shape: " + insert_sql);
+  }
+  return insert_sql.substr(0, at + by_name.size()) + "SELECT * FROM (\n" +
+         insert_sql.substr(at + by_name.size()) + "\n) AS strata_insert\nRETURNING CASE WHEN " +
+         delete_sql.substr(where + 7) + " THEN 0 END AS key_index, hash(*COLUMNS(*)) AS row_hash";
+}
+
+enum class ReplayMode { kPlain, kStats, kReturning };
+
+int Replay(const std::string& path, const std::string& plan_path, ReplayMode mode) {
+  const bool with_stats = mode == ReplayMode::kStats;
   const nlohmann::json plan = nlohmann::json::parse(ReadFile(plan_path));
   const auto start = Clock::now();
   std::map<std::string, double> phase_ms;
   long long statements = 0, batches = 0, inserted = 0;
+  std::uint64_t returned_checksum = 0;
   {
     Db db(path);
     const auto timed = [&](const std::string& phase, const std::string& sql) {
@@ -153,7 +199,15 @@ int Replay(const std::string& path, const std::string& plan_path, bool with_stat
         const auto& s = batch.at("statements");
         timed("begin", s.at("begin").get<std::string>());
         timed("delete", s.at("delete").get<std::string>());
-        inserted += static_cast<long long>(timed("insert", s.at("insert").get<std::string>()));
+        if (mode == ReplayMode::kReturning) {
+          const auto t = Clock::now();
+          inserted += static_cast<long long>(db.ExecuteReturning(ReturningInsert(
+              s.at("insert").get<std::string>(), s.at("delete").get<std::string>())));
+          phase_ms["insert"] += MillisSince(t);
+          ++statements;
+        } else {
+          inserted += static_cast<long long>(timed("insert", s.at("insert").get<std::string>()));
+        }
         if (with_stats) {
           if (batch.at("keys").size() != 1) Die("--stats needs batch_size = 1");
           timed("stats", StatsFromDelete(s.at("delete").get<std::string>()));
@@ -163,11 +217,13 @@ int Replay(const std::string& path, const std::string& plan_path, bool with_stat
       }
     }
     phase_ms["statements_total"] = MillisSince(start);
+    returned_checksum = db.checksum();
   }  // closing the database checkpoints it, as strata's run does
   nlohmann::json out = {{"elapsed_ms", MillisSince(start)},
                         {"batches", batches},
                         {"statements", statements},
                         {"rows_inserted", inserted},
+                        {"returned_checksum", returned_checksum},
                         {"phase_ms", phase_ms}};
   std::cout << out.dump() << "\n";
   return 0;
@@ -211,13 +267,18 @@ int Stats(const std::string& path, const std::string& table) {
 // NOLINTNEXTLINE(bugprone-exception-escape): a benchmark may die on an unexpected exception.
 int main(int argc, char** argv) {
   const std::string usage =
-      "usage: backfill_baseline generate DB ROWS | replay DB PLAN_JSON [--stats] | "
+      "usage: backfill_baseline generate DB ROWS | replay DB PLAN_JSON [--stats | --returning] | "
       "exec DB SQL_FILE | stats DB TABLE";
   if (argc < 4) Die(usage);
   const std::string mode = argv[1];
   if (mode == "generate") return Generate(argv[2], std::atoll(argv[3]));
-  if (mode == "replay")
-    return Replay(argv[2], argv[3], argc > 4 && std::string(argv[4]) == "--stats");
+  if (mode == "replay") {
+    const std::string flag = argc > 4 ? argv[4] : "";
+    return Replay(argv[2], argv[3],
+                  flag == "--stats"       ? ReplayMode::kStats
+                  : flag == "--returning" ? ReplayMode::kReturning
+                                          : ReplayMode::kPlain);
+  }
   if (mode == "exec") return Exec(argv[2], argv[3]);
   if (mode == "stats") return Stats(argv[2], argv[3]);
   Die(usage);

@@ -289,7 +289,8 @@ Result<std::vector<KeyStats>> WriteInsideTransaction(
 BatchOutcome WriteTransaction(warehouse::Connection& connection, const warehouse::Emitter& emitter,
                               const std::vector<const PlannedBatch*>& batches,
                               const warehouse::TableName& target, const std::string& time_column,
-                              std::optional<double> rows_per_key, const std::atomic<bool>& cancel) {
+                              std::optional<double> rows_per_key, const std::atomic<bool>& cancel,
+                              const std::function<Status()>& before_commit) {
   STRATA_CHECK(!batches.empty());
   // BEGIN/COMMIT/ROLLBACK are the dialect's, the same text in every batch.
   const warehouse::PartitionOverwrite& statements = batches.front()->statements;
@@ -301,7 +302,10 @@ BatchOutcome WriteTransaction(warehouse::Connection& connection, const warehouse
   } else {
     auto stats = WriteInsideTransaction(connection, emitter, batches, target, time_column,
                                         rows_per_key, cancel, outcome.failed_batch);
-    if (stats.ok() && !cancel.load()) {
+    Status ready = stats.ok() && before_commit ? before_commit() : OkStatus();
+    if (!ready.ok()) {
+      outcome.error = std::move(ready).error();
+    } else if (stats.ok() && !cancel.load()) {
       auto committed = ExecuteUnlessEmpty(connection, statements.commit);
       if (committed.ok()) {
         outcome.status = BatchStatus::kCommitted;

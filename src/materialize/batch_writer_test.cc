@@ -128,6 +128,40 @@ TEST(BatchWriterTest, StatisticsAreReturnedOnlyWhileTheRowsAreKnownToBeFew) {
   EXPECT_EQ(StatsOf(read_back), StatsOf(scanned));
 }
 
+std::int64_t CountRows(Fixture& f) {
+  auto count = f.connection->Execute("SELECT count(*) FROM marts.fct");
+  EXPECT_TRUE(count.ok());
+  return count.ok() ? std::get<std::int64_t>(count->columns[0].values[0]) : -1;
+}
+
+TEST(BatchWriterTest, BeforeCommitRunsAfterTheInsertsAndItsErrorRollsTheTransactionBack) {
+  const std::atomic<bool> cancel{false};
+  // It runs inside the transaction, after every insert: the rows are there, not yet committed.
+  Fixture ok = Open(2);
+  std::int64_t rows_seen = -1;
+  int calls = 0;
+  const BatchOutcome committed =
+      WriteTransaction(*ok.connection, ok.emitter, ok.pointers, kTarget, "t", 206.0, cancel, [&] {
+        ++calls;
+        rows_seen = CountRows(ok);
+        return OkStatus();
+      });
+  ASSERT_EQ(committed.status, BatchStatus::kCommitted);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(rows_seen, CountRows(ok));
+  EXPECT_GT(rows_seen, 0);
+  // Its error is the outcome's, and nothing is committed.
+  Fixture refused = Open(2);
+  const BatchOutcome failed = WriteTransaction(
+      *refused.connection, refused.emitter, refused.pointers, kTarget, "t", 206.0, cancel,
+      [] { return Status(MakeError(ErrorCode::kStateStore, "the state store is full")); });
+  EXPECT_EQ(failed.status, BatchStatus::kFailed);
+  ASSERT_TRUE(failed.error.has_value());
+  EXPECT_EQ(failed.error->code, ErrorCode::kStateStore);
+  EXPECT_EQ(failed.error->message, "the state store is full");
+  EXPECT_EQ(CountRows(refused), 0);
+}
+
 TEST(BatchWriterTest, TheOutputGuardHoldsWhetherStatisticsAreReturnedOrReadBack) {
   // Every batch's rows shifted by an hour: the last hour of each batch lands in the next window.
   for (const std::optional<double> rows_per_key :

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <random>
 
 #include "materialize/internal/batch_writer.h"
@@ -80,12 +81,24 @@ PartitionStatus StatusOf(BatchStatus status) {
                                                : PartitionStatus::kFailed;
 }
 
+// What an error says of partitions whose outcome could not be recorded.
+constexpr const char* kOutcomeNotRecorded =
+    "the warehouse has the outcome, the state store does not: the next run marks them "
+    "Interrupted and --missing runs them again";
+
+// How the state-store rows of RecordBatches are written.
+enum class StateWrite {
+  kNow,       // in a state transaction of their own
+  kDeferred,  // held in the worker's DeferredState for its next MarkInProgress (or flush)
+  kNone,      // not at all: a model that never reached the warehouse (it cannot compile) leaves
+              // the state store as it was
+};
+
 // Records finished batches of one model: materializations and summary in the report, then the
-// state store's rows and run history, in one state transaction. An error only when the state
-// store failed (the run stops). With `write_state` false only the report is filled: a model that
-// never reached the warehouse (it cannot compile) leaves the state store as it was.
+// state store's rows and run history, in one state transaction (see StateWrite). An error only
+// when the state store failed (the run stops).
 Status RecordBatches(RunContext& run, ModelRun& model_run, const std::vector<BatchResult>& results,
-                     bool write_state = true) {
+                     StateWrite write, std::size_t worker = 0) {
   const project::Model& model = *model_run.planned->model;
   std::vector<state::PartitionRecord> records;
   std::vector<state::RunPartitionRecord> history;
@@ -141,32 +154,47 @@ Status RecordBatches(RunContext& run, ModelRun& model_run, const std::vector<Bat
     model_run.summary.partitions_failed += failed;
     model_run.summary.partitions_skipped += skipped;
   }
-  if (!write_state || results.empty()) return OkStatus();
-  Status recorded = run.store.RecordPartitionResults(records, history);
-  if (!recorded.ok()) {
-    Error error = std::move(recorded).error();
-    const PlannedBatch& first = *results.front().batch;
-    const PlannedBatch& last = *results.back().batch;
-    std::string statuses;
-    for (const BatchResult& result : results) {
-      const std::string_view name = state::PartitionStatusName(StatusOf(result.outcome.status));
-      if (statuses.find(name) == std::string::npos) {
-        statuses += (statuses.empty() ? "" : "/") + std::string(name);
-      }
+  if (write == StateWrite::kNone || results.empty()) return OkStatus();
+  const PlannedBatch& first = *results.front().batch;
+  const PlannedBatch& last = *results.back().batch;
+  std::string statuses;
+  for (const BatchResult& result : results) {
+    const std::string_view name = state::PartitionStatusName(StatusOf(result.outcome.status));
+    if (statuses.find(name) == std::string::npos) {
+      statuses += (statuses.empty() ? "" : "/") + std::string(name);
     }
-    error.Note(fmt::format(
-        "while recording partition(s) {} of {} as {}; the warehouse has the outcome, the state "
-        "store does not: the next run marks them Interrupted and --missing runs them again",
-        DescribeKeys(first, last), model.name, statuses));
-    return StopRun(run, model.name, first.keys.front().ToString(), std::move(error));
   }
-  return OkStatus();
+  const std::string note = fmt::format("recording partition(s) {} of {} as {}",
+                                       DescribeKeys(first, last), model.name, statuses);
+  if (write == StateWrite::kDeferred) {
+    DeferredState& deferred = run.deferred[worker];
+    if (deferred.empty()) {
+      deferred.model = model.name;
+      deferred.partition = first.keys.front().ToString();
+      deferred.note = note;
+    } else {
+      deferred.note += ", " + note;
+    }
+    std::move(records.begin(), records.end(), std::back_inserter(deferred.records));
+    std::move(history.begin(), history.end(), std::back_inserter(deferred.history));
+    return OkStatus();
+  }
+  Status recorded = run.store.RecordPartitionResults(records, history);
+  if (recorded.ok()) return OkStatus();
+  Error error = std::move(recorded).error();
+  error.Note(fmt::format("while {}; {}", note, kOutcomeNotRecorded));
+  return StopRun(run, model.name, first.keys.front().ToString(), std::move(error));
 }
 
-Status MarkInProgress(RunContext& run, const project::Model& model,
-                      const std::vector<const PlannedBatch*>& batches) {
-  std::vector<state::PartitionRecord> records;
-  std::vector<state::RunPartitionRecord> history;
+// Submits `batches`' InProgress rows, with the worker's deferred rows, to the state writer: they
+// are written while the batches' transaction runs, which waits for them before it commits.
+std::shared_ptr<StateWriter::Write> MarkInProgress(RunContext& run, std::size_t worker,
+                                                   const project::Model& model,
+                                                   const std::vector<const PlannedBatch*>& batches,
+                                                   DeferredState& held) {
+  held = std::exchange(run.deferred[worker], {});
+  std::vector<state::PartitionRecord> records = std::move(held.records);
+  std::vector<state::RunPartitionRecord> history = std::move(held.history);
   for (const PlannedBatch* batch : batches) {
     for (const PartitionKey& key : batch->keys) {
       records.push_back(Record(run, model, key, PartitionStatus::kInProgress));
@@ -174,8 +202,42 @@ Status MarkInProgress(RunContext& run, const project::Model& model,
           {run.run_id, model.name, key.ToString(), PartitionStatus::kInProgress, 0, 0, "", 1});
     }
   }
-  return run.store.RecordPartitionResults(records, history);
+  return run.state_writer->Submit(std::move(records), std::move(history));
 }
+
+// The write of MarkInProgress failed: stops the run, saying what was not recorded and that the
+// batches did not commit (their transaction waited for the write, and rolled back).
+Error MarkFailed(RunContext& run, const project::Model& model,
+                 const std::vector<const PlannedBatch*>& batches, const DeferredState& held,
+                 Error error) {
+  const std::string marking =
+      fmt::format("marking partition(s) {} of {} InProgress",
+                  DescribeKeys(*batches.front(), *batches.back()), model.name);
+  if (held.note.empty()) {
+    error.Note(fmt::format("while {}; nothing of them was committed", marking));
+    return StopRun(run, model.name, batches.front()->keys.front().ToString(), std::move(error));
+  }
+  error.Note(
+      fmt::format("while {} and {}; {}; nothing of the partition(s) being marked was "
+                  "committed",
+                  held.note, marking, kOutcomeNotRecorded));
+  return StopRun(run, held.model, held.partition, std::move(error));
+}
+
+}  // namespace
+
+Status FlushDeferredState(RunContext& run, std::size_t worker) {
+  if (run.deferred[worker].empty()) return OkStatus();
+  DeferredState held = std::exchange(run.deferred[worker], {});
+  Status recorded =
+      run.state_writer->Submit(std::move(held.records), std::move(held.history))->Wait();
+  if (recorded.ok()) return OkStatus();
+  Error error = std::move(recorded).error();
+  error.Note(fmt::format("while {}; {}", held.note, kOutcomeNotRecorded));
+  return StopRun(run, held.model, held.partition, std::move(error));
+}
+
+namespace {
 
 // Creates the target from the model over an empty window when it does not exist yet.
 Status EnsureTarget(warehouse::Connection& connection, const PlannedModel& planned) {
@@ -451,9 +513,12 @@ int PartitionsOf(const std::vector<const PlannedBatch*>& batches, std::size_t fi
 // transaction that failed for good until each failing batch is alone (docs/batching.md).
 class RangeWriter {
  public:
+  // `before_commit`: see WriteTransaction.
   RangeWriter(RunContext& run, std::size_t worker, ModelRun& model_run,
-              const std::vector<const PlannedBatch*>& batches)
+              const std::vector<const PlannedBatch*>& batches,
+              std::function<Status()> before_commit)
       : run_(run),
+        before_commit_(std::move(before_commit)),
         worker_(worker),
         model_run_(model_run),
         model_(*model_run.planned->model),
@@ -496,7 +561,7 @@ class RangeWriter {
           ++tried;
           outcome = WriteTransaction(connection, run_.emitter, part, target_,
                                      model_.time_interval->time_column, rows_per_key,
-                                     run_.watcher.flag());
+                                     run_.watcher.flag(), before_commit_);
           if (outcome.status == BatchStatus::kFailed) return outcome.error;
           return std::nullopt;
         },
@@ -616,6 +681,7 @@ class RangeWriter {
   }
 
   RunContext& run_;
+  std::function<Status()> before_commit_;
   std::size_t worker_;
   ModelRun& model_run_;
   const project::Model& model_;
@@ -668,16 +734,16 @@ Result<TaskOutcome> RunBatch(RunContext& run, std::size_t worker, const Task& ta
   std::vector<const PlannedBatch*> batches;
   batches.reserve(indexes.size());
   for (std::size_t b : indexes) batches.push_back(&work.batches[b]);
-  if (Status marked = MarkInProgress(run, model, batches); !marked.ok()) {
-    Error error = std::move(marked).error();
-    error.Note(fmt::format("while marking partition(s) {} of {} InProgress; they were not started",
-                           DescribeKeys(*batches.front(), *batches.back()), model.name));
-    return StopRun(run, model.name, batches.front()->keys.front().ToString(), std::move(error));
-  }
-  RangeWriter writer(run, worker, model_run, batches);
+  DeferredState held;
+  const std::shared_ptr<StateWriter::Write> marked =
+      MarkInProgress(run, worker, model, batches, held);
+  RangeWriter writer(run, worker, model_run, batches, [&] { return marked->Wait(); });
   writer.Write(0, batches.size());
+  if (Status written = marked->Wait(); !written.ok()) {
+    return MarkFailed(run, model, batches, held, std::move(written).error());
+  }
   std::vector<BatchResult>& results = writer.results();
-  STRATA_TRY(RecordBatches(run, model_run, results));
+  STRATA_TRY(RecordBatches(run, model_run, results, StateWrite::kDeferred, worker));
   run.Progress(PartitionsOf(batches, 0, batches.size()));
   std::optional<Error> stop;
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -753,7 +819,7 @@ Result<TaskOutcome> RunUnrunnable(RunContext& run, const Task& task) {
   outcome.attempts = 0;  // never sent to the warehouse
   std::vector<BatchResult> results;
   for (const PlannedBatch& batch : planned.batches) results.push_back({&batch, outcome, 0});
-  STRATA_TRY(RecordBatches(run, model_run, results, /*write_state=*/false));
+  STRATA_TRY(RecordBatches(run, model_run, results, StateWrite::kNone));
   std::lock_guard<std::mutex> lock(run.mutex);
   model_run.setup_failed = true;
   model_run.summary.partitions_failed = model_run.summary.partitions_planned;

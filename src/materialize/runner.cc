@@ -246,6 +246,8 @@ Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
                  {},
                  {},
                  {},
+                 {},
+                 {},
                  0,
                  0};
   state::RunRecord record;
@@ -273,10 +275,19 @@ Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
   PrepareGroups(run, costs);
   const int workers = std::max(1, options.parallel);
   run.connections.resize(static_cast<std::size_t>(workers));
+  run.deferred.resize(static_cast<std::size_t>(workers));
+  run.state_writer = std::make_unique<StateWriter>(
+      [&store](const std::vector<state::PartitionRecord>& records,
+               const std::vector<state::RunPartitionRecord>& history) {
+        return store.RecordPartitionResults(records, history);
+      });
   Status executed = graph.RunGrouped(
       workers,
       [&](std::size_t worker, TaskId id, TaskGroup& group) -> Result<TaskOutcome> {
         const Task& task = run.tasks[id];
+        // A batch writes the worker's deferred state with its InProgress rows; any other task
+        // writes it first, so it never waits behind a long task.
+        if (task.kind != TaskKind::kBatch) STRATA_TRY(FlushDeferredState(run, worker));
         switch (task.kind) {
           case TaskKind::kUnrunnable:
             return RunUnrunnable(run, task);
@@ -293,8 +304,10 @@ Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
       },
       [&](std::size_t, TaskId id, TaskId root_cause) {
         return SkipTask(run, run.tasks[id], run.tasks[root_cause]);
-      });
+      },
+      [&](std::size_t worker) { return FlushDeferredState(run, worker); });
   run.connections.clear();
+  run.state_writer.reset();  // every write was waited for: the workers flushed when idle
   // An error from the graph is a task's StopsRun error, already in the report; anything else is
   // a broken invariant and ends the run without a report.
   if (!executed.ok() && !run.stopped.load()) return executed.error();

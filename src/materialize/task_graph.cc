@@ -75,8 +75,8 @@ Status TaskGraph::Run(int workers, const RunFunction& run, const SkipFunction& s
       workers, [&](std::size_t worker, TaskId id, TaskGroup&) { return run(worker, id); }, skip);
 }
 
-Status TaskGraph::RunGrouped(int workers, const GroupRunFunction& run,
-                             const SkipFunction& skip) const {
+Status TaskGraph::RunGrouped(int workers, const GroupRunFunction& run, const SkipFunction& skip,
+                             const IdleFunction& idle) const {
   GraphSchedule schedule;
   schedule.pending.resize(nodes_.size());
   schedule.doomed.resize(nodes_.size());
@@ -101,6 +101,17 @@ Status TaskGraph::RunGrouped(int workers, const GroupRunFunction& run,
   const auto work = [&](std::size_t worker) {
     std::unique_lock<std::mutex> lock(schedule.mutex);
     while (true) {
+      schedule.DropStarted();
+      if (idle && (schedule.ready.empty() || schedule.stopped())) {
+        // About to wait or to return.
+        lock.unlock();
+        Status idled = idle(worker);
+        lock.lock();
+        if (!idled.ok()) {
+          if (!schedule.error) schedule.error = std::move(idled).error();
+          schedule.changed.notify_all();
+        }
+      }
       schedule.changed.wait(lock, [&] {
         schedule.DropStarted();
         return schedule.stopped() || schedule.unfinished == 0 || !schedule.ready.empty();

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <map>
 #include <mutex>
+#include <string>
 #include <thread>
 
 namespace strata::materialize {
@@ -159,6 +161,69 @@ TEST(TaskGraphTest, AGroupTakesOnlyReadyTasksAndReleasesTheirDependentsByTheirOu
   // Taken tasks never run on their own; second's dependents run, third's is skipped by it.
   EXPECT_EQ(ran, (std::vector<TaskId>{first, blocked, after_second}));
   EXPECT_EQ(skipped, (std::map<TaskId, TaskId>{{after_third, third}}));
+}
+
+TEST(TaskGraphTest, IdleRunsWhenAWorkerFindsNothingReadyAndLastOnEveryWorker) {
+  TaskGraph graph;
+  const TaskId first = graph.Add({0, 0, 0}, {});
+  const TaskId second = graph.Add({1, 0, 0}, {first});
+  const TaskId third = graph.Add({2, 0, 0}, {});
+  std::vector<std::string> events;  // one worker: no lock needed
+  Status status = graph.RunGrouped(
+      1,
+      [&](std::size_t, TaskId id, TaskGroup&) -> Result<TaskOutcome> {
+        events.push_back("run " + std::to_string(id));
+        return TaskOutcome::kSucceeded;
+      },
+      [&](std::size_t, TaskId, TaskId) { return OkStatus(); },
+      [&](std::size_t worker) {
+        events.push_back("idle " + std::to_string(worker));
+        return OkStatus();
+      });
+  ASSERT_TRUE(status.ok());
+  // A task was always ready until the end: idle once, after the last callback.
+  EXPECT_EQ(events, (std::vector<std::string>{"run " + std::to_string(first),
+                                              "run " + std::to_string(second),
+                                              "run " + std::to_string(third), "idle 0"}));
+}
+
+TEST(TaskGraphTest, AnIdleErrorStopsTheRun) {
+  TaskGraph graph;
+  const TaskId first = graph.Add({0, 0, 0}, {});
+  const TaskId second = graph.Add({1, 0, 0}, {first});
+  std::mutex mutex;
+  std::condition_variable idled;
+  bool idle_failed = false;
+  std::vector<TaskId> ran;
+  std::vector<std::size_t> idle_workers;
+  Status status = graph.RunGrouped(
+      2,
+      [&](std::size_t, TaskId id, TaskGroup&) -> Result<TaskOutcome> {
+        std::unique_lock<std::mutex> lock(mutex);
+        ran.push_back(id);
+        // While the first task runs the other worker has nothing ready: it goes idle and fails.
+        if (id == first) idled.wait(lock, [&] { return idle_failed; });
+        return TaskOutcome::kSucceeded;
+      },
+      [&](std::size_t, TaskId, TaskId) { return OkStatus(); },
+      [&](std::size_t worker) -> Status {
+        std::lock_guard<std::mutex> lock(mutex);
+        idle_workers.push_back(worker);
+        if (idle_failed) return OkStatus();
+        idle_failed = true;
+        idled.notify_all();
+        return MakeError(ErrorCode::kStateStore, "cannot write the deferred state");
+      });
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().message, "cannot write the deferred state");
+  // The run stopped: `second` started at most in the moment between the idle error and its
+  // being recorded (no task starts after it, as after a callback's error), and never again.
+  ASSERT_FALSE(ran.empty());
+  EXPECT_EQ(ran.front(), first);
+  EXPECT_LE(ran.size(), 2u);
+  (void)second;
+  // Both workers went idle before returning (the failing one, then each on its way out).
+  EXPECT_GE(idle_workers.size(), 2u);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -56,11 +57,15 @@ struct BatchOutcome {
 // returned, so the transaction is written per batch then.
 // The limit is five DuckDB row groups: above the four of DuckDB's transaction row budget
 // (transaction_groups.h), so every group that sizing forms by its mean is written grouped.
+//
+// `before_commit`, when given, runs right before COMMIT; an error from it rolls the transaction
+// back and is the outcome's error (the runner waits there for the batch's InProgress rows).
 // REQUIRES: `batches` is not empty.
 inline constexpr double kReturnedStatsMaxRows = 5 * 122'880;
 BatchOutcome WriteTransaction(warehouse::Connection& connection, const warehouse::Emitter& emitter,
                               const std::vector<const PlannedBatch*>& batches,
                               const warehouse::TableName& target, const std::string& time_column,
-                              std::optional<double> rows_per_key, const std::atomic<bool>& cancel);
+                              std::optional<double> rows_per_key, const std::atomic<bool>& cancel,
+                              const std::function<Status()>& before_commit = {});
 
 }  // namespace strata::materialize

@@ -11,9 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "materialize/internal/state_writer.h"
 #include "materialize/internal/task_graph.h"
 #include "materialize/runner.h"
 #include "materialize/transaction_groups.h"
+#include "state/state_store.h"
 #include "warehouse/cancellation.h"
 #include "warehouse/emitter.h"
 
@@ -44,6 +46,21 @@ struct ModelRun {
   PartitionCost cost;                 // from Computed state, then from this run's commits
 };
 
+// A worker's state-store writes held back until its next transaction starts: the rows of the
+// batches it just finished, written in one state transaction with the next batch's InProgress
+// rows (MarkInProgress, through the StateWriter) rather than in one of their own. Crash safety
+// is that of writing them at once: until they are written the partitions read InProgress, so a
+// crash in between makes them Interrupted, and --missing runs them again.
+struct DeferredState {
+  std::vector<state::PartitionRecord> records;
+  std::vector<state::RunPartitionRecord> history;
+  // For the error when the write fails: the first model and partition, and what was recorded.
+  std::string model;
+  std::string partition;
+  std::string note;
+  bool empty() const { return records.empty() && history.empty(); }
+};
+
 struct RunContext {
   const project::Project& project;
   warehouse::Warehouse& warehouse;
@@ -56,6 +73,10 @@ struct RunContext {
   std::vector<ModelRun> models;  // by model index
   // One connection per worker thread, opened on first use and reopened after a lost connection.
   std::vector<std::unique_ptr<warehouse::Connection>> connections;
+  // By worker; each used only on its worker's thread (no lock).
+  std::vector<DeferredState> deferred;
+  // Writes the batches' rows while their transactions run (state_writer.h).
+  std::unique_ptr<StateWriter> state_writer;
   RunReport report;
   std::mutex mutex;
   int done = 0;
@@ -86,6 +107,11 @@ std::int64_t BackoffMillis(const project::RunConfig& config, int attempt);
 // (kWarehouseStorage), or the state store cannot record what happened (kIo, kStateStore). Every
 // further task would fail the same way, or its outcome could not be recorded.
 bool StopsRun(const Error& error);
+
+// Writes the worker's DeferredState on its own (before the worker waits, ends, or runs a task
+// other than a batch). A failure stops the run (StopsRun), reported like the failed write of a
+// batch's outcome.
+Status FlushDeferredState(RunContext& run, std::size_t worker);
 
 // The tasks (run_tasks.cc). Each returns kFailed for work that did not succeed (recorded in the
 // report and the state store); an error only when the run must stop (StopsRun), after adding it

@@ -79,7 +79,13 @@ class TaskGraph {
   // error from it stops the run as in Run; the taken tasks then count as not succeeded.
   using GroupRunFunction =
       std::function<Result<TaskOutcome>(std::size_t worker, TaskId task, TaskGroup& group)>;
-  Status RunGrouped(int workers, const GroupRunFunction& run, const SkipFunction& skip) const;
+  // `idle(worker)`, when given, runs on the worker's thread, outside the graph's lock, whenever
+  // the worker finds no ready task: before it waits for one and before it returns (so it runs
+  // last on every worker, after the worker's last callback). The runner writes there what it
+  // deferred to the worker's next task. An error from it stops the run like a callback's.
+  using IdleFunction = std::function<Status(std::size_t worker)>;
+  Status RunGrouped(int workers, const GroupRunFunction& run, const SkipFunction& skip,
+                    const IdleFunction& idle = nullptr) const;
 
  private:
   struct Node {
