@@ -173,7 +173,10 @@ def test_a_year_with_three_failing_days_fails_exactly_those(project):
     assert sorted(e["partition"] for e in report["errors"]) == bad_days
     computed = [v for v in m.values() if v["status"] == "Computed"]
     assert len(computed) == 362
-    assert max(v["transaction_partitions"] for v in computed) > 8
+    # Grouped: how large the transactions are follows the first week's measured cost per
+    # partition (a time budget per transaction, transaction_groups.h, unit-tested there), so a
+    # slow machine makes them smaller; that they hold several partitions does not depend on it.
+    assert max(v["transaction_partitions"] for v in computed) > 1
     # The splits are reported, each with the error that caused it.
     assert report["bisection"], report["bisection"]
     assert all(s["partitions"] >= 2 and s["code"] for s in report["bisection"])
