@@ -137,6 +137,58 @@ TEST(DuckDbWarehouseTest, TableExistenceAndSchema) {
   EXPECT_EQ(missing.error().code, ErrorCode::kWarehouseCatalog);
 }
 
+// TableExists and DescribeTable look a name up in the connection's own database as DuckDB's
+// statements resolve it: names with quotes and spaces are exact, a table is found whatever the
+// case of its name (DuckDB resolves identifiers so), a view is not a table but has columns, and
+// a table of another attached database is not there.
+TEST(DuckDbWarehouseTest, TableLookupsFollowDuckDbsNameResolution) {
+  auto warehouse = OpenDuckDb(":memory:");
+  ASSERT_TRUE(warehouse.ok());
+  auto connection = Connect(**warehouse);
+  Exec(*connection, "CREATE SCHEMA \"we ird\"");
+  Exec(*connection,
+       "CREATE TABLE \"we ird\".\"t\"\"x\" (a TIMESTAMPTZ NOT NULL, b DECIMAL(38,2), "
+       "c STRUCT(x INT, \"y z\" VARCHAR), \"d\"\"q\" TIMESTAMP_NS)");
+  Exec(*connection, "CREATE VIEW \"we ird\".v AS SELECT 1 AS x");
+  Exec(*connection, "ATTACH ':memory:' AS other");
+  Exec(*connection, "CREATE SCHEMA other.\"we ird\"");
+  Exec(*connection, "CREATE TABLE other.\"we ird\".only_there (z INT)");
+  const TableName quoted{"", "we ird", "t\"x"};
+  ASSERT_TRUE(connection->TableExists(quoted).ok());
+  EXPECT_TRUE(*connection->TableExists(quoted));
+  EXPECT_TRUE(*connection->TableExists({"", "WE IRD", "T\"X"}));
+  EXPECT_FALSE(*connection->TableExists({"", "we ird", "v"}));
+  EXPECT_FALSE(*connection->TableExists({"", "we ird", "only_there"}));
+  EXPECT_FALSE(*connection->TableExists({"", "nope", "t\"x"}));
+  auto columns = connection->DescribeTable(quoted);
+  ASSERT_TRUE(columns.ok()) << columns.error().message;
+  // The same names, types and nullability as duckdb_columns() reports.
+  QueryResult expected = Exec(*connection,
+                              "SELECT column_name, data_type, is_nullable FROM duckdb_columns() "
+                              "WHERE database_name = current_database() AND schema_name = 'we ird' "
+                              "AND table_name = 't\"x' ORDER BY column_index");
+  ASSERT_EQ(columns->size(), expected.row_count());
+  for (std::size_t i = 0; i < columns->size(); ++i) {
+    EXPECT_EQ((*columns)[i].name, std::get<std::string>(expected.columns[0].values[i]));
+    EXPECT_EQ((*columns)[i].type_name, std::get<std::string>(expected.columns[1].values[i]));
+    EXPECT_EQ((*columns)[i].nullable, std::get<bool>(expected.columns[2].values[i]));
+  }
+  EXPECT_EQ((*columns)[0].type, ColumnType::kTimestamp);
+  EXPECT_FALSE((*columns)[0].nullable);
+  EXPECT_EQ((*columns)[3].name, "d\"q");
+  // A view has columns too (a model may read one).
+  auto view = connection->DescribeTable({"", "we ird", "v"});
+  ASSERT_TRUE(view.ok()) << view.error().message;
+  ASSERT_EQ(view->size(), 1u);
+  EXPECT_EQ(view->front().name, "x");
+  for (const TableName& absent :
+       {TableName{"", "we ird", "only_there"}, TableName{"", "nope", "t\"x"}}) {
+    auto described = connection->DescribeTable(absent);
+    ASSERT_FALSE(described.ok()) << absent.ToString();
+    EXPECT_EQ(described.error().code, ErrorCode::kWarehouseCatalog);
+  }
+}
+
 // An interrupt sent before the query starts is lost, so the interrupter keeps sending until the
 // query returns. The query ends by itself (in about a minute on a busy machine) when no interrupt
 // ever lands: a failure, not a hang. The deadline bounds how long interrupting may take.
