@@ -2,10 +2,12 @@
 # PostgreSQL backfill benchmark (issue 4): `strata run` over the 365 daily partitions of 2025 with
 # --parallel 1, 2 and 4, against a baseline that sends the same statements through psql in one
 # session (bench/plan_to_psql.cc), in one script, on a throw-away server (scripts/pg_test_server.sh:
-# 127.0.0.1, fsync off — the same for every case).
+# 127.0.0.1, the same for every case). DURABLE=1 (the default) runs it with PostgreSQL's durable
+# defaults (fsync, synchronous_commit, full_page_writes on: every commit waits for its WAL
+# flush, as on a production server); DURABLE=0 with durability off, as the tests run it.
 #
 #   bench/pg_backfill.sh [BUILD_DIR]     (default: build next to this folder)
-#   env: ROWS=5000000  ROUNDS=3  KEEP=1 (keep the server and folder)
+#   env: ROWS=5000000  ROUNDS=3  DURABLE=1  KEEP=1 (keep the server and folder)
 #
 # raw.events has an index on ts, and the target is created once (by a first strata run) and given
 # an index on its time column, as a production table would have; each measurement starts from an
@@ -33,7 +35,8 @@ cleanup() {
   fi
 }
 trap cleanup EXIT
-DSN=$(bash "$HERE/../scripts/pg_test_server.sh" start "$WORK/pg" | tail -1)
+DURABLE=${DURABLE:-1}
+DSN=$(PG_DURABLE=$DURABLE bash "$HERE/../scripts/pg_test_server.sh" start "$WORK/pg" | tail -1)
 "$PSQL" -X -q -d "$DSN" -c "CREATE DATABASE bench"
 DB_DSN=${DSN%/*}/bench
 sql() { "$PSQL" -X -q -v ON_ERROR_STOP=1 -d "$DB_DSN" "$@"; }
@@ -147,7 +150,7 @@ done
 median() { tr ' ' '\n' <<<"$1" | grep -v '^$' | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 BASE=$(median "${TIMES[psql]}")
 echo
-echo "== PostgreSQL backfill: 365 daily partitions, $ROWS source rows (table: $DIGEST), medians of $ROUNDS"
+echo "== PostgreSQL backfill (durable=$DURABLE): 365 daily partitions, $ROWS source rows (table: $DIGEST), medians of $ROUNDS"
 for name in "${CASES[@]}"; do
   m=$(median "${TIMES[$name]}")
   awk -v n="$name" -v m="$m" -v b="$BASE" 'BEGIN { printf "  %-14s %7d ms   %.3f x psql\n", n, m, m / b }'

@@ -7,7 +7,8 @@
 #
 # The server listens on 127.0.0.1 only (no Unix socket), on a free port chosen here, with trust
 # authentication for the superuser `strata` and durability switched off (fsync) for speed: test
-# data only. Both commands are idempotent. PostgreSQL refuses to run as root: when run as root the
+# data only. PG_DURABLE=1 at the first `start` of DIR keeps PostgreSQL's durable defaults (fsync,
+# synchronous_commit, full_page_writes on), as a production server has them: for benchmarks. Both commands are idempotent. PostgreSQL refuses to run as root: when run as root the
 # cluster belongs to the `postgres` OS user (DIR is created and chowned to it, so DIR's parents must
 # be searchable by that user: /tmp/strata-pg-XXXX is fine, a 0700 pytest folder is not).
 #
@@ -83,13 +84,15 @@ init_cluster() {
     cat "$dir/initdb.log" >&2
     exit 1
   }
-  cat >>"$dir/data/postgresql.conf" <<'EOF'
-# pg_test_server.sh: a test server, local only, durability off for speed.
+  local durability=off
+  if [[ ${PG_DURABLE:-} == 1 ]]; then durability=on; fi
+  cat >>"$dir/data/postgresql.conf" <<EOF
+# pg_test_server.sh: a test server, local only, durability $durability.
 listen_addresses = '127.0.0.1'
 unix_socket_directories = ''
-fsync = off
-synchronous_commit = off
-full_page_writes = off
+fsync = $durability
+synchronous_commit = $durability
+full_page_writes = $durability
 max_connections = 100
 timezone = 'UTC'
 log_timezone = 'UTC'
