@@ -296,15 +296,22 @@ BatchOutcome WriteTransaction(warehouse::Connection& connection, const warehouse
   const warehouse::PartitionOverwrite& statements = batches.front()->statements;
   BatchOutcome outcome;
   const std::int64_t started = MonotonicMillis();
+  std::int64_t waited_ms = 0;  // in before_commit
   auto begun = ExecuteUnlessEmpty(connection, statements.begin);
   if (!begun.ok()) {
     outcome.error = std::move(begun).error();
   } else {
     auto stats = WriteInsideTransaction(connection, emitter, batches, target, time_column,
                                         rows_per_key, cancel, outcome.failed_batch);
-    Status ready = stats.ok() && before_commit ? before_commit() : OkStatus();
+    Status ready = OkStatus();
+    if (stats.ok() && before_commit) {
+      const std::int64_t waited_from = MonotonicMillis();
+      ready = before_commit();
+      waited_ms = MonotonicMillis() - waited_from;
+    }
     if (!ready.ok()) {
       outcome.error = std::move(ready).error();
+      outcome.before_commit_failed = true;
     } else if (stats.ok() && !cancel.load()) {
       auto committed = ExecuteUnlessEmpty(connection, statements.commit);
       if (committed.ok()) {
@@ -326,7 +333,7 @@ BatchOutcome WriteTransaction(warehouse::Connection& connection, const warehouse
     if (!outcome.error)
       outcome.error = MakeError(ErrorCode::kInterrupted, "interrupted before commit");
   }
-  outcome.duration_ms = MonotonicMillis() - started;
+  outcome.duration_ms = MonotonicMillis() - started - waited_ms;
   return outcome;
 }
 

@@ -88,17 +88,15 @@ constexpr const char* kOutcomeNotRecorded =
 
 // How the state-store rows of RecordBatches are written.
 enum class StateWrite {
-  kNow,       // in a state transaction of their own
   kDeferred,  // held in the worker's DeferredState for its next MarkInProgress (or flush)
   kNone,      // not at all: a model that never reached the warehouse (it cannot compile) leaves
-              // the state store as it was
+              // the state store as it was, and so does a batch whose InProgress write failed
 };
 
-// Records finished batches of one model: materializations and summary in the report, then the
-// state store's rows and run history, in one state transaction (see StateWrite). An error only
-// when the state store failed (the run stops).
-Status RecordBatches(RunContext& run, ModelRun& model_run, const std::vector<BatchResult>& results,
-                     StateWrite write, std::size_t worker = 0) {
+// Records finished batches of one model: materializations and summary in the report, then, with
+// StateWrite::kDeferred, their state-store rows and run history in the worker's DeferredState.
+void RecordBatches(RunContext& run, ModelRun& model_run, const std::vector<BatchResult>& results,
+                   StateWrite write, std::size_t worker = 0) {
   const project::Model& model = *model_run.planned->model;
   std::vector<state::PartitionRecord> records;
   std::vector<state::RunPartitionRecord> history;
@@ -154,7 +152,7 @@ Status RecordBatches(RunContext& run, ModelRun& model_run, const std::vector<Bat
     model_run.summary.partitions_failed += failed;
     model_run.summary.partitions_skipped += skipped;
   }
-  if (write == StateWrite::kNone || results.empty()) return OkStatus();
+  if (write == StateWrite::kNone || results.empty()) return;
   const PlannedBatch& first = *results.front().batch;
   const PlannedBatch& last = *results.back().batch;
   std::string statuses;
@@ -166,24 +164,16 @@ Status RecordBatches(RunContext& run, ModelRun& model_run, const std::vector<Bat
   }
   const std::string note = fmt::format("recording partition(s) {} of {} as {}",
                                        DescribeKeys(first, last), model.name, statuses);
-  if (write == StateWrite::kDeferred) {
-    DeferredState& deferred = run.deferred[worker];
-    if (deferred.empty()) {
-      deferred.model = model.name;
-      deferred.partition = first.keys.front().ToString();
-      deferred.note = note;
-    } else {
-      deferred.note += ", " + note;
-    }
-    std::move(records.begin(), records.end(), std::back_inserter(deferred.records));
-    std::move(history.begin(), history.end(), std::back_inserter(deferred.history));
-    return OkStatus();
+  DeferredState& deferred = run.deferred[worker];
+  if (deferred.empty()) {
+    deferred.model = model.name;
+    deferred.partition = first.keys.front().ToString();
+    deferred.note = note;
+  } else {
+    deferred.note += ", " + note;
   }
-  Status recorded = run.store.RecordPartitionResults(records, history);
-  if (recorded.ok()) return OkStatus();
-  Error error = std::move(recorded).error();
-  error.Note(fmt::format("while {}; {}", note, kOutcomeNotRecorded));
-  return StopRun(run, model.name, first.keys.front().ToString(), std::move(error));
+  std::move(records.begin(), records.end(), std::back_inserter(deferred.records));
+  std::move(history.begin(), history.end(), std::back_inserter(deferred.history));
 }
 
 // Submits `batches`' InProgress rows, with the worker's deferred rows, to the state writer: they
@@ -674,7 +664,8 @@ class RangeWriter {
       mine.status = outcome.status;
       mine.error = outcome.error;
       mine.duration_ms = outcome.duration_ms;
-      if (outcome.status == BatchStatus::kFailed) {
+      // A failed state write is reported once, by RunBatch, with what it did not record.
+      if (outcome.status == BatchStatus::kFailed && !outcome.before_commit_failed) {
         run_.AddError(model_.name, batches_[b]->keys.front().ToString(), *outcome.error);
       }
     }
@@ -737,13 +728,23 @@ Result<TaskOutcome> RunBatch(RunContext& run, std::size_t worker, const Task& ta
   DeferredState held;
   const std::shared_ptr<StateWriter::Write> marked =
       MarkInProgress(run, worker, model, batches, held);
+  // Without a session transaction (an empty BEGIN) each statement commits on its own: nothing
+  // may run before the InProgress rows are written.
+  if (batches.front()->statements.begin.empty()) {
+    if (Status written = marked->Wait(); !written.ok()) {
+      return MarkFailed(run, model, batches, held, std::move(written).error());
+    }
+  }
   RangeWriter writer(run, worker, model_run, batches, [&] { return marked->Wait(); });
   writer.Write(0, batches.size());
+  std::vector<BatchResult>& results = writer.results();
   if (Status written = marked->Wait(); !written.ok()) {
+    // Nothing of the batches committed (each COMMIT waited for this write): the report says how
+    // each ended, and the state store, which just failed, is not written again.
+    RecordBatches(run, model_run, results, StateWrite::kNone);
     return MarkFailed(run, model, batches, held, std::move(written).error());
   }
-  std::vector<BatchResult>& results = writer.results();
-  STRATA_TRY(RecordBatches(run, model_run, results, StateWrite::kDeferred, worker));
+  RecordBatches(run, model_run, results, StateWrite::kDeferred, worker);
   run.Progress(PartitionsOf(batches, 0, batches.size()));
   std::optional<Error> stop;
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -819,7 +820,7 @@ Result<TaskOutcome> RunUnrunnable(RunContext& run, const Task& task) {
   outcome.attempts = 0;  // never sent to the warehouse
   std::vector<BatchResult> results;
   for (const PlannedBatch& batch : planned.batches) results.push_back({&batch, outcome, 0});
-  STRATA_TRY(RecordBatches(run, model_run, results, StateWrite::kNone));
+  RecordBatches(run, model_run, results, StateWrite::kNone);
   std::lock_guard<std::mutex> lock(run.mutex);
   model_run.setup_failed = true;
   model_run.summary.partitions_failed = model_run.summary.partitions_planned;

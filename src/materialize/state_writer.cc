@@ -1,6 +1,8 @@
 #include "materialize/internal/state_writer.h"
 
+#include <exception>
 #include <iterator>
+#include <string>
 #include <utility>
 
 namespace strata::materialize {
@@ -68,7 +70,14 @@ void StateWriter::Run() {
         std::move(write->history_.begin(), write->history_.end(), std::back_inserter(history));
       }
     }
-    const Status status = write_(records, history);
+    Status status = OkStatus();
+    try {
+      status = write_(records, history);
+    } catch (
+        const std::exception& exception) {  // e.g. std::bad_alloc: a failed write, not an abort
+      status = MakeError(ErrorCode::kStateStore,
+                         std::string("writing to the state store failed: ") + exception.what());
+    }
     for (const std::shared_ptr<Write>& write : writes) write->Finish(status);
   }
 }

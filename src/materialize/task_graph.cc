@@ -105,12 +105,18 @@ Status TaskGraph::RunGrouped(int workers, const GroupRunFunction& run, const Ski
       if (idle && (schedule.ready.empty() || schedule.stopped())) {
         // About to wait or to return.
         lock.unlock();
-        Status idled = idle(worker);
-        lock.lock();
-        if (!idled.ok()) {
-          if (!schedule.error) schedule.error = std::move(idled).error();
-          schedule.changed.notify_all();
+        Status idled = OkStatus();
+        std::exception_ptr exception;
+        try {
+          idled = idle(worker);
+        } catch (...) {
+          exception = std::current_exception();  // as a callback's: rethrown by the caller
         }
+        lock.lock();
+        const bool failed = exception != nullptr || !idled.ok();
+        if (exception && !schedule.exception) schedule.exception = exception;
+        if (!idled.ok() && !schedule.error) schedule.error = std::move(idled).error();
+        if (failed) schedule.changed.notify_all();
       }
       schedule.changed.wait(lock, [&] {
         schedule.DropStarted();

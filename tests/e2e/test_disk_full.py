@@ -135,6 +135,11 @@ def assert_stopped_cleanly(result, file_hint: str) -> dict:
     assert any(file_hint in e["message"] for e in storage), storage
     assert any("space" in e["message"].lower() or "full" in e["message"].lower()
                for e in storage), storage
+    # Each failure is reported once: one partition may carry a warehouse error and the state
+    # store's, but never the same error twice (with or without notes added).
+    reported = [(e["model"], e["partition"], e["message"].split("\n")[0])
+                for e in report["errors"] if e.get("partition")]
+    assert len(reported) == len(set(reported)), report["errors"]
     summary = report["partition_summaries"][0]
     assert summary["partitions_succeeded"] > 0
     assert (summary["partitions_succeeded"] + summary["partitions_failed"]

@@ -11,10 +11,13 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include "fault_injecting_warehouse.h"
 #include "materialize/plan.h"
 #include "materialize/runner.h"
+#include "sqlite_fault_vfs.h"
 #include "warehouse/duckdb/duckdb_warehouse.h"
 #include "warehouse/from_config.h"
 
@@ -98,6 +101,31 @@ class FaultLoopTest : public ::testing::TestWithParam<int> {
   }
   void TearDown() override {
     for (const auto& root : roots_) std::filesystem::remove_all(root);
+  }
+
+  // One `--missing` run without warehouse faults; an error (a state store that cannot even be
+  // opened or record the run's start) is returned, not failed on.
+  Result<materialize::RunReport> TryRun(const std::filesystem::path& root) {
+    project::LoadOutcome loaded = project::LoadProject(root);
+    EXPECT_TRUE(loaded.project.has_value());
+    const project::Project& project = *loaded.project;
+    STRATA_ASSIGN_OR_RETURN(auto store,
+                            state::StateStore::Open(project.config.state_path.string()));
+    materialize::PlanRequest request;
+    for (const project::Model& model : project.models) request.models.push_back(&model);
+    request.selection.missing = true;
+    request.now = kNow;
+    STRATA_ASSIGN_OR_RETURN(
+        materialize::Plan plan,
+        materialize::BuildPlan(project, request, warehouse::Emitter(sql::Dialect::kDuckDb),
+                               *store));
+    materialize::RunOptions options;
+    options.parallel = GetParam();
+    options.clock = &clock_;
+    return materialize::ExecutePlan(
+        project, plan,
+        [&] { return warehouse::OpenWarehouse(project.config, project.config.warehouse); }, *store,
+        options);
   }
 
   // One `--missing` run; `faults` null runs without injection.
@@ -271,6 +299,67 @@ TEST_P(FaultLoopTest, AFullDiskStopsTheRunAndTheNextRunRepairsIt) {
             << " runs stopped; every resumed run matched the clean run\n";
   EXPECT_GT(totals.runs_with_failures, 0);
   EXPECT_EQ(totals.retried, 0);
+}
+
+// ENOSPC under the state store: from its Nth write-ahead-log write on, every write fails (the
+// state writer's InProgress rows, a worker's held results, the run's own rows). The run stops
+// with its report, or refuses before it starts with a state-store error; it reports no failure
+// twice and accounts for every planned partition; and the resumed run, with room again, reaches
+// the clean end state (so no partition was left Computed without its rows: --missing would skip
+// it and the tables would differ).
+TEST_P(FaultLoopTest, AFullStateStoreStopsTheRunAndTheNextRunRepairsIt) {
+  SqliteFaults& faults = InstallSqliteFaultVfs();
+  const std::filesystem::path clean_root = MakeProject("clean");
+  ASSERT_EQ(Run(clean_root, nullptr).status, materialize::RunStatus::kSuccess);
+  const EndState clean = Read(clean_root);
+  int stopped = 0, refused = 0, completed = 0;
+  std::int64_t n = 1;
+  for (; completed < 2 && n < 2000; ++n) {
+    const std::filesystem::path root = MakeProject("state");
+    faults.Arm(n);
+    Result<materialize::RunReport> faulted = TryRun(root);
+    const bool fired = faults.fired.load();
+    faults.Arm(0);
+    if (!fired) {
+      ++completed;
+      ASSERT_TRUE(faulted.ok()) << faulted.error().ToString();
+      EXPECT_EQ(faulted->status, materialize::RunStatus::kSuccess);
+      continue;
+    }
+    if (!faulted.ok()) {
+      ++refused;
+      EXPECT_TRUE(faulted.error().code == ErrorCode::kIo ||
+                  faulted.error().code == ErrorCode::kStateStore)
+          << "fault at write " << n << ": " << faulted.error().ToString();
+    } else {
+      ++stopped;
+      EXPECT_NE(faulted->status, materialize::RunStatus::kSuccess) << "fault at write " << n;
+      std::set<std::tuple<std::string, std::string, std::string>> reported;
+      for (const auto& error : faulted->errors) {
+        if (!error.partition) continue;
+        const std::string first_line = error.message.substr(0, error.message.find('\n'));
+        EXPECT_TRUE(reported.emplace(error.model, *error.partition, first_line).second)
+            << "reported twice at write " << n << ": " << error.model << " " << *error.partition
+            << ": " << error.message;
+      }
+      for (const auto& summary : faulted->partition_summaries) {
+        EXPECT_EQ(
+            summary.partitions_succeeded + summary.partitions_failed + summary.partitions_skipped,
+            summary.partitions_planned)
+            << summary.model << ", fault at write " << n;
+      }
+    }
+    const materialize::RunReport resumed = Run(root, nullptr);
+    EXPECT_EQ(resumed.status, materialize::RunStatus::kSuccess) << "fault at write " << n;
+    const EndState state = Read(root);
+    EXPECT_EQ(state.partitions, clean.partitions) << "fault at write " << n;
+    EXPECT_EQ(state.tables, clean.tables) << "fault at write " << n;
+    if (::testing::Test::HasFailure()) break;
+  }
+  std::cout << "state-store fault loop (parallel " << GetParam() << "): from each of " << n - 1
+            << " write-ahead-log writes on, every write failed; " << stopped << " runs stopped, "
+            << refused << " refused before starting; every resumed run matched the clean run\n";
+  EXPECT_GT(stopped, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Serial, FaultLoopTest, ::testing::Values(1));

@@ -35,6 +35,8 @@ struct BatchOutcome {
   std::optional<std::size_t> failed_batch;
   int attempts = 1;
   std::vector<RetriedAttempt> retries;  // filled by the runner's retry loop
+  // The error is `before_commit`'s (WriteTransaction): the caller's, which reports it.
+  bool before_commit_failed = false;
 };
 
 // One transaction over one or more batches of a model (consecutive and ascending). Where the
@@ -59,7 +61,8 @@ struct BatchOutcome {
 // (transaction_groups.h), so every group that sizing forms by its mean is written grouped.
 //
 // `before_commit`, when given, runs right before COMMIT; an error from it rolls the transaction
-// back and is the outcome's error (the runner waits there for the batch's InProgress rows).
+// back and is the outcome's error (the runner waits there for the batch's InProgress rows). The
+// time it takes is not part of the outcome's duration.
 // REQUIRES: `batches` is not empty.
 inline constexpr double kReturnedStatsMaxRows = 5 * 122'880;
 BatchOutcome WriteTransaction(warehouse::Connection& connection, const warehouse::Emitter& emitter,

@@ -132,23 +132,19 @@ class DuckDbConnection final : public Connection {
 
   duckdb_connection handle() const { return connection_; }
 
-  // The C API's catalog lookup first: no query, so no first scan of the catalog (DuckDB 1.4's
-  // duckdb_tables() takes ~7 ms the first time a database is asked). When it finds no table the
-  // query decides (and reports a failure as one).
+  // The C API's catalog lookup first, in this connection's database: no query, so no first scan
+  // of the catalog (DuckDB 1.4's duckdb_tables() takes ~7 ms the first time a database is
+  // asked). When it finds no table (a missing target, a view) the query decides, and reports a
+  // failure as one.
   Result<bool> TableExists(const TableName& name) override {
-    if (state_->poisoned.load()) return state_->PoisonedError();
-    const std::string schema = SchemaOf(name);
-    duckdb_table_description description = nullptr;
-    const bool found =
-        duckdb_table_description_create_ext(connection_, nullptr, schema.c_str(),
-                                            name.table.c_str(), &description) == DuckDBSuccess;
-    duckdb_table_description_destroy(&description);
-    if (found) return true;
-    STRATA_ASSIGN_OR_RETURN(QueryResult result,
-                            Execute(fmt::format("SELECT count(*) FROM duckdb_tables() WHERE "
-                                                "database_name = current_database() AND "
-                                                "schema_name = {} AND table_name = {}",
-                                                Literal(schema), Literal(name.table))));
+    STRATA_ASSIGN_OR_RETURN(const std::string database, CurrentDatabase());
+    if (IsTable(database, name)) return true;
+    STRATA_ASSIGN_OR_RETURN(
+        QueryResult result,
+        Execute(fmt::format("SELECT count(*) FROM duckdb_tables() WHERE "
+                            "database_name = {} AND "
+                            "schema_name = {} AND table_name = {}",
+                            Literal(database), Literal(SchemaOf(name)), Literal(name.table))));
     if (result.row_count() != 1) {
       return MakeError(ErrorCode::kTargetExistence,
                        "could not determine whether " + name.ToString() + " exists");
@@ -156,20 +152,29 @@ class DuckDbConnection final : public Connection {
     return std::get<std::int64_t>(result.columns[0].values[0]) > 0;
   }
 
-  // DESCRIBE of the name in this connection's database (the same names, types and nullability
-  // as duckdb_columns(), without its first scan of the catalog); a table or a view.
+  // A table's columns come from DESCRIBE (the catalog's names, types and nullability, as
+  // duckdb_columns() reports them, without its first scan); a view's, or a missing name's, from
+  // duckdb_columns(), which reads the view's stored columns where DESCRIBE would bind its query
+  // again (and could fail, e.g. on a file the view reads that is gone).
   Result<std::vector<Column>> DescribeTable(const TableName& name) override {
-    if (database_name_.empty()) {
-      STRATA_ASSIGN_OR_RETURN(QueryResult current, Execute("SELECT current_database()"));
-      database_name_ = std::get<std::string>(current.columns[0].values[0]);
+    STRATA_ASSIGN_OR_RETURN(const std::string database, CurrentDatabase());
+    QueryResult result;
+    if (IsTable(database, name)) {
+      STRATA_ASSIGN_OR_RETURN(result, Execute("DESCRIBE " + Quote(database) + "." +
+                                              Quote(SchemaOf(name)) + "." + Quote(name.table)));
+    } else {
+      STRATA_ASSIGN_OR_RETURN(
+          result,
+          Execute(fmt::format("SELECT column_name, data_type, CASE WHEN is_nullable THEN "
+                              "'YES' ELSE 'NO' END FROM duckdb_columns() "
+                              "WHERE database_name = {} AND schema_name = {} AND "
+                              "table_name = {} ORDER BY column_index",
+                              Literal(database), Literal(SchemaOf(name)), Literal(name.table))));
     }
-    Result<QueryResult> described = Execute("DESCRIBE " + Quote(database_name_) + "." +
-                                            Quote(SchemaOf(name)) + "." + Quote(name.table));
-    if (!described.ok() && described.error().code == ErrorCode::kWarehouseCatalog) {
+    if (result.row_count() == 0) {
       return MakeError(ErrorCode::kWarehouseCatalog,
                        "table " + name.ToString() + " does not exist");
     }
-    STRATA_ASSIGN_OR_RETURN(QueryResult result, std::move(described));
     std::vector<Column> columns;
     for (std::size_t row = 0; row < result.row_count(); ++row) {
       Column column;
@@ -207,6 +212,21 @@ class DuckDbConnection final : public Connection {
     return out;
   }
 
+  Result<std::string> CurrentDatabase() {
+    STRATA_ASSIGN_OR_RETURN(QueryResult current, Execute("SELECT current_database()"));
+    return std::get<std::string>(current.columns[0].values[0]);
+  }
+  // Whether `database`.schema.table names a table (not a view), by the C API's catalog lookup
+  // (names resolved as DuckDB's statements resolve them, in any case).
+  bool IsTable(const std::string& database, const TableName& name) {
+    const std::string schema = SchemaOf(name);
+    duckdb_table_description description = nullptr;
+    const bool found =
+        duckdb_table_description_create_ext(connection_, database.c_str(), schema.c_str(),
+                                            name.table.c_str(), &description) == DuckDBSuccess;
+    duckdb_table_description_destroy(&description);
+    return found;
+  }
   static std::string SchemaOf(const TableName& name) {
     return name.schema.empty() ? "main" : name.schema;
   }
@@ -228,7 +248,6 @@ class DuckDbConnection final : public Connection {
 
   duckdb_connection connection_;
   std::shared_ptr<DatabaseState> state_;
-  std::string database_name_;  // current_database(), once DescribeTable asked
 };
 
 class DuckDbWarehouse final : public Warehouse {

@@ -189,6 +189,41 @@ TEST(DuckDbWarehouseTest, TableLookupsFollowDuckDbsNameResolution) {
   }
 }
 
+// Describing a source must never touch what the source reads: a view over a file that is gone
+// keeps its stored columns (DESCRIBE would bind the view again, fail on the file and poison the
+// writable database). A temporary table is not the database's.
+TEST(DuckDbWarehouseTest, DescribingAViewOverAMissingFileNeitherFailsNorPoisons) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("strata_duckdb_view_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string parquet = (dir / "events.parquet").string();
+  {
+    auto warehouse = OpenDuckDb((dir / "w.duckdb").string());
+    ASSERT_TRUE(warehouse.ok());
+    auto connection = Connect(**warehouse);
+    Exec(*connection, "COPY (SELECT 1 AS id, TIMESTAMP '2026-01-01' AS at) TO '" + parquet +
+                          "' (FORMAT parquet)");
+    Exec(*connection, "CREATE VIEW events AS SELECT * FROM read_parquet('" + parquet + "')");
+    std::filesystem::remove(parquet);
+    auto columns = connection->DescribeTable({"", "", "events"});
+    ASSERT_TRUE(columns.ok()) << columns.error().ToString();
+    ASSERT_EQ(columns->size(), 2u);
+    EXPECT_EQ((*columns)[1].name, "at");
+    EXPECT_EQ((*columns)[1].type, ColumnType::kTimestamp);
+    auto exists = connection->TableExists({"", "", "events"});  // a view, not a table
+    ASSERT_TRUE(exists.ok()) << exists.error().ToString();
+    EXPECT_FALSE(*exists);
+    Exec(*connection, "CREATE TEMP TABLE scratch (x INT)");
+    EXPECT_FALSE(*connection->TableExists({"", "main", "scratch"}));
+    EXPECT_FALSE(connection->DescribeTable({"", "main", "scratch"}).ok());
+    // Not poisoned: the database still takes statements.
+    Exec(*connection, "CREATE TABLE kept AS SELECT 7 AS seven");
+    EXPECT_TRUE(*connection->TableExists({"", "", "kept"}));
+  }
+  std::filesystem::remove_all(dir);
+}
+
 // An interrupt sent before the query starts is lost, so the interrupter keeps sending until the
 // query returns. The query ends by itself (in about a minute on a busy machine) when no interrupt
 // ever lands: a failure, not a hang. The deadline bounds how long interrupting may take.
