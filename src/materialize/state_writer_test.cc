@@ -85,6 +85,7 @@ TEST_F(StateWriterTest, WritesFromManyThreadsAllLandAndAnEmptyWriteIsDoneAtOnce)
     StateWriter writer(Into(*store_));
     EXPECT_TRUE(writer.Submit({}, {})->Wait().ok());
     std::vector<std::thread> threads;
+    threads.reserve(4);
     for (int t = 0; t < 4; ++t) {
       threads.emplace_back([&writer, t] {
         for (int i = 0; i < 25; ++i) {
