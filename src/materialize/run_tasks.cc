@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <functional>
 #include <random>
 
@@ -275,6 +276,25 @@ Result<PlannedModel> BindInsertColumns(warehouse::Connection& connection,
   return bound;
 }
 
+// PostgreSQL: the row hash of the target's checksums, from the server's version and the
+// target's column types (warehouse::PostgresRowHash).
+Result<warehouse::RowHash> ChooseRowHash(warehouse::Connection& connection,
+                                         const warehouse::TableName& target) {
+  STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult shown,
+                          connection.Execute("SHOW server_version_num"));
+  int version = 0;
+  const std::string text = shown.row_count() == 1 && shown.columns.size() == 1
+                               ? warehouse::ValueToString(shown.columns[0].values[0])
+                               : std::string();
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), version);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
+    return MakeError(ErrorCode::kWarehouse,
+                     "SHOW server_version_num returned \"" + text + "\", not a version number");
+  }
+  STRATA_ASSIGN_OR_RETURN(std::vector<warehouse::Column> columns, connection.DescribeTable(target));
+  return warehouse::PostgresRowHash(version, columns);
+}
+
 }  // namespace
 
 std::int64_t BackoffMillis(const project::RunConfig& config, int attempt) {
@@ -465,6 +485,12 @@ Result<TaskOutcome> RunSetup(RunContext& run, std::size_t worker, const Task& ta
       [&](warehouse::Connection& connection) -> std::optional<Error> {
         Status ensured = EnsureTarget(connection, planned);
         if (!ensured.ok()) return std::move(ensured).error();
+        if (run.emitter.ChoosesRowHash()) {
+          Result<warehouse::RowHash> row_hash =
+              ChooseRowHash(connection, ToTableName(planned.model->target));
+          if (!row_hash.ok()) return std::move(row_hash).error();
+          model_run.row_hash = *row_hash;
+        }
         if (!run.emitter.InsertNeedsColumns()) return std::nullopt;
         Result<PlannedModel> binding = BindInsertColumns(connection, run.emitter, planned);
         if (!binding.ok()) {
@@ -514,6 +540,7 @@ class RangeWriter {
         model_(*model_run.planned->model),
         batches_(batches),
         target_(ToTableName(model_.target)),
+        emitter_(run.emitter.WithRowHash(model_run.row_hash)),
         results_(batches.size()) {
     for (std::size_t b = 0; b < batches.size(); ++b) {
       results_[b].batch = batches[b];
@@ -549,7 +576,7 @@ class RangeWriter {
         run_, worker_,
         [&](warehouse::Connection& connection) -> std::optional<Error> {
           ++tried;
-          outcome = WriteTransaction(connection, run_.emitter, part, target_,
+          outcome = WriteTransaction(connection, emitter_, part, target_,
                                      model_.time_interval->time_column, rows_per_key,
                                      run_.watcher.flag(), before_commit_);
           if (outcome.status == BatchStatus::kFailed) return outcome.error;
@@ -678,6 +705,7 @@ class RangeWriter {
   const project::Model& model_;
   const std::vector<const PlannedBatch*>& batches_;
   warehouse::TableName target_;
+  warehouse::Emitter emitter_;  // run_.emitter with the model's row hash
   std::vector<BatchResult> results_;
   bool stop_ = false;  // a part failed with an error that stops the run
 };

@@ -282,6 +282,12 @@ Result<std::vector<std::string>> Emitter::View(const TableName& target,
 std::string Emitter::RowChecksum() const {
   // Both name the row through the table alias without a bare `strata_row`: a table column of that
   // name would win over the alias and only that column would be hashed.
+  if (dialect_ == sql::Dialect::kPostgres && row_hash_ == RowHash::kColumns) {
+    // Each column by its type's extended hash, combined by PostgreSQL in column order; the sum
+    // reduced as below.
+    return "(COALESCE(sum(hash_record_extended(ROW(strata_row.*), 0)), 0) % "
+           "18446744073709551616 + 18446744073709551616) % 18446744073709551616";
+  }
   if (dialect_ == sql::Dialect::kPostgres) {
     // The row's text (ISO dates, UTC: fixed by the session) hashed to a signed 64-bit value; the
     // NUMERIC sum reduced into [0, 2^64) (% keeps the dividend's sign, hence the second %).

@@ -60,10 +60,38 @@ struct PartitionOverwrite {
 // render window literals by it (see the top of this file); other dialects ignore it.
 enum class TimeColumnType { kTimestamp, kDate, kDatetime };
 
+// How PostgreSQL's row checksum (WindowStats) hashes a row. DuckDB always hashes the row's
+// columns (hash(*COLUMNS(*))); other dialects ignore it.
+//   kText:    hashtextextended of the row's text: any column type, but rendering each row as
+//             text costs about as much as the rest of the statistics query;
+//   kColumns: hash_record_extended, each column by its type's own hash function: about half the
+//             cost, but only on PostgreSQL >= 14 and for column types that have one
+//             (PostgresRowHash decides). Values that compare equal hash alike (1.0 and 1.00).
+// The two give different checksums for the same rows: a model's checksums compare only between
+// runs that hashed alike, which holds while neither the server version nor the target's column
+// types change.
+enum class RowHash { kText, kColumns };
+
+// kColumns when a PostgreSQL server of `server_version_num` (SHOW server_version_num: 150018
+// for 15.18) can hash every one of `columns` (a DescribeTable of the target) by its type's own
+// hash function; else kText. Conservative: a type outside a fixed list of built-in types whose
+// hash functions are known (arrays, enums, composite, json, bit, money, geometric types) makes it
+// kText.
+RowHash PostgresRowHash(int server_version_num, const std::vector<Column>& columns);
+
 class Emitter {
  public:
   explicit Emitter(sql::Dialect dialect) : dialect_(dialect) {}
   sql::Dialect dialect() const { return dialect_; }
+  // This emitter with WindowStats' checksums hashed by `row_hash` (kText by default).
+  Emitter WithRowHash(RowHash row_hash) const {
+    Emitter copy = *this;
+    copy.row_hash_ = row_hash;
+    return copy;
+  }
+  // True where the row hash can be chosen (PostgreSQL): the runner then picks one per target
+  // (PostgresRowHash) and writes that model's batches with WithRowHash.
+  bool ChoosesRowHash() const { return dialect_ == sql::Dialect::kPostgres; }
 
   // The quoted name a statement uses for `name`. DuckDB drops the catalog (the attached database
   // is the catalog, as in the seed's DuckDB example); a missing schema stays missing.
@@ -259,6 +287,7 @@ class Emitter {
   std::string NamedInsert(const TableName& target, std::string_view select_sql,
                           const std::vector<std::string>& columns) const;
   sql::Dialect dialect_;
+  RowHash row_hash_ = RowHash::kText;
 };
 
 }  // namespace strata::warehouse

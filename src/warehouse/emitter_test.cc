@@ -109,6 +109,54 @@ TEST(EmitterTest, PostgresWholeModelStatements) {
       std::string::npos);
 }
 
+// PostgreSQL hashes a row by its text unless told to hash it by its columns; DuckDB always by
+// its columns, whatever it is told.
+TEST(EmitterTest, TheRowHashIsChosenOnlyOnPostgres) {
+  const TableName target{"", "marts", "fct"};
+  const Window day = DayWindow("2026-04-07");
+  const Emitter postgres(sql::Dialect::kPostgres);
+  EXPECT_TRUE(postgres.ChoosesRowHash());
+  auto text = postgres.WindowStats(target, "d", day);
+  auto columns = postgres.WithRowHash(RowHash::kColumns).WindowStats(target, "d", day);
+  ASSERT_TRUE(text.ok() && columns.ok());
+  EXPECT_NE(text->find("hashtextextended(CAST(ROW(strata_row.*) AS text), 0)"), std::string::npos);
+  EXPECT_EQ(text->find("hash_record_extended"), std::string::npos);
+  EXPECT_NE(columns->find("sum(hash_record_extended(ROW(strata_row.*), 0))"), std::string::npos);
+  EXPECT_EQ(columns->find("hashtextextended"), std::string::npos);
+  auto grouped = postgres.WithRowHash(RowHash::kColumns)
+                     .WindowStatsByKey(target, "d", {day, DayWindow("2026-04-08")});
+  ASSERT_TRUE(grouped.ok());
+  EXPECT_NE(grouped->find("hash_record_extended"), std::string::npos);
+
+  const Emitter duckdb(sql::Dialect::kDuckDb);
+  EXPECT_FALSE(duckdb.ChoosesRowHash());
+  EXPECT_EQ(*duckdb.WindowStats(target, "d", day),
+            *duckdb.WithRowHash(RowHash::kText).WindowStats(target, "d", day));
+  EXPECT_EQ(*duckdb.WindowStats(target, "d", day),
+            *duckdb.WithRowHash(RowHash::kColumns).WindowStats(target, "d", day));
+}
+
+// The choice itself: PostgreSQL 14 or later, and every column of a listed type.
+TEST(EmitterTest, PostgresRowHashNeedsVersion14AndOnlyListedTypes) {
+  const auto column = [](const char* type_name) {
+    Column c;
+    c.name = "c";
+    c.type_name = type_name;
+    return c;
+  };
+  const std::vector<Column> plain = {column("timestamp without time zone"), column("integer"),
+                                     column("numeric"), column("character varying")};
+  EXPECT_EQ(PostgresRowHash(140000, plain), RowHash::kColumns);
+  EXPECT_EQ(PostgresRowHash(150018, plain), RowHash::kColumns);
+  EXPECT_EQ(PostgresRowHash(130012, plain), RowHash::kText);
+  EXPECT_EQ(PostgresRowHash(150018, {}), RowHash::kText);
+  for (const char* other : {"json", "ARRAY", "USER-DEFINED", "bit", "money", "point", "xml"}) {
+    std::vector<Column> with = plain;
+    with.push_back(column(other));
+    EXPECT_EQ(PostgresRowHash(150018, with), RowHash::kText) << other;
+  }
+}
+
 TEST(EmitterTest, WindowStatsByKeyGroupsTheWindowsOfOneScan) {
   for (const sql::Dialect dialect : {sql::Dialect::kDuckDb, sql::Dialect::kPostgres}) {
     const Emitter emitter(dialect);

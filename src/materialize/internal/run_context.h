@@ -23,7 +23,8 @@ namespace strata::materialize {
 
 enum class TaskKind {
   kUnrunnable,  // a model that cannot compile: records its partitions Failed
-  kSetup,       // time_interval: create the target if missing; bind insert columns (PostgreSQL)
+  kSetup,       // time_interval: create the target if missing; bind insert columns and choose
+                //   the row hash (PostgreSQL)
   kBatch,       // time_interval: one batch, in a transaction with the next ready ones ("auto")
   kWholeModel,  // full_refresh, view and incremental
 };
@@ -44,6 +45,8 @@ struct ModelRun {
   std::set<std::string> skip_causes;  // "model m" / "partition k of model m", for the error
   std::vector<TaskId> batch_tasks;    // the kBatch task of each batch, by batch index
   PartitionCost cost;                 // from Computed state, then from this run's commits
+  // How the batches' checksums hash a row (PostgreSQL: chosen by the setup for the target).
+  warehouse::RowHash row_hash = warehouse::RowHash::kText;
 };
 
 // A worker's state-store writes held back until its next transaction starts: the rows of the

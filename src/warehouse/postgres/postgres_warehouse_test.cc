@@ -428,6 +428,52 @@ TEST_F(PostgresWarehouseTest, AColumnNamedLikeTheRowAliasIsStillTheWholeRow) {
   EXPECT_NE(checksum("t_strata_row"), named);
 }
 
+// PostgresRowHash's list of hashable types is PostgreSQL's: a table with a column of each
+// listed type (as information_schema spells it) is hashed by its columns, and the statistics
+// query then runs and sums hash_record_extended of each row, here and under a column named like
+// the row alias. A json, bit or array column, or a server older than 14, falls back to the text.
+TEST_F(PostgresWarehouseTest, RowHashByColumnsCoversExactlyTheListedTypes) {
+  Exec(
+      "CREATE TABLE every_type (day timestamp, strata_row smallint, i4 integer, i8 bigint, "
+      "n numeric(12, 2), f4 real, f8 double precision, t text, v varchar(9), c char(3), "
+      "ch \"char\", nm name, b boolean, d date, tz timestamptz, tm time, ttz timetz, "
+      "iv interval, u uuid, by bytea, jb jsonb, ip inet, net cidr, mac macaddr, mac8 macaddr8, "
+      "o oid)");
+  Exec(
+      "INSERT INTO every_type VALUES ('2026-04-07 01:00:00', 1, 2, 3, 4.50, 1.5, 2.5, 'a', 'b', "
+      "'c', 'x', 'nm', true, '2026-04-07', '2026-04-07 01:00:00+00', '01:02:03', '01:02:03+02', "
+      "'1 day', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '\\x0102', '{\"a\": 1}', '10.0.0.1', "
+      "'10.0.0.0/8', '08:00:2b:01:02:03', '08:00:2b:01:02:03:04:05', 42), "
+      "('2026-04-07 02:00:00', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
+      "NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)");
+  Result<std::vector<Column>> columns = connection_->DescribeTable({"", schema_, "every_type"});
+  ASSERT_TRUE(columns.ok()) << columns.error().ToString();
+  const int version = std::stoi(Scalar("SHOW server_version_num"));
+  ASSERT_GE(version, 140000) << "the test server is older than PostgreSQL 14";
+  ASSERT_EQ(PostgresRowHash(version, *columns), RowHash::kColumns);
+  EXPECT_EQ(PostgresRowHash(139999, *columns), RowHash::kText);
+
+  const Emitter emitter = Emitter(sql::Dialect::kPostgres).WithRowHash(RowHash::kColumns);
+  auto stats = emitter.WindowStats({"", schema_, "every_type"}, "day", DayWindow("2026-04-07"));
+  ASSERT_TRUE(stats.ok());
+  QueryResult result = Exec(*stats);
+  EXPECT_EQ(std::get<std::int64_t>(result.columns[0].values[0]), 2);
+  EXPECT_EQ(ValueToString(result.columns[1].values[0]),
+            Scalar("SELECT (sum(hash_record_extended(p, 0)) % 18446744073709551616 + "
+                   "18446744073709551616) % 18446744073709551616 FROM every_type AS p"));
+  Exec("UPDATE every_type SET t = t || 'x'");
+  EXPECT_NE(ValueToString(Exec(*stats).columns[1].values[0]),
+            ValueToString(result.columns[1].values[0]));
+
+  for (const char* type : {"json", "bit(3)", "integer[]", "money", "point"}) {
+    Exec(fmt::format("CREATE TABLE other_type (day timestamp, x {})", type));
+    Result<std::vector<Column>> other = connection_->DescribeTable({"", schema_, "other_type"});
+    ASSERT_TRUE(other.ok());
+    EXPECT_EQ(PostgresRowHash(version, *other), RowHash::kText) << type;
+    Exec("DROP TABLE other_type");
+  }
+}
+
 // The value-count sketch's kPostgres interpolation (and strata_quantile_merge_postgres in the
 // rollup engine) is PostgreSQL's percentile_cont over float8, bit for bit; DuckDB's form
 // (strata_quantile_merge) differs in the last bits for some inputs.
