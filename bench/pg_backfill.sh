@@ -106,6 +106,12 @@ sql -c "CREATE INDEX fct_daily_events_day ON marts.fct_daily_events (event_day)"
 "$TO_PSQL" "$WORK/plan.json" fct_daily_events event_day >"$WORK/baseline.sql"
 "$TO_PSQL" "$WORK/plan.json" fct_daily_events event_day --stats >"$WORK/baseline_stats.sql"
 echo "== plan: $(grep -c '^BEGIN;' "$WORK/baseline.sql") batches"
+# psql_p2: the same transactions in two concurrent psql sessions, the first half of the year in
+# one and the second in the other: what two sessions of this server can do on this machine,
+# the context for strata's --parallel 2.
+TRANSACTIONS=$(grep -c '^BEGIN;' "$WORK/baseline.sql")
+awk -v half=$(((TRANSACTIONS + 1) / 2)) -v a="$WORK/baseline_a.sql" -v b="$WORK/baseline_b.sql" \
+  '/^BEGIN;/ { n++ } { print > (n <= half ? a : b) }' "$WORK/baseline.sql"
 
 fresh() {
   sql -c "TRUNCATE marts.fct_daily_events"
@@ -128,6 +134,14 @@ run_case() {
       fi ;;
     psql) { time sql -f "$WORK/baseline.sql" >/dev/null; } 2>"$WORK/time" ;;
     psql_stats) { time sql -f "$WORK/baseline_stats.sql" >/dev/null; } 2>"$WORK/time" ;;
+    psql_p2)
+      { time {
+        sql -f "$WORK/baseline_a.sql" >/dev/null &
+        local first=$!
+        sql -f "$WORK/baseline_b.sql" >/dev/null || status=$?
+        wait "$first" || status=$?
+      }; } 2>"$WORK/time"
+      [[ $status -eq 0 ]] || { echo "psql_p2 failed ($status)" >&2; exit 1; } ;;
   esac
   TIMES[$name]="${TIMES[$name]:-} $(awk '{ printf "%d", $1 * 1000 }' "$WORK/time")"
   # Every case must leave the same table.
@@ -138,7 +152,7 @@ run_case() {
 }
 
 # strata_p*: batching = "auto" (the default); strata_off_p1: batching = "off".
-CASES=(psql psql_stats strata_p1 strata_off_p1 strata_p2 strata_p4)
+CASES=(psql psql_stats psql_p2 strata_p1 strata_off_p1 strata_p2 strata_p4)
 for ((round = 0; round < ROUNDS; round++)); do
   for ((k = 0; k < ${#CASES[@]}; k++)); do
     name=${CASES[$(((k + round) % ${#CASES[@]}))]}
@@ -155,3 +169,6 @@ for name in "${CASES[@]}"; do
   m=$(median "${TIMES[$name]}")
   awk -v n="$name" -v m="$m" -v b="$BASE" 'BEGIN { printf "  %-14s %7d ms   %.3f x psql\n", n, m, m / b }'
 done
+P2=$(median "${TIMES[psql_p2]}")
+awk -v s="$(median "${TIMES[strata_p2]}")" -v p="$P2" \
+  'BEGIN { printf "  strata_p2 / psql_p2 (two sessions each): %.3f\n", s / p }'
