@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "warehouse/dialects.h"
 
 namespace strata::warehouse {
@@ -319,11 +321,33 @@ Result<std::string> Emitter::WindowStats(const TableName& target, std::string_vi
 
 std::string Emitter::KeyIndexCase(std::string_view time_column, const std::vector<Window>& windows,
                                   TimeColumnType type) const {
-  std::string key = "CASE";
-  for (std::size_t i = 0; i < windows.size(); ++i) {
-    key += fmt::format(" WHEN {} THEN {}", WindowPredicate(time_column, windows[i], type), i);
+  const auto leaf = [&](std::size_t i) {
+    return fmt::format("CASE WHEN {} THEN {} END", WindowPredicate(time_column, windows[i], type),
+                       i);
+  };
+  const bool ascending_disjoint =
+      std::adjacent_find(windows.begin(), windows.end(), [](const Window& a, const Window& b) {
+        return b.start < a.end;
+      }) == windows.end();
+  if (dialect_ != sql::Dialect::kPostgres || !ascending_disjoint) {
+    // DuckDB evaluates a flat CASE a vector at a time, faster than a nested one; windows outside
+    // the contract: the first that holds the row, tried in order.
+    std::string key = "CASE";
+    for (std::size_t i = 0; i < windows.size(); ++i) {
+      key += fmt::format(" WHEN {} THEN {}", WindowPredicate(time_column, windows[i], type), i);
+    }
+    return key + " END";
   }
-  return key + " END";
+  // Windows [lo, hi]: below the middle window's start the row can only be in [lo, mid - 1].
+  const std::string column = QuoteIdentifier(time_column);
+  const auto range = [&](const auto& self, std::size_t lo, std::size_t hi) -> std::string {
+    if (lo == hi) return leaf(lo);
+    const std::size_t mid = lo + (hi - lo + 1) / 2;
+    return fmt::format("CASE WHEN {} < {} THEN {} ELSE {} END", column,
+                       WindowLiteral(windows[mid].start, type), self(self, lo, mid - 1),
+                       self(self, mid, hi));
+  };
+  return range(range, 0, windows.size() - 1);
 }
 
 Result<std::string> Emitter::WindowStatsByKey(const TableName& target, std::string_view time_column,

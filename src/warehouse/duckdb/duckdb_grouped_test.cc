@@ -221,6 +221,68 @@ TEST(DuckDbGroupedTest, AModelEndingInALineCommentStillGroups) {
   EXPECT_EQ(Exec(*f.connection, write->insert).row_count(), 2 * 24 * 60 / 7 + 1);
 }
 
+// Windows `days` (offsets from 2026-01-01) as day windows.
+std::vector<Window> DayWindows(const std::vector<int>& days) {
+  const PartitionKey first = *PartitionKey::Parse("2026-01-01", Grain::kDay);
+  std::vector<Window> windows;
+  for (const int day : days) {
+    PartitionKey key = first;
+    for (int i = 0; i < day; ++i) key = key.Next();
+    windows.push_back(key.window());
+  }
+  return windows;
+}
+
+// WindowStatsByKey's key gives each row the window WindowStats counts it in: for 1 to 13 windows,
+// contiguous or with gaps, over rows on every boundary, a microsecond either side, at noon, before,
+// after and NULL.
+TEST(DuckDbGroupedTest, TheKeyOfEveryRowIsTheWindowWindowStatsCountsItIn) {
+  Fixture f;
+  f.warehouse = std::move(OpenDuckDb(":memory:")).value();
+  f.connection = std::move(f.warehouse->Connect()).value();
+  Exec(*f.connection, "CREATE SCHEMA marts");
+  Exec(*f.connection,
+       "CREATE TABLE marts.fct AS SELECT TIMESTAMP '2025-12-30 00:00:00' + to_hours(d * 24) + "
+       "to_microseconds(o) AS t, d * 10 + o AS v FROM range(22) AS days(d), "
+       "(VALUES (-1), (0), (1), (43200000000)) AS offsets(o)");
+  Exec(*f.connection, "INSERT INTO marts.fct VALUES (NULL, -7)");
+  for (int n = 1; n <= 13; ++n) {
+    for (const bool gaps : {false, true}) {
+      std::vector<int> days;
+      for (int day = 0; static_cast<int>(days.size()) < n; ++day) {
+        if (!gaps || day % 3 != 1) days.push_back(day);
+      }
+      SCOPED_TRACE(fmt::format("{} windows, gaps {}", n, gaps));
+      const std::vector<Window> windows = DayWindows(days);
+      auto by_key = f.emitter.WindowStatsByKey(kTarget, "t", windows);
+      ASSERT_TRUE(by_key.ok());
+      std::vector<std::pair<std::int64_t, std::string>> grouped(windows.size(), {0, "0"});
+      const QueryResult result = Exec(*f.connection, *by_key);
+      for (std::size_t row = 0; row < result.row_count(); ++row) {
+        // The rows in the gaps between windows: no window's.
+        if (std::holds_alternative<std::monostate>(result.columns[0].values[row])) {
+          EXPECT_TRUE(gaps);
+          continue;
+        }
+        const auto key =
+            static_cast<std::size_t>(std::stoi(ValueToString(result.columns[0].values[row])));
+        ASSERT_LT(key, windows.size());
+        grouped[key] = {std::get<std::int64_t>(result.columns[1].values[row]),
+                        ValueToString(result.columns[2].values[row])};
+      }
+      std::vector<std::pair<std::int64_t, std::string>> one_by_one;
+      for (const Window& window : windows) {
+        const QueryResult one = Exec(*f.connection, *f.emitter.WindowStats(kTarget, "t", window));
+        one_by_one.emplace_back(std::get<std::int64_t>(one.columns[0].values[0]),
+                                ValueToString(one.columns[1].values[0]));
+        EXPECT_EQ(one_by_one.back().first,
+                  4);  // the day's midnight, +1 us, noon and 23:59:59.999999
+      }
+      EXPECT_EQ(grouped, one_by_one);
+    }
+  }
+}
+
 // A table of many column types, one column the SELECT does not name (NULL) and the SELECT's
 // columns in another order than the table's: what InsertReturningStats folds equals what
 // WindowStats reads back, key by key, and a row outside every window is unkeyed.

@@ -477,6 +477,59 @@ TEST_F(PostgresWarehouseTest, RowHashByColumnsCoversExactlyTheListedTypes) {
 // The value-count sketch's kPostgres interpolation (and strata_quantile_merge_postgres in the
 // rollup engine) is PostgreSQL's percentile_cont over float8, bit for bit; DuckDB's form
 // (strata_quantile_merge) differs in the last bits for some inputs.
+// WindowStatsByKey's key (a bisection over the windows' starts, as PostgreSQL evaluates it)
+// gives each row the window WindowStats counts it in, for a timestamp and a date column: 1 to 13
+// day windows, contiguous or with gaps, over rows on every boundary, a microsecond either side,
+// at noon, before, after and NULL.
+TEST_F(PostgresWarehouseTest, TheKeyOfEveryRowIsTheWindowWindowStatsCountsItIn) {
+  const Emitter emitter(sql::Dialect::kPostgres);
+  Exec(
+      "CREATE TABLE probes AS SELECT TIMESTAMP '2025-12-30 00:00:00' + d * INTERVAL '1 day' + o * "
+      "INTERVAL '1 microsecond' AS t, CAST(TIMESTAMP '2025-12-30 00:00:00' + d * INTERVAL "
+      "'1 day' + o * INTERVAL '1 microsecond' AS date) AS dt, d * 10 + o AS v FROM "
+      "generate_series(0, 21) AS d, (VALUES (-1), (0), (1), (43200000000)) AS offsets(o)");
+  Exec("INSERT INTO probes VALUES (NULL, NULL, -7)");
+  const PartitionKey first = *PartitionKey::Parse("2026-01-01", Grain::kDay);
+  for (const auto& [column, type] :
+       {std::pair{"t", TimeColumnType::kTimestamp}, std::pair{"dt", TimeColumnType::kDate}}) {
+    for (int n = 1; n <= 13; ++n) {
+      for (const bool gaps : {false, true}) {
+        SCOPED_TRACE(fmt::format("{}: {} windows, gaps {}", column, n, gaps));
+        std::vector<Window> windows;
+        PartitionKey key = first;
+        for (int day = 0; static_cast<int>(windows.size()) < n; ++day, key = key.Next()) {
+          if (!gaps || day % 3 != 1) windows.push_back(key.window());
+        }
+        auto by_key = emitter.WindowStatsByKey({"", schema_, "probes"}, column, windows, type);
+        ASSERT_TRUE(by_key.ok());
+        std::vector<std::pair<std::string, std::string>> grouped(windows.size(), {"0", "0"});
+        const QueryResult result = Exec(*by_key);
+        for (std::size_t row = 0; row < result.row_count(); ++row) {
+          if (std::holds_alternative<std::monostate>(result.columns[0].values[row])) {
+            EXPECT_TRUE(gaps);  // the rows between windows: no window's
+            continue;
+          }
+          const auto index =
+              static_cast<std::size_t>(std::stoi(ValueToString(result.columns[0].values[row])));
+          ASSERT_LT(index, windows.size());
+          grouped[index] = {ValueToString(result.columns[1].values[row]),
+                            ValueToString(result.columns[2].values[row])};
+        }
+        std::vector<std::pair<std::string, std::string>> one_by_one;
+        for (const Window& window : windows) {
+          const QueryResult one =
+              Exec(*emitter.WindowStats({"", schema_, "probes"}, column, window, type));
+          one_by_one.emplace_back(ValueToString(one.columns[0].values[0]),
+                                  ValueToString(one.columns[1].values[0]));
+          // Midnight, +1 us, noon and 23:59:59.999999 (the date column: the same four days).
+          EXPECT_EQ(one_by_one.back().first, "4");
+        }
+        EXPECT_EQ(grouped, one_by_one);
+      }
+    }
+  }
+}
+
 TEST_F(PostgresWarehouseTest, PercentileContIsTheValueCountsPostgresForm) {
   std::mt19937_64 random(11);
   std::uniform_real_distribution<double> wide(-1e6, 1e6);
