@@ -25,15 +25,20 @@ def pg(pg_server, project, monkeypatch):
     """(project, database): a project whose default warehouse is a fresh PostgreSQL database."""
     database = pg_server.create_database()
     monkeypatch.setenv(DSN_ENV, database.dsn)
-    project.write("strata.toml", textwrap.dedent(f"""\
+    project.write("strata.toml", pg_project_toml())
+    return project, database
+
+
+def pg_project_toml(extra: str = "") -> str:
+    """The e2e project's strata.toml on the PostgreSQL database named by DSN_ENV, then `extra`."""
+    return textwrap.dedent(f"""\
         [project]
         name = "e2e_pg"
 
         [warehouse]
         type = "postgres"
         dsn_env = "{DSN_ENV}"
-        """))
-    return project, database
+        """) + extra
 
 
 def order_rows(days, per_day=4, start_id=1, scale=1):
@@ -340,17 +345,7 @@ def test_checksums_hash_rows_by_their_columns_unless_a_type_has_no_hash(pg):
         strategy_toml("day", first_partition=DAYS[0]), depends_on=["stg_orders"], sources=(),
         catalog=None)
     for batching in ("auto", "off"):
-        project.write("strata.toml", textwrap.dedent(f"""\
-            [project]
-            name = "e2e_pg"
-
-            [warehouse]
-            type = "postgres"
-            dsn_env = "{DSN_ENV}"
-
-            [run]
-            batching = "{batching}"
-            """))
+        project.write("strata.toml", pg_project_toml(f'\n[run]\nbatching = "{batching}"\n'))
         report = project.run("--from", DAYS[0], "--to", DAYS[-1]).json
         assert report["status"] == "success", report["errors"]
         by_columns = window_checksums(database, "marts.fct_daily_orders",
