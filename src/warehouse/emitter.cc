@@ -329,7 +329,7 @@ std::string Emitter::KeyIndexCase(std::string_view time_column, const std::vecto
       std::adjacent_find(windows.begin(), windows.end(), [](const Window& a, const Window& b) {
         return b.start < a.end;
       }) == windows.end();
-  if (dialect_ != sql::Dialect::kPostgres || !ascending_disjoint) {
+  if (dialect_ != sql::Dialect::kPostgres || windows.empty() || !ascending_disjoint) {
     // DuckDB evaluates a flat CASE a vector at a time, faster than a nested one; windows outside
     // the contract: the first that holds the row, tried in order.
     std::string key = "CASE";
