@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # PostgreSQL backfill benchmark (issue 4): `strata run` over the 365 daily partitions of 2025 with
 # --parallel 1, 2 and 4, against a baseline that sends the same statements through psql in one
-# session (bench/plan_to_psql.cc), in one script, on a throw-away server (scripts/pg_test_server.sh:
+# session (bench/plan_to_psql.cc), and in 2 and 4 concurrent sessions (psql_p2, psql_p4: the context
+# for --parallel 2 and 4), in one script, on a throw-away server (scripts/pg_test_server.sh:
 # 127.0.0.1, the same for every case). DURABLE=1 (the default) runs it with PostgreSQL's durable
 # defaults (fsync, synchronous_commit, full_page_writes on: every commit waits for its WAL
 # flush, as on a production server); DURABLE=0 with durability off, as the tests run it.
@@ -106,12 +107,15 @@ sql -c "CREATE INDEX fct_daily_events_day ON marts.fct_daily_events (event_day)"
 "$TO_PSQL" "$WORK/plan.json" fct_daily_events event_day >"$WORK/baseline.sql"
 "$TO_PSQL" "$WORK/plan.json" fct_daily_events event_day --stats >"$WORK/baseline_stats.sql"
 echo "== plan: $(grep -c '^BEGIN;' "$WORK/baseline.sql") batches"
-# psql_p2: the same transactions in two concurrent psql sessions, the first half of the year in
-# one and the second in the other: what two sessions of this server can do on this machine,
-# the context for strata's --parallel 2.
+# psql_pN (N = 2, 4): the same transactions in N concurrent psql sessions, each a consecutive
+# Nth of the year: what N sessions of this server can do on this machine, the context for
+# strata's --parallel N. baseline_pN_K.sql is session K's part.
 TRANSACTIONS=$(grep -c '^BEGIN;' "$WORK/baseline.sql")
-awk -v half=$(((TRANSACTIONS + 1) / 2)) -v a="$WORK/baseline_a.sql" -v b="$WORK/baseline_b.sql" \
-  '/^BEGIN;/ { n++ } { print > (n <= half ? a : b) }' "$WORK/baseline.sql"
+for n in 2 4; do
+  awk -v per=$(((TRANSACTIONS + n - 1) / n)) -v prefix="$WORK/baseline_p${n}_" \
+    '/^BEGIN;/ { t++ } { print > (prefix int((t > 0 ? t - 1 : 0) / per) ".sql") }' \
+    "$WORK/baseline.sql"
+done
 
 fresh() {
   sql -c "TRUNCATE marts.fct_daily_events"
@@ -134,14 +138,16 @@ run_case() {
       fi ;;
     psql) { time sql -f "$WORK/baseline.sql" >/dev/null; } 2>"$WORK/time" ;;
     psql_stats) { time sql -f "$WORK/baseline_stats.sql" >/dev/null; } 2>"$WORK/time" ;;
-    psql_p2)
+    psql_p*)
+      local sessions=${name#psql_p} pids=() k
       { time {
-        sql -f "$WORK/baseline_a.sql" >/dev/null &
-        local first=$!
-        sql -f "$WORK/baseline_b.sql" >/dev/null || status=$?
-        wait "$first" || status=$?
+        for ((k = 0; k < sessions; k++)); do
+          sql -f "$WORK/baseline_p${sessions}_$k.sql" >/dev/null &
+          pids+=($!)
+        done
+        for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
       }; } 2>"$WORK/time"
-      [[ $status -eq 0 ]] || { echo "psql_p2 failed ($status)" >&2; exit 1; } ;;
+      [[ $status -eq 0 ]] || { echo "$name failed ($status)" >&2; exit 1; } ;;
   esac
   TIMES[$name]="${TIMES[$name]:-} $(awk '{ printf "%d", $1 * 1000 }' "$WORK/time")"
   # Every case must leave the same table.
@@ -152,7 +158,7 @@ run_case() {
 }
 
 # strata_p*: batching = "auto" (the default); strata_off_p1: batching = "off".
-CASES=(psql psql_stats psql_p2 strata_p1 strata_off_p1 strata_p2 strata_p4)
+CASES=(psql psql_stats psql_p2 psql_p4 strata_p1 strata_off_p1 strata_p2 strata_p4)
 for ((round = 0; round < ROUNDS; round++)); do
   for ((k = 0; k < ${#CASES[@]}; k++)); do
     name=${CASES[$(((k + round) % ${#CASES[@]}))]}
@@ -169,6 +175,7 @@ for name in "${CASES[@]}"; do
   m=$(median "${TIMES[$name]}")
   awk -v n="$name" -v m="$m" -v b="$BASE" 'BEGIN { printf "  %-14s %7d ms   %.3f x psql\n", n, m, m / b }'
 done
-P2=$(median "${TIMES[psql_p2]}")
-awk -v s="$(median "${TIMES[strata_p2]}")" -v p="$P2" \
-  'BEGIN { printf "  strata_p2 / psql_p2 (two sessions each): %.3f\n", s / p }'
+for n in 2 4; do
+  awk -v n="$n" -v s="$(median "${TIMES[strata_p$n]}")" -v p="$(median "${TIMES[psql_p$n]}")" \
+    'BEGIN { printf "  strata_p%d / psql_p%d (%d sessions each): %.3f\n", n, n, n, s / p }'
+done
