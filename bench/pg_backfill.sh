@@ -112,8 +112,8 @@ echo "== plan: $(grep -c '^BEGIN;' "$WORK/baseline.sql") batches"
 # strata's --parallel N. baseline_pN_K.sql is session K's part.
 TRANSACTIONS=$(grep -c '^BEGIN;' "$WORK/baseline.sql")
 for n in 2 4; do
-  awk -v per=$(((TRANSACTIONS + n - 1) / n)) -v prefix="$WORK/baseline_p${n}_" \
-    '/^BEGIN;/ { t++ } { print > (prefix int((t > 0 ? t - 1 : 0) / per) ".sql") }' \
+  awk -v n="$n" -v total="$TRANSACTIONS" -v prefix="$WORK/baseline_p${n}_" \
+    '/^BEGIN;/ { t++ } { print > (prefix int((t > 0 ? t - 1 : 0) * n / total) ".sql") }' \
     "$WORK/baseline.sql"
 done
 
@@ -142,12 +142,14 @@ run_case() {
       local sessions=${name#psql_p} pids=() k
       { time {
         for ((k = 0; k < sessions; k++)); do
-          sql -f "$WORK/baseline_p${sessions}_$k.sql" >/dev/null &
+          sql -f "$WORK/baseline_p${sessions}_$k.sql" >/dev/null 2>"$WORK/err_$k" &
           pids+=($!)
         done
         for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
       }; } 2>"$WORK/time"
-      [[ $status -eq 0 ]] || { echo "$name failed ($status)" >&2; exit 1; } ;;
+      if [[ $status -ne 0 ]]; then
+        echo "$name failed ($status)" >&2; cat "$WORK"/err_* >&2; exit 1
+      fi ;;
   esac
   TIMES[$name]="${TIMES[$name]:-} $(awk '{ printf "%d", $1 * 1000 }' "$WORK/time")"
   # Every case must leave the same table.

@@ -1,6 +1,8 @@
 // Turns a saved plan (`strata plan --output json`) into the psql script of the PostgreSQL backfill
 // baseline: per batch exactly the statements strata sends (BEGIN; DELETE; INSERT; COMMIT), and
-// with --stats also the per-key count + checksum query strata runs before COMMIT.
+// with --stats also the per-key count + checksum query strata runs before COMMIT, hashing each
+// row by its columns as strata does for this bench's table on PostgreSQL 14+ (RowHash::kColumns;
+// the bench's server is newer, and every column type of its table has a hash function).
 //
 //   plan_to_psql PLAN.json MODEL TIME_COLUMN [--stats] > script.sql
 //
@@ -24,7 +26,9 @@ int main(int argc, char** argv) {
   const bool stats = argc > 4 && std::string(argv[4]) == "--stats";
   std::ifstream in(argv[1]);
   const json plan = json::parse(in);
-  const strata::warehouse::Emitter emitter(strata::sql::Dialect::kPostgres);
+  const strata::warehouse::Emitter emitter =
+      strata::warehouse::Emitter(strata::sql::Dialect::kPostgres)
+          .WithRowHash(strata::warehouse::RowHash::kColumns);
   for (const json& model : plan.at("models")) {
     if (model.at("model") != argv[2]) continue;
     for (const json& batch : model.at("batches")) {

@@ -276,9 +276,11 @@ Result<PlannedModel> BindInsertColumns(warehouse::Connection& connection,
   return bound;
 }
 
-// PostgreSQL: the row hash of the target's checksums, from the server's version and the
-// target's column types (warehouse::PostgresRowHash).
+// PostgreSQL: the row hash of the target's checksums, from the server's version, the target's
+// column types and their collations (warehouse::PostgresRowHash). A version it cannot read (a
+// server that only speaks PostgreSQL's protocol) keeps the text hash.
 Result<warehouse::RowHash> ChooseRowHash(warehouse::Connection& connection,
+                                         const warehouse::Emitter& emitter,
                                          const warehouse::TableName& target) {
   STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult shown,
                           connection.Execute("SHOW server_version_num"));
@@ -288,11 +290,17 @@ Result<warehouse::RowHash> ChooseRowHash(warehouse::Connection& connection,
                                : std::string();
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), version);
   if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
-    return MakeError(ErrorCode::kWarehouse,
-                     "SHOW server_version_num returned \"" + text + "\", not a version number");
+    return warehouse::RowHash::kText;
   }
   STRATA_ASSIGN_OR_RETURN(std::vector<warehouse::Column> columns, connection.DescribeTable(target));
-  return warehouse::PostgresRowHash(version, columns);
+  if (warehouse::PostgresRowHash(version, columns) == warehouse::RowHash::kText) {
+    return warehouse::RowHash::kText;
+  }
+  STRATA_ASSIGN_OR_RETURN(std::string sql, emitter.NondeterministicCollations(target));
+  STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult counted, connection.Execute(sql));
+  const bool deterministic = counted.row_count() == 1 && counted.columns.size() == 1 &&
+                             warehouse::ValueToString(counted.columns[0].values[0]) == "0";
+  return warehouse::PostgresRowHash(version, columns, deterministic);
 }
 
 }  // namespace
@@ -487,8 +495,13 @@ Result<TaskOutcome> RunSetup(RunContext& run, std::size_t worker, const Task& ta
         if (!ensured.ok()) return std::move(ensured).error();
         if (run.emitter.ChoosesRowHash()) {
           Result<warehouse::RowHash> row_hash =
-              ChooseRowHash(connection, ToTableName(planned.model->target));
-          if (!row_hash.ok()) return std::move(row_hash).error();
+              ChooseRowHash(connection, run.emitter, ToTableName(planned.model->target));
+          if (!row_hash.ok()) {
+            Error error = std::move(row_hash).error();
+            error.Note("while choosing how " + planned.model->name +
+                       "'s checksums hash a row; nothing was written");
+            return error;
+          }
           model_run.row_hash = *row_hash;
         }
         if (!run.emitter.InsertNeedsColumns()) return std::nullopt;

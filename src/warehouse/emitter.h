@@ -74,10 +74,13 @@ enum class RowHash { kText, kColumns };
 
 // kColumns when a PostgreSQL server of `server_version_num` (SHOW server_version_num: 150018
 // for 15.18) can hash every one of `columns` (a DescribeTable of the target) by its type's own
-// hash function; else kText. Conservative: a type outside a fixed list of built-in types whose
-// hash functions are known (arrays, enums, composite, json, bit, money, geometric types) makes it
-// kText.
-RowHash PostgresRowHash(int server_version_num, const std::vector<Column>& columns);
+// hash function and every column's collation is deterministic; else kText. Conservative: a type
+// outside a fixed list of built-in types whose hash functions are known (arrays, enums,
+// composite, json, bit, money, geometric types) makes it kText. A nondeterministic collation
+// (`deterministic = false`, e.g. case-insensitive ICU) hashes strings that differ only in case
+// alike, so a case-only change would keep the checksum: the text hash sees it.
+RowHash PostgresRowHash(int server_version_num, const std::vector<Column>& columns,
+                        bool collations_deterministic = true);
 
 class Emitter {
  public:
@@ -92,6 +95,10 @@ class Emitter {
   // True where the row hash can be chosen (PostgreSQL): the runner then picks one per target
   // (PostgresRowHash) and writes that model's batches with WithRowHash.
   bool ChoosesRowHash() const { return dialect_ == sql::Dialect::kPostgres; }
+  // PostgreSQL 12+: one row, one BIGINT, the number of `target`'s columns whose collation is
+  // not deterministic (PostgresRowHash's `collations_deterministic` is that it is 0).
+  // kWarehouseUnsupported where !ChoosesRowHash().
+  Result<std::string> NondeterministicCollations(const TableName& target) const;
 
   // The quoted name a statement uses for `name`. DuckDB drops the catalog (the attached database
   // is the catalog, as in the seed's DuckDB example); a missing schema stays missing.

@@ -150,6 +150,14 @@ TEST(EmitterTest, PostgresRowHashNeedsVersion14AndOnlyListedTypes) {
   EXPECT_EQ(PostgresRowHash(150018, plain), RowHash::kColumns);
   EXPECT_EQ(PostgresRowHash(130012, plain), RowHash::kText);
   EXPECT_EQ(PostgresRowHash(150018, {}), RowHash::kText);
+  EXPECT_EQ(PostgresRowHash(150018, plain, /*collations_deterministic=*/false), RowHash::kText);
+  // The collations are read from PostgreSQL's catalog, the target's name a quoted string.
+  auto collations = Emitter(sql::Dialect::kPostgres).NondeterministicCollations({"", "m", "o'f"});
+  ASSERT_TRUE(collations.ok());
+  EXPECT_NE(collations->find("to_regclass('\"m\".\"o''f\"')"), std::string::npos) << *collations;
+  EXPECT_NE(collations->find("NOT c.collisdeterministic"), std::string::npos);
+  EXPECT_EQ(Emitter(sql::Dialect::kDuckDb).NondeterministicCollations({"", "m", "f"}).error().code,
+            ErrorCode::kWarehouseUnsupported);
   for (const char* other : {"json", "ARRAY", "USER-DEFINED", "bit", "money", "point", "xml"}) {
     std::vector<Column> with = plain;
     with.push_back(column(other));

@@ -1,4 +1,7 @@
-// PostgresRowHash (emitter.h): which row hash a PostgreSQL target's checksums can use.
+// PostgresRowHash (emitter.h): which row hash a PostgreSQL target's checksums can use, and
+// Emitter::NondeterministicCollations, the catalog query it needs besides DescribeTable.
+#include <fmt/format.h>
+
 #include <array>
 #include <string_view>
 
@@ -50,12 +53,31 @@ bool Hashable(std::string_view type_name) {
 
 }  // namespace
 
-RowHash PostgresRowHash(int server_version_num, const std::vector<Column>& columns) {
-  if (server_version_num < kRecordHashVersion || columns.empty()) return RowHash::kText;
+RowHash PostgresRowHash(int server_version_num, const std::vector<Column>& columns,
+                        bool collations_deterministic) {
+  if (server_version_num < kRecordHashVersion || columns.empty() || !collations_deterministic) {
+    return RowHash::kText;
+  }
   for (const Column& column : columns) {
     if (!Hashable(column.type_name)) return RowHash::kText;
   }
   return RowHash::kColumns;
+}
+
+Result<std::string> Emitter::NondeterministicCollations(const TableName& target) const {
+  if (!ChoosesRowHash()) {
+    return MakeError(ErrorCode::kWarehouseUnsupported,
+                     fmt::format("collations are read only on PostgreSQL, not on {}",
+                                 sql::DialectName(dialect_)));
+  }
+  STRATA_TRY(CheckTarget(target));
+  // A column's collation (a domain's when the column has none of its own); the default
+  // collation is deterministic.
+  return fmt::format(
+      "SELECT count(*) FROM pg_catalog.pg_attribute AS a JOIN pg_catalog.pg_collation AS c ON "
+      "c.oid = a.attcollation WHERE a.attrelid = to_regclass({}) AND a.attnum > 0 AND NOT "
+      "a.attisdropped AND NOT c.collisdeterministic",
+      sql::QuoteString(QualifiedName(target), dialect_));
 }
 
 }  // namespace strata::warehouse

@@ -334,24 +334,42 @@ def window_checksums(database, table, hash_sql) -> dict:
 
 def test_checksums_hash_rows_by_their_columns_unless_a_type_has_no_hash(pg):
     """On PostgreSQL 14+ a target whose column types all have a hash function is checksummed
-    with hash_record_extended (cheaper than the row's text); a target with a json column falls
-    back to the row's text. Either way each day's checksum is the sum PostgreSQL itself gives."""
+    with hash_record_extended (cheaper than the row's text), by one query per partition
+    (batch_size 1) or one grouped scan per batch (batch_size 3). A target with a json column, or
+    a text column under a nondeterministic (case-insensitive) collation, which would hash 'paid'
+    and 'PAID' alike, falls back to the row's text. Either way each day's checksum is the sum
+    PostgreSQL itself gives."""
     project, database = pg
     assert int(database.scalar("SHOW server_version_num")) >= 140000
+    database.execute("CREATE COLLATION public.strata_ci "
+                     "(provider = icu, locale = 'und-u-ks-level2', deterministic = false)")
     load_orders(database, order_rows(DAYS))
     add_models(project)
-    project.add_model("fct_daily_json", DAILY_SQL.replace(
-        "SUM(amount) AS revenue", "SUM(amount) AS revenue, json_build_object('n', COUNT(*)) AS doc"),
-        strategy_toml("day", first_partition=DAYS[0]), depends_on=["stg_orders"], sources=(),
-        catalog=None)
+    added = {
+        "fct_daily_json": ("SUM(amount) AS revenue, json_build_object('n', COUNT(*)) AS doc", 1),
+        "fct_daily_ci": ("SUM(amount) AS revenue, CASE WHEN customer_id % 2 = 0 THEN 'paid' "
+                         "ELSE 'PAID' END COLLATE strata_ci AS label", 1),
+        "fct_daily_b3": ("SUM(amount) AS revenue", 3),
+    }
+    for name, (columns, batch_size) in added.items():
+        project.add_model(name, DAILY_SQL.replace("SUM(amount) AS revenue", columns),
+                          strategy_toml("day", first_partition=DAYS[0], batch_size=batch_size),
+                          depends_on=["stg_orders"], sources=(), catalog=None)
+    assert database.scalar("SELECT count(*) FROM pg_collation WHERE collname = 'strata_ci' "
+                           "AND NOT collisdeterministic") == "1"
+    by_columns, by_text = "hash_record_extended(r, 0)", "hashtextextended(CAST(r AS text), 0)"
+    hashes = {"fct_daily_orders": by_columns, "fct_daily_b3": by_columns,
+              "fct_daily_json": by_text, "fct_daily_ci": by_text}
     for batching in ("auto", "off"):
         project.write("strata.toml", pg_project_toml(f'\n[run]\nbatching = "{batching}"\n'))
         report = project.run("--from", DAYS[0], "--to", DAYS[-1]).json
         assert report["status"] == "success", report["errors"]
-        by_columns = window_checksums(database, "marts.fct_daily_orders",
-                                      "hash_record_extended(r, 0)")
-        assert {dt.date.fromisoformat(k): v for k, v in checksums(report).items()} == by_columns
-        by_text = window_checksums(database, "marts.fct_daily_json",
-                                   "hashtextextended(CAST(r AS text), 0)")
-        assert {dt.date.fromisoformat(k): v
-                for k, v in checksums(report, "fct_daily_json").items()} == by_text
+        for model, hash_sql in hashes.items():
+            expected = window_checksums(database, f"marts.{model}", hash_sql)
+            assert len(expected) == len(DAYS), model
+            assert {dt.date.fromisoformat(k): v
+                    for k, v in checksums(report, model).items()} == expected, (batching, model)
+    # The label column kept its collation, and under it the two spellings are one value.
+    assert database.scalar("SELECT count(DISTINCT label) FROM marts.fct_daily_ci") == "1"
+    assert database.scalar("SELECT count(DISTINCT CAST(label AS text) COLLATE \"C\") "
+                           "FROM marts.fct_daily_ci") == "2"

@@ -35,8 +35,8 @@ struct Task {
   std::size_t batch = 0;  // kBatch only
 };
 
-// One planned model's progress. Guarded by RunContext::mutex, except `bound`, which its setup
-// task writes before any of the model's batches (its dependents) can read it.
+// One planned model's progress. Guarded by RunContext::mutex, except `bound` and `row_hash`,
+// which its setup task writes before any of the model's batches (its dependents) can read them.
 struct ModelRun {
   const PlannedModel* planned = nullptr;
   std::optional<PlannedModel> bound;  // the batches with bound insert columns (PostgreSQL)

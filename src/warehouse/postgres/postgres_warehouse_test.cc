@@ -465,6 +465,32 @@ TEST_F(PostgresWarehouseTest, RowHashByColumnsCoversExactlyTheListedTypes) {
   EXPECT_NE(ValueToString(Exec(*stats).columns[1].values[0]),
             ValueToString(result.columns[1].values[0]));
 
+  // A domain reads as its base type: over integer it hashes by its columns, over json not.
+  Exec("CREATE DOMAIN positive AS integer CHECK (VALUE > 0)");
+  Exec("CREATE DOMAIN document AS json");
+  Exec("CREATE TABLE domains (day timestamp, p positive, d document)");
+  Result<std::vector<Column>> domains = connection_->DescribeTable({"", schema_, "domains"});
+  ASSERT_TRUE(domains.ok());
+  EXPECT_EQ(PostgresRowHash(version, {(*domains)[0], (*domains)[1]}), RowHash::kColumns);
+  EXPECT_EQ(PostgresRowHash(version, *domains), RowHash::kText);
+
+  // A nondeterministic collation hashes 'paid' and 'PAID' alike by columns (so the text hash is
+  // kept for it); NondeterministicCollations counts such columns, a domain's collation included.
+  Exec("CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false)");
+  Exec("CREATE DOMAIN ci_text AS text COLLATE ci");
+  Exec("CREATE TABLE labels (day timestamp, a text COLLATE ci, b ci_text, c text)");
+  const auto count_collations = [&](const char* table) {
+    return Scalar(*emitter.NondeterministicCollations({"", schema_, table}));
+  };
+  EXPECT_EQ(count_collations("labels"), "2");
+  EXPECT_EQ(count_collations("every_type"), "0");
+  Exec(
+      "INSERT INTO labels VALUES ('2026-04-07', 'paid', 'paid', 'x'), "
+      "('2026-04-07', 'PAID', 'PAID', 'x')");
+  EXPECT_EQ(Scalar("SELECT count(DISTINCT hash_record_extended(l, 0)) FROM labels AS l"), "1");
+  EXPECT_EQ(Scalar("SELECT count(DISTINCT hashtextextended(CAST(l AS text), 0)) FROM labels AS l"),
+            "2");
+
   for (const char* type : {"json", "bit(3)", "integer[]", "money", "point"}) {
     Exec(fmt::format("CREATE TABLE other_type (day timestamp, x {})", type));
     Result<std::vector<Column>> other = connection_->DescribeTable({"", schema_, "other_type"});
@@ -474,9 +500,6 @@ TEST_F(PostgresWarehouseTest, RowHashByColumnsCoversExactlyTheListedTypes) {
   }
 }
 
-// The value-count sketch's kPostgres interpolation (and strata_quantile_merge_postgres in the
-// rollup engine) is PostgreSQL's percentile_cont over float8, bit for bit; DuckDB's form
-// (strata_quantile_merge) differs in the last bits for some inputs.
 // WindowStatsByKey's key (a bisection over the windows' starts, as PostgreSQL evaluates it)
 // gives each row the window WindowStats counts it in, for a timestamp and a date column: 1 to 13
 // day windows, contiguous or with gaps, over rows on every boundary, a microsecond either side,
@@ -530,6 +553,9 @@ TEST_F(PostgresWarehouseTest, TheKeyOfEveryRowIsTheWindowWindowStatsCountsItIn) 
   }
 }
 
+// The value-count sketch's kPostgres interpolation (and strata_quantile_merge_postgres in the
+// rollup engine) is PostgreSQL's percentile_cont over float8, bit for bit; DuckDB's form
+// (strata_quantile_merge) differs in the last bits for some inputs.
 TEST_F(PostgresWarehouseTest, PercentileContIsTheValueCountsPostgresForm) {
   std::mt19937_64 random(11);
   std::uniform_real_distribution<double> wide(-1e6, 1e6);
