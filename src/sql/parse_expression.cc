@@ -311,7 +311,16 @@ Result<ExprPtr> Parser::ParseInfix(ExprPtr left, int* precedence_out, bool* done
     auto collate = std::make_unique<Collate>(span);
     collate->value = std::move(left);
     if (!AtAnyName() && Peek().kind != TokenKind::kString) return Expected("a collation");
-    collate->collation = Advance().text;
+    const std::string_view first = Advance().text;
+    std::string_view last = first;
+    // A schema-qualified collation (PostgreSQL: public.ci, "pg_catalog"."C"): the source text
+    // from its first name to its last, as written.
+    while (AtSymbol(".") && AtAnyName(1)) {
+      Advance();
+      last = Advance().text;
+    }
+    collate->collation = std::string_view(
+        first.data(), static_cast<std::size_t>(last.data() + last.size() - first.data()));
     return ExprPtr(std::move(collate));
   }
   std::optional<BinaryOp> op = SymbolOperator(token);

@@ -348,7 +348,7 @@ def test_checksums_hash_rows_by_their_columns_unless_a_type_has_no_hash(pg):
     added = {
         "fct_daily_json": ("SUM(amount) AS revenue, json_build_object('n', COUNT(*)) AS doc", 1),
         "fct_daily_ci": ("SUM(amount) AS revenue, CASE WHEN customer_id % 2 = 0 THEN 'paid' "
-                         "ELSE 'PAID' END COLLATE strata_ci AS label", 1),
+                         "ELSE 'PAID' END COLLATE public.strata_ci AS label", 1),
         "fct_daily_b3": ("SUM(amount) AS revenue", 3),
     }
     for name, (columns, batch_size) in added.items():
