@@ -53,7 +53,7 @@ bool NameEquals(std::string_view a, std::string_view b) {
   return true;
 }
 
-std::string DottedName(const std::vector<sql::Identifier>& parts) {
+std::string DottedName(const sql::NodeVector<sql::Identifier>& parts) {
   std::string out;
   for (const sql::Identifier& part : parts) {
     if (!out.empty()) out += '.';

@@ -88,8 +88,8 @@ std::optional<ColumnName> ColumnOf(const Expr& expr) {
 }
 
 FilterBounds OutputColumnBounds(const sql::Query& query, std::string_view name,
-                                const std::vector<sql::Identifier>& renamed, const CteScope* scope,
-                                const FilterContext& context);
+                                const sql::NodeVector<sql::Identifier>& renamed,
+                                const CteScope* scope, const FilterContext& context);
 
 // Through a `*` or `t.*` item: nullopt when the star excludes or replaces `name`.
 std::optional<ColumnName> ThroughStar(const sql::Star& star, std::string_view name) {
@@ -108,7 +108,7 @@ std::optional<ColumnName> ThroughStar(const sql::Star& star, std::string_view na
 // The column of `select`'s sources that its output column `name` reads unchanged; nullopt when
 // it is computed or not found. `renamed` is the CTE's or alias's column list (may be empty).
 std::optional<ColumnName> OutputSource(const sql::Select& select, std::string_view name,
-                                       const std::vector<sql::Identifier>& renamed) {
+                                       const sql::NodeVector<sql::Identifier>& renamed) {
   if (!renamed.empty()) {
     for (std::size_t i = 0; i < renamed.size() && i < select.items.size(); ++i) {
       if (select.items[i].expr->kind == ExprKind::kStar) return std::nullopt;
@@ -133,7 +133,7 @@ std::optional<ColumnName> OutputSource(const sql::Select& select, std::string_vi
 // The bounds of column `name` of a relation: a CTE's or a derived table's output column.
 FilterBounds RelationColumnBounds(const sql::TableRef& table, std::string_view name,
                                   const FilterContext& context) {
-  static const std::vector<sql::Identifier> kNone;
+  static const sql::NodeVector<sql::Identifier> kNone;
   if (table.kind == sql::TableRefKind::kDerived) {
     const auto& derived = table.As<sql::DerivedTable>();
     return OutputColumnBounds(*derived.query, name, table.alias ? table.alias->columns : kNone,
@@ -170,8 +170,8 @@ FilterBounds ColumnBoundsInSelect(const sql::Select& select, const ColumnName& c
 }
 
 FilterBounds OutputColumnBounds(const sql::Query& query, std::string_view name,
-                                const std::vector<sql::Identifier>& renamed, const CteScope* scope,
-                                const FilterContext& context) {
+                                const sql::NodeVector<sql::Identifier>& renamed,
+                                const CteScope* scope, const FilterContext& context) {
   const auto key = std::make_pair(&query, AsciiLowered(name));
   const auto cached = context.findings->output_columns.find(key);
   if (cached != context.findings->output_columns.end()) return cached->second;

@@ -28,7 +28,7 @@ std::optional<std::vector<TypedColumn>> AsTable(const OutputColumns& output) {
 }
 
 void Rename(std::optional<std::vector<TypedColumn>>& columns,
-            const std::vector<sql::Identifier>& names) {
+            const sql::NodeVector<sql::Identifier>& names) {
   if (!columns) return;
   for (std::size_t index = 0; index < names.size() && index < columns->size(); ++index) {
     (*columns)[index].name = std::string(names[index].name);

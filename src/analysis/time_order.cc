@@ -134,7 +134,7 @@ bool IsNonMonotoneFunction(const sql::FunctionCall& call) {
   return false;
 }
 
-bool AnyReadsColumn(const std::vector<sql::ExprPtr>& list);
+bool AnyReadsColumn(const sql::NodeVector<sql::ExprPtr>& list);
 
 // True when `expr` reads a column outside any subquery.
 bool ReadsColumn(const Expr& expr) {
@@ -196,7 +196,7 @@ bool ReadsColumn(const Expr& expr) {
   return false;
 }
 
-bool AnyReadsColumn(const std::vector<sql::ExprPtr>& list) {
+bool AnyReadsColumn(const sql::NodeVector<sql::ExprPtr>& list) {
   for (const sql::ExprPtr& item : list) {
     if (ReadsColumn(*item)) return true;
   }

@@ -303,6 +303,21 @@ TEST_F(ProjectTest, IllFormedUtf8FormsAreRefused) {
   }
 }
 
+// The check reads eight ASCII bytes at a time: a bad byte, or a good two-byte character, at every
+// offset around those words is still found where it is.
+TEST_F(ProjectTest, IllFormedUtf8IsFoundAtEveryOffset) {
+  for (std::size_t ascii = 0; ascii < 20; ++ascii) {
+    const std::string prefix = "SELECT 1 AS x -- " + std::string(ascii, 'a');
+    for (const std::string& between : {std::string(), std::string("\xc3\xa9") + "bc"}) {
+      Model("stg", "", prefix + between + "\xff" + std::string(9, 'z'));
+      Error error = OnlyError();
+      EXPECT_EQ(error.code, ErrorCode::kSqlLex);
+      EXPECT_EQ(error.span->column, static_cast<int>(prefix.size() + between.size() + 1))
+          << ascii << " ASCII bytes";
+    }
+  }
+}
+
 TEST_F(ProjectTest, SqlWithoutTomlIsAWarning) {
   Model("stg", "");
   Write("models/orphan.sql", "SELECT 1 AS x");

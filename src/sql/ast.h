@@ -16,6 +16,7 @@
 // Nodes are plain data: not thread-safe to mutate, safe to read from many threads.
 #pragma once
 
+#include <cstddef>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -29,6 +30,35 @@
 #include "sql/node_pool.h"
 
 namespace strata::sql {
+
+// The allocator of the vectors inside nodes (names, argument lists): the node pool as well
+// (node_pool.h), since a compile builds and frees hundreds of them per model. Stateless: any two
+// compare equal, and a vector may be freed on another thread than the one that filled it.
+template <typename T>
+class NodeAllocator {
+ public:
+  using value_type = T;  // NOLINT(readability-identifier-naming): the Allocator requirements
+  NodeAllocator() = default;
+  template <typename U>
+  NodeAllocator(const NodeAllocator<U>& /*other*/) noexcept {
+  }  // NOLINT(google-explicit-constructor)
+
+  T* allocate(std::size_t count) {
+    static_assert(alignof(T) <= alignof(std::max_align_t));
+    return static_cast<T*>(internal::AllocateNode(count * sizeof(T)));
+  }
+  void deallocate(T* block, std::size_t count) noexcept {
+    internal::FreeNode(block, count * sizeof(T));
+  }
+
+  template <typename U>
+  bool operator==(const NodeAllocator<U>& /*other*/) const noexcept {
+    return true;
+  }
+};
+
+template <typename T>
+using NodeVector = std::vector<T, NodeAllocator<T>>;
 
 struct Span {
   int line = 0;    // 1-based; 0 = unknown
@@ -85,7 +115,7 @@ struct Node {
 // parameters in (...) or <...>, and [] suffixes. A parameter is a number (name = its text, no
 // parameters) or a type, optionally with a field name (STRUCT(a INT), STRUCT<a INT64>).
 struct DataType {
-  std::vector<Identifier> words;
+  NodeVector<Identifier> words;
   struct Parameter {
     std::optional<Identifier> field;
     std::unique_ptr<DataType> type;
@@ -186,7 +216,7 @@ struct Parameter : Expr {
 struct ColumnRef : Expr {
   static constexpr ExprKind kKind = ExprKind::kColumn;
   explicit ColumnRef(Span s) : Expr(kKind, s) {}
-  std::vector<Identifier> parts;
+  NodeVector<Identifier> parts;
 };
 
 struct SelectItem {
@@ -198,10 +228,10 @@ struct SelectItem {
 struct Star : Expr {
   static constexpr ExprKind kKind = ExprKind::kStar;
   explicit Star(Span s) : Expr(kKind, s) {}
-  std::vector<Identifier> qualifier;
-  std::vector<Identifier> excluded;                          // the excluded columns' names
-  std::vector<std::vector<Identifier>> excluded_qualifiers;  // per excluded name: t in t.id, or {}
-  std::vector<SelectItem> replaced;                          // expr AS name
+  NodeVector<Identifier> qualifier;
+  NodeVector<Identifier> excluded;                          // the excluded columns' names
+  std::vector<NodeVector<Identifier>> excluded_qualifiers;  // per excluded name: t in t.id, or {}
+  std::vector<SelectItem> replaced;                         // expr AS name
 };
 
 enum class UnaryOp { kNot, kMinus, kPlus, kBitNot };
@@ -287,7 +317,7 @@ struct InList : Expr {
   explicit InList(Span s) : Expr(kKind, s) {}
   bool negated = false;
   ExprPtr value;
-  std::vector<ExprPtr> list;
+  NodeVector<ExprPtr> list;
 };
 
 struct InSubquery : Expr {
@@ -368,7 +398,7 @@ struct WindowFrame {
 // OVER (base PARTITION BY ... ORDER BY ... frame); also the body of a named WINDOW.
 struct WindowSpec {
   std::optional<Identifier> base;
-  std::vector<ExprPtr> partition_by;
+  NodeVector<ExprPtr> partition_by;
   std::vector<OrderItem> order_by;
   std::optional<WindowFrame> frame;
 };
@@ -378,9 +408,9 @@ struct WindowSpec {
 struct FunctionCall : Expr {
   static constexpr ExprKind kKind = ExprKind::kFunction;
   explicit FunctionCall(Span s) : Expr(kKind, s) {}
-  std::vector<Identifier> name;
+  NodeVector<Identifier> name;
   bool distinct = false;
-  std::vector<ExprPtr> args;
+  NodeVector<ExprPtr> args;
   std::vector<OrderItem> order_by;   // inside the parentheses: STRING_AGG(x, ',' ORDER BY y)
   ExprPtr limit;                     // BigQuery ARRAY_AGG(x ORDER BY y LIMIT 5) (null: none)
   std::string_view nulls_treatment;  // "IGNORE NULLS", "RESPECT NULLS" or empty
@@ -429,7 +459,7 @@ struct ArrayLiteral : Expr {
   explicit ArrayLiteral(Span s) : Expr(kKind, s) {}
   bool array_keyword = false;
   std::optional<DataType> element_type;
-  std::vector<ExprPtr> elements;
+  NodeVector<ExprPtr> elements;
   // DuckDB list comprehension [element FOR variable IN source IF condition]: `elements` holds
   // the one element expression.
   struct Comprehension {
@@ -466,7 +496,7 @@ struct Row : Expr {
   static constexpr ExprKind kKind = ExprKind::kRow;
   explicit Row(Span s) : Expr(kKind, s) {}
   bool row_keyword = false;
-  std::vector<ExprPtr> elements;
+  NodeVector<ExprPtr> elements;
 };
 
 // (expr) as written; kept so printing reproduces the source's grouping.
@@ -535,7 +565,7 @@ struct Grouping : Expr {
   explicit Grouping(Span s) : Expr(kKind, s) {}
   enum class Kind { kRollup, kCube, kGroupingSets };
   Kind grouping = Kind::kRollup;
-  std::vector<ExprPtr> items;
+  NodeVector<ExprPtr> items;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -545,7 +575,7 @@ enum class TableRefKind { kTable, kFunction, kDerived, kJoin, kParenthesized, kP
 
 struct TableAlias {
   Identifier name;
-  std::vector<Identifier> columns;
+  NodeVector<Identifier> columns;
 };
 
 // TABLESAMPLE [method] (size [PERCENT|ROWS]) [REPEATABLE (seed)], Snowflake SAMPLE (...), and
@@ -570,9 +600,9 @@ struct TableRef : Node<TableRefKind> {
 struct NamedTable : TableRef {
   static constexpr TableRefKind kKind = TableRefKind::kTable;
   explicit NamedTable(Span s) : TableRef(kKind, s) {}
-  std::vector<Identifier> name;  // db.schema.table parts; empty for a file
-  std::string_view file;         // DuckDB replacement scan FROM 'data.parquet': the literal's
-                                 // text, quotes included; empty for a named table
+  NodeVector<Identifier> name;  // db.schema.table parts; empty for a file
+  std::string_view file;        // DuckDB replacement scan FROM 'data.parquet': the literal's
+                                // text, quotes included; empty for a named table
 };
 
 // GENERATE_SERIES(...), range(...), read_parquet(...), UNNEST(...) in FROM.
@@ -610,7 +640,7 @@ struct Join : TableRef {
   bool lateral_view = false;
   bool lateral_view_outer = false;
   ExprPtr on;
-  std::vector<Identifier> using_columns;
+  NodeVector<Identifier> using_columns;
   bool has_using = false;
 };
 
@@ -627,9 +657,9 @@ struct Pivot : TableRef {
   explicit Pivot(Span s) : TableRef(kKind, s) {}
   TableRefPtr source;
   std::vector<SelectItem> aggregates;
-  std::vector<Identifier> for_columns;  // one, or several written as (a, b)
+  NodeVector<Identifier> for_columns;  // one, or several written as (a, b)
   std::vector<SelectItem> in_values;
-  std::vector<ExprPtr> group_by;  // DuckDB: PIVOT (... FOR ... IN (...) GROUP BY x)
+  NodeVector<ExprPtr> group_by;  // DuckDB: PIVOT (... FOR ... IN (...) GROUP BY x)
 };
 
 // source UNPIVOT [INCLUDE|EXCLUDE NULLS] (value FOR name IN (col [AS a], ...)).
@@ -637,8 +667,8 @@ struct Unpivot : TableRef {
   static constexpr TableRefKind kKind = TableRefKind::kUnpivot;
   explicit Unpivot(Span s) : TableRef(kKind, s) {}
   TableRefPtr source;
-  std::string_view nulls;                 // "INCLUDE NULLS", "EXCLUDE NULLS" or empty
-  std::vector<Identifier> value_columns;  // one, or several written as (a, b)
+  std::string_view nulls;                // "INCLUDE NULLS", "EXCLUDE NULLS" or empty
+  NodeVector<Identifier> value_columns;  // one, or several written as (a, b)
   Identifier name_column;
   std::vector<SelectItem> in_columns;
 };
@@ -662,8 +692,8 @@ struct Select : SetExpr {
   explicit Select(Span s) : SetExpr(kKind, s) {}
   enum class Distinct { kNone, kAll, kDistinct };
   Distinct distinct = Distinct::kNone;
-  std::vector<ExprPtr> distinct_on;  // DISTINCT ON (...)
-  ExprPtr top;                       // TOP n
+  NodeVector<ExprPtr> distinct_on;  // DISTINCT ON (...)
+  ExprPtr top;                      // TOP n
   bool top_percent = false;
   std::vector<SelectItem> items;
   bool from_first = false;  // DuckDB FROM t [SELECT ...]; printed as SELECT ... FROM t
@@ -671,7 +701,7 @@ struct Select : SetExpr {
   ExprPtr where;
   bool has_group_by = false;
   bool group_by_all = false;
-  std::vector<ExprPtr> group_by;
+  NodeVector<ExprPtr> group_by;
   ExprPtr having;
   std::vector<NamedWindow> windows;
   ExprPtr qualify;
@@ -695,7 +725,7 @@ struct SetOperation : SetExpr {
 struct Values : SetExpr {
   static constexpr SetExprKind kKind = SetExprKind::kValues;
   explicit Values(Span s) : SetExpr(kKind, s) {}
-  std::vector<std::vector<ExprPtr>> rows;
+  std::vector<NodeVector<ExprPtr>> rows;
 };
 
 // ( query ) used as a set operand: keeps its own WITH / ORDER BY / LIMIT.
@@ -707,9 +737,9 @@ struct NestedQuery : SetExpr {
 
 struct Cte {
   Identifier name;
-  std::vector<Identifier> columns;
-  std::vector<Identifier> using_key;  // DuckDB WITH RECURSIVE t USING KEY (k) AS (...)
-  std::string_view materialized;      // "MATERIALIZED", "NOT MATERIALIZED" or empty
+  NodeVector<Identifier> columns;
+  NodeVector<Identifier> using_key;  // DuckDB WITH RECURSIVE t USING KEY (k) AS (...)
+  std::string_view materialized;     // "MATERIALIZED", "NOT MATERIALIZED" or empty
   QueryPtr query;
   Span span;
 };

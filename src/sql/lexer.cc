@@ -1,5 +1,6 @@
 #include "sql/lexer.h"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 
@@ -17,17 +18,44 @@ constexpr std::array<std::string_view, 23> kMultiCharOperators = {
     "->>", "#>>", "<=>", "!~*", "::", "<=", ">=", "<>", "!=", "||", "->", "=>",
     ":=",  "**",  "==",  "<<",  ">>", "@>", "&&", "#>", "@@", "!~", "~*"};
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+// Byte classes, one table lookup each (the lexer asks these for every byte it reads).
+enum ByteClass : unsigned char {
+  kSpaceByte = 1,            // ' ' \t \n \r \f \v
+  kDigitByte = 2,            // 0-9
+  kIdentifierStartByte = 4,  // A-Z a-z _ and every byte >= 0x80
+  kPunctuationByte = 8,      // ( ) [ ] { } , ; .
+  kLetterByte = 16,          // A-Z a-z
+};
+
+constexpr std::array<unsigned char, 256> MakeByteClasses() {
+  std::array<unsigned char, 256> classes{};
+  for (int c = 0; c < 256; ++c) {
+    unsigned char bits = 0;
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+      bits |= kSpaceByte;
+    }
+    if (c >= '0' && c <= '9') bits |= kDigitByte;
+    const bool letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+    if (letter) bits |= kLetterByte;
+    if (letter || c == '_' || c >= 0x80) bits |= kIdentifierStartByte;
+    for (const char p : std::string_view("()[]{},;.")) {
+      if (c == p) bits |= kPunctuationByte;
+    }
+    classes[static_cast<std::size_t>(c)] = bits;
+  }
+  return classes;
+}
+constexpr std::array<unsigned char, 256> kByteClasses = MakeByteClasses();
+
+bool HasClass(char c, unsigned char bits) {
+  return (kByteClasses[static_cast<unsigned char>(c)] & bits) != 0;
+}
+bool IsDigit(char c) { return HasClass(c, kDigitByte); }
 bool IsHexDigit(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-bool IsAsciiLetter(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
-bool IsHighByte(char c) { return static_cast<unsigned char>(c) >= 0x80; }
-bool IsIdentifierStart(char c) { return IsAsciiLetter(c) || c == '_' || IsHighByte(c); }
-bool IsSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-bool IsPunctuation(char c) {
-  return std::string_view("()[]{},;.").find(c) != std::string_view::npos;
-}
+bool IsAsciiLetter(char c) { return HasClass(c, kLetterByte); }
+bool IsIdentifierStart(char c) { return HasClass(c, kIdentifierStartByte); }
+bool IsSpace(char c) { return HasClass(c, kSpaceByte); }
+bool IsPunctuation(char c) { return HasClass(c, kPunctuationByte); }
 char ToUpper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
 
 // The byte a backslash escape \c stands for.
@@ -74,15 +102,26 @@ class Lexer {
   char Peek(std::size_t at) const { return at < sql_.size() ? sql_[at] : '\0'; }
 
   void Push(Scanned scanned) {
-    tokens_.push_back({scanned.kind, sql_.substr(pos_, scanned.end - pos_), pos_, line_, column_});
-    for (; pos_ < scanned.end; ++pos_) {
-      if (sql_[pos_] == '\n') {
-        ++line_;
-        column_ = 1;
-      } else {
-        ++column_;
-      }
+    const std::string_view text = sql_.substr(pos_, scanned.end - pos_);
+    tokens_.push_back({scanned.kind, text, pos_, line_, column_});
+    pos_ = scanned.end;
+    if (!MaySpanLines(scanned.kind)) {
+      column_ += static_cast<int>(text.size());
+      return;
     }
+    const std::size_t last_newline = text.rfind('\n');
+    if (last_newline == std::string_view::npos) {
+      column_ += static_cast<int>(text.size());
+      return;
+    }
+    line_ += static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+    column_ = static_cast<int>(text.size() - last_newline);
+  }
+
+  // Tokens that can hold a newline; every other kind is one line, so its column count is its size.
+  static bool MaySpanLines(TokenKind kind) {
+    return kind == TokenKind::kWhitespace || kind == TokenKind::kBlockComment ||
+           kind == TokenKind::kString || kind == TokenKind::kQuotedIdentifier;
   }
 
   // Records an error for the construct starting at pos_ (every scan starts there).
@@ -101,7 +140,8 @@ class Lexer {
   std::size_t SkipIdentifierChars(std::size_t at) const {
     while (at < sql_.size()) {
       const char c = sql_[at];
-      if (!IsIdentifierStart(c) && !IsDigit(c) && !(c == '$' && rules_.dollar_in_identifiers)) {
+      if (!HasClass(c, kIdentifierStartByte | kDigitByte) &&
+          !(c == '$' && rules_.dollar_in_identifiers)) {
         break;
       }
       ++at;
@@ -139,6 +179,8 @@ class Lexer {
     const char c = sql_[at];
     const char next = Peek(at + 1);
     if (IsSpace(c)) return {TokenKind::kWhitespace, SkipWhile(at, IsSpace)};
+    // Words are most tokens; no other branch below starts with a letter, '_' or a byte >= 0x80.
+    if (IsIdentifierStart(c)) return ScanWord(at);
     if ((c == '-' && next == '-') || (c == '/' && next == '/' && rules_.slash_comments)) {
       return {TokenKind::kLineComment, LineEnd(at)};
     }
@@ -152,7 +194,6 @@ class Lexer {
       return ScanQuotedIdentifier(at, rules_.backtick_backslash);
     }
     if (IsDigit(c) || (c == '.' && IsDigit(next) && !GluedToOperand(at))) return ScanNumber(at);
-    if (IsIdentifierStart(c)) return ScanWord(at);
     if (c == '$') return ScanDollar(at);
     if (c == '@') return ScanAtSign(at);
     if (c == '?') return {TokenKind::kParameter, at + 1};

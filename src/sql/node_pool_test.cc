@@ -79,5 +79,27 @@ TEST(NodePoolTest, NodesMayBeFreedOnAnotherThreadAndThreadsMayExit) {
   }
 }
 
+TEST(NodePoolTest, NodeVectorsGrowFromPooledBlocksToPlainOnesAndKeepTheirElements) {
+  // 32-byte names: pooled up to 16 of them (512 bytes), then operator new; every reallocation
+  // moves the elements from one kind of block to the other.
+  NodeVector<Identifier> names;
+  for (int i = 0; i < 300; ++i) names.push_back(Identifier{"n", i % 2 == 0, Span{i, i + 1}});
+  ASSERT_EQ(names.size(), 300u);
+  for (int i = 0; i < 300; ++i) {
+    EXPECT_EQ(names[i].span.line, i);
+    EXPECT_EQ(names[i].quoted, i % 2 == 0);
+  }
+  names.resize(3);
+  names.shrink_to_fit();
+  EXPECT_EQ(names.back().span.column, 3);
+  // A call with more arguments than a pooled block holds parses and prints back whole.
+  std::string sql = "SELECT f(";
+  for (int i = 0; i < 100; ++i) sql += (i > 0 ? ", a" : "a") + std::to_string(i);
+  sql += ") AS x";
+  Result<StatementPtr> statement = ParseStatement(sql, Dialect::kDuckDb);
+  ASSERT_TRUE(statement.ok());
+  EXPECT_EQ(Print(**statement, Dialect::kDuckDb), sql);
+}
+
 }  // namespace
 }  // namespace strata::sql

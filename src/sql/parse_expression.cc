@@ -1,9 +1,12 @@
 // Operators: prefix NOT / - / + / ~, binary operators by precedence climbing, IS, IN, LIKE,
 // BETWEEN, quantified comparisons, AT TIME ZONE, COLLATE, and postfix ::, [], .field and ':'
 // paths.
+#include <array>
 #include <optional>
+#include <string_view>
 
 #include "sql/internal/parser_impl.h"
+#include "sql/keyword_set.h"
 
 namespace strata::sql::internal {
 namespace {
@@ -107,6 +110,11 @@ struct LikeWord {
 constexpr LikeWord kLikeWords[] = {{"LIKE", LikeOp::kLike},         {"ILIKE", LikeOp::kILike},
                                    {"SIMILAR", LikeOp::kSimilarTo}, {"RLIKE", LikeOp::kRLike},
                                    {"REGEXP", LikeOp::kRegexp},     {"GLOB", LikeOp::kGlob}};
+
+// Every word that starts an operator in ParseInfix (NOT for NOT IN, NOT LIKE, ...).
+constexpr KeywordSet<16> kInfixWords(std::array<std::string_view, 16>{
+    "OR", "AND", "IS", "ISNULL", "NOTNULL", "NOT", "BETWEEN", "IN", "LIKE", "ILIKE", "SIMILAR",
+    "RLIKE", "REGEXP", "GLOB", "AT", "COLLATE"});
 
 std::optional<LikeOp> LikeAt(const Parser& parser, std::size_t ahead) {
   for (const LikeWord& entry : kLikeWords) {
@@ -264,64 +272,67 @@ Result<ExprPtr> Parser::ParseInfix(ExprPtr left, int* precedence_out, bool* done
   const Span span = left ? left->span : Here();
   const Token& token = Peek();
   *done = false;
-  if (AtKeyword("OR") || AtKeyword("AND")) {
-    const BinaryOp op = AtKeyword("OR") ? BinaryOp::kOr : BinaryOp::kAnd;
-    *precedence_out = BinaryPrecedence(op);
-    if (probe) return ExprPtr();
-    Advance();
-    auto binary = std::make_unique<Binary>(span);
-    binary->op = op;
-    binary->left = std::move(left);
-    STRATA_ASSIGN_OR_RETURN(binary->right, ParseOperand(*precedence_out + 1));
-    return ExprPtr(std::move(binary));
-  }
-  if (AtKeyword("IS") || AtKeyword("ISNULL") || AtKeyword("NOTNULL")) {
-    *precedence_out = kPrecIs;
-    if (probe) return ExprPtr();
-    return ParseIs(std::move(left), span);
-  }
-  const bool negated = AtKeyword("NOT");
-  const std::size_t word = negated ? 1 : 0;
-  if (AtKeyword("BETWEEN", word) || AtKeyword("IN", word) || LikeAt(*this, word)) {
-    *precedence_out = kPrecLike;
-    if (probe) return ExprPtr();
-    if (negated) Advance();
-    if (AcceptKeyword("BETWEEN")) return ParseBetweenRest(std::move(left), negated, span);
-    if (AcceptKeyword("IN")) return ParseIn(std::move(left), negated, span);
-    const LikeOp op = *LikeAt(*this, 0);
-    Advance();
-    if (op == LikeOp::kSimilarTo) STRATA_TRY(ExpectKeyword("TO"));
-    return ParseLikeRest(std::move(left), op, negated, span);
-  }
-  if (AtKeyword("AT") && AtKeyword("TIME", 1) && AtKeyword("ZONE", 2)) {
-    *precedence_out = kPrecAt;
-    if (probe) return ExprPtr();
-    Advance();
-    Advance();
-    Advance();
-    auto at = std::make_unique<AtTimeZone>(span);
-    at->value = std::move(left);
-    STRATA_ASSIGN_OR_RETURN(at->zone, ParseOperand(kPrecAt + 1));
-    return ExprPtr(std::move(at));
-  }
-  if (AtKeyword("COLLATE")) {
-    *precedence_out = kPrecAt;
-    if (probe) return ExprPtr();
-    Advance();
-    auto collate = std::make_unique<Collate>(span);
-    collate->value = std::move(left);
-    if (!AtAnyName() && Peek().kind != TokenKind::kString) return Expected("a collation");
-    const std::string_view first = Advance().text;
-    std::string_view last = first;
-    // A schema-qualified collation (PostgreSQL: public.ci, "pg_catalog"."C"): the source text
-    // from its first name to its last, as written.
-    while (AtSymbol(".") && AtAnyName(1)) {
+  // The operators spelled as words, tested below; any other token can only be a symbol.
+  if (kInfixWords.Contains(token)) {
+    if (AtKeyword("OR") || AtKeyword("AND")) {
+      const BinaryOp op = AtKeyword("OR") ? BinaryOp::kOr : BinaryOp::kAnd;
+      *precedence_out = BinaryPrecedence(op);
+      if (probe) return ExprPtr();
       Advance();
-      last = Advance().text;
+      auto binary = std::make_unique<Binary>(span);
+      binary->op = op;
+      binary->left = std::move(left);
+      STRATA_ASSIGN_OR_RETURN(binary->right, ParseOperand(*precedence_out + 1));
+      return ExprPtr(std::move(binary));
     }
-    collate->collation = std::string_view(
-        first.data(), static_cast<std::size_t>(last.data() + last.size() - first.data()));
-    return ExprPtr(std::move(collate));
+    if (AtKeyword("IS") || AtKeyword("ISNULL") || AtKeyword("NOTNULL")) {
+      *precedence_out = kPrecIs;
+      if (probe) return ExprPtr();
+      return ParseIs(std::move(left), span);
+    }
+    const bool negated = AtKeyword("NOT");
+    const std::size_t word = negated ? 1 : 0;
+    if (AtKeyword("BETWEEN", word) || AtKeyword("IN", word) || LikeAt(*this, word)) {
+      *precedence_out = kPrecLike;
+      if (probe) return ExprPtr();
+      if (negated) Advance();
+      if (AcceptKeyword("BETWEEN")) return ParseBetweenRest(std::move(left), negated, span);
+      if (AcceptKeyword("IN")) return ParseIn(std::move(left), negated, span);
+      const LikeOp op = *LikeAt(*this, 0);
+      Advance();
+      if (op == LikeOp::kSimilarTo) STRATA_TRY(ExpectKeyword("TO"));
+      return ParseLikeRest(std::move(left), op, negated, span);
+    }
+    if (AtKeyword("AT") && AtKeyword("TIME", 1) && AtKeyword("ZONE", 2)) {
+      *precedence_out = kPrecAt;
+      if (probe) return ExprPtr();
+      Advance();
+      Advance();
+      Advance();
+      auto at = std::make_unique<AtTimeZone>(span);
+      at->value = std::move(left);
+      STRATA_ASSIGN_OR_RETURN(at->zone, ParseOperand(kPrecAt + 1));
+      return ExprPtr(std::move(at));
+    }
+    if (AtKeyword("COLLATE")) {
+      *precedence_out = kPrecAt;
+      if (probe) return ExprPtr();
+      Advance();
+      auto collate = std::make_unique<Collate>(span);
+      collate->value = std::move(left);
+      if (!AtAnyName() && Peek().kind != TokenKind::kString) return Expected("a collation");
+      const std::string_view first = Advance().text;
+      std::string_view last = first;
+      // A schema-qualified collation (PostgreSQL: public.ci, "pg_catalog"."C"): the source text
+      // from its first name to its last, as written.
+      while (AtSymbol(".") && AtAnyName(1)) {
+        Advance();
+        last = Advance().text;
+      }
+      collate->collation = std::string_view(
+          first.data(), static_cast<std::size_t>(last.data() + last.size() - first.data()));
+      return ExprPtr(std::move(collate));
+    }
   }
   std::optional<BinaryOp> op = SymbolOperator(token);
   if (!op) {
@@ -482,7 +493,7 @@ Result<ExprPtr> Parser::ParseSubscript(ExprPtr value) {
   if (dialect() == Dialect::kBigQuery && AtKeyword("OFFSET") && AtSymbol("(", 1)) {
     // BigQuery arr[OFFSET(0)] (like SAFE_OFFSET, ORDINAL): OFFSET is otherwise a reserved word.
     const Span span = Here();
-    std::vector<Identifier> name;
+    NodeVector<Identifier> name;
     name.push_back(MakeIdentifier(Advance()));
     STRATA_ASSIGN_OR_RETURN(std::unique_ptr<FunctionCall> call,
                             ParseFunctionCall(std::move(name), span));

@@ -51,7 +51,7 @@ Result<TableRefPtr> Parser::ParseLateralView(TableRefPtr left) {
   join->lateral_view = true;
   join->lateral_view_outer = AcceptKeyword("OUTER");
   const Span span = Here();
-  STRATA_ASSIGN_OR_RETURN(std::vector<Identifier> name, ParseQualifiedName("a generator function"));
+  STRATA_ASSIGN_OR_RETURN(NodeVector<Identifier> name, ParseQualifiedName("a generator function"));
   if (!AtSymbol("(")) return Expected("'(' after the generator function");
   auto function = std::make_unique<TableFunction>(span);
   STRATA_ASSIGN_OR_RETURN(function->call, ParseFunctionCall(std::move(name), span));
@@ -228,7 +228,7 @@ Result<TableRefPtr> Parser::ParseNamedOrFunctionTable(bool lateral, Span span) {
     file->file = Advance().text;
     return TableRefPtr(std::move(file));
   }
-  STRATA_ASSIGN_OR_RETURN(std::vector<Identifier> name, ParseQualifiedName("a table name"));
+  STRATA_ASSIGN_OR_RETURN(NodeVector<Identifier> name, ParseQualifiedName("a table name"));
   if (!AtSymbol("(")) {
     if (lateral) return Expected("'(' after LATERAL");
     auto table = std::make_unique<NamedTable>(span);

@@ -4,7 +4,7 @@
 
 namespace strata::sql::internal {
 
-Result<std::unique_ptr<FunctionCall>> Parser::ParseFunctionCall(std::vector<Identifier> name,
+Result<std::unique_ptr<FunctionCall>> Parser::ParseFunctionCall(NodeVector<Identifier> name,
                                                                 Span span) {
   auto call = std::make_unique<FunctionCall>(span);
   call->name = std::move(name);
@@ -50,7 +50,7 @@ Result<ExprPtr> Parser::ParseFunctionArgument() {
       AtSymbol("(", 2)) {  // *COLUMNS(...): DuckDB's binder allows it only as an argument
     const Span span = Here();
     Advance();
-    std::vector<Identifier> name{MakeIdentifier(Advance())};
+    NodeVector<Identifier> name{MakeIdentifier(Advance())};
     STRATA_ASSIGN_OR_RETURN(std::unique_ptr<FunctionCall> columns,
                             ParseFunctionCall(std::move(name), span));
     columns->unpacked = true;
@@ -197,7 +197,7 @@ Result<ExprPtr> Parser::ParseKeywordFunction(std::string_view name) {
   if (!keyword_form.ok() && name == "EXTRACT") return keyword_form;
   pos_ = start;
   depth_ = depth;
-  std::vector<Identifier> parts{MakeIdentifier(Advance())};
+  NodeVector<Identifier> parts{MakeIdentifier(Advance())};
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<FunctionCall> call,
                           ParseFunctionCall(std::move(parts), span));
   return ExprPtr(std::move(call));

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "sql/internal/parser_impl.h"
+#include "sql/keyword_set.h"
 
 namespace strata::sql::internal {
 namespace {
@@ -11,6 +12,16 @@ constexpr std::array<std::string_view, 13> kTypedLiteralWords = {
     "DATE",          "TIME",         "TIMESTAMP", "TIMESTAMPTZ", "TIMESTAMP_NTZ",
     "TIMESTAMP_LTZ", "TIMESTAMP_TZ", "DATETIME",  "JSON",        "NUMERIC",
     "DECIMAL",       "BIGNUMERIC",   "UUID"};
+
+// Every word ParseKeywordPrimary acts on (its checks and kTypedLiteralWords): any other
+// identifier is a name, known after one lookup.
+constexpr KeywordSet<31> kKeywordPrimaryWords(std::array<std::string_view, 31>{
+    "NULL",         "TRUE",      "FALSE",     "CASE",        "LAMBDA",        "CAST",
+    "TRY_CAST",     "SAFE_CAST", "EXISTS",    "INTERVAL",    "ARRAY",         "STRUCT",
+    "MAP",          "ROW",       "EXTRACT",   "SUBSTRING",   "POSITION",      "TRIM",
+    "DATE",         "TIME",      "TIMESTAMP", "TIMESTAMPTZ", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ",
+    "TIMESTAMP_TZ", "DATETIME",  "JSON",      "NUMERIC",     "DECIMAL",       "BIGNUMERIC",
+    "UUID"});
 
 constexpr std::array<std::string_view, 24> kIntervalUnits = {
     "YEAR",        "YEARS",        "QUARTER", "QUARTERS", "MONTH",       "MONTHS",
@@ -93,6 +104,10 @@ Result<ExprPtr> Parser::ParsePrimary() {
 }
 
 Result<ExprPtr> Parser::ParseKeywordPrimary(bool* handled) {
+  if (!kKeywordPrimaryWords.Contains(Peek())) {
+    *handled = false;
+    return ExprPtr();
+  }
   *handled = true;
   const Span span = Here();
   const bool call = AtSymbol("(", 1);
@@ -165,7 +180,7 @@ Result<ExprPtr> Parser::ParseNameOrCall() {
   const Span span = Here();
   const bool reserved_call = (AtKeyword("LEFT") || AtKeyword("RIGHT")) && AtSymbol("(", 1);
   if (!AtName() && !reserved_call) return Expected("an expression");
-  std::vector<Identifier> parts;
+  NodeVector<Identifier> parts;
   parts.push_back(MakeIdentifier(Advance()));
   while (AtSymbol(".")) {
     if (AtSymbol("*", 1)) {
@@ -186,7 +201,7 @@ Result<ExprPtr> Parser::ParseNameOrCall() {
   return ExprPtr(std::move(column));
 }
 
-Result<ExprPtr> Parser::ParseStar(std::vector<Identifier> qualifier, Span span) {
+Result<ExprPtr> Parser::ParseStar(NodeVector<Identifier> qualifier, Span span) {
   STRATA_TRY(ExpectSymbol("*"));
   auto star = std::make_unique<Star>(span);
   star->qualifier = std::move(qualifier);
@@ -196,7 +211,7 @@ Result<ExprPtr> Parser::ParseStar(std::vector<Identifier> qualifier, Span span) 
     const bool list = AcceptSymbol("(");
     do {
       // A column, possibly qualified (DuckDB: * EXCLUDE (t.id)).
-      std::vector<Identifier> parts;
+      NodeVector<Identifier> parts;
       while (true) {
         STRATA_ASSIGN_OR_RETURN(Identifier part, ParseAnyName("a column name"));
         parts.push_back(part);

@@ -287,7 +287,7 @@ Result<SetExprPtr> Parser::ParseValues() {
   Advance();
   do {
     STRATA_TRY(ExpectSymbol("("));
-    STRATA_ASSIGN_OR_RETURN(std::vector<ExprPtr> row, ParseExpressionList());
+    STRATA_ASSIGN_OR_RETURN(NodeVector<ExprPtr> row, ParseExpressionList());
     STRATA_TRY(ExpectSymbol(")"));
     values->rows.push_back(std::move(row));
   } while (AcceptSymbol(","));
@@ -382,8 +382,8 @@ Result<std::vector<OrderItem>> Parser::ParseOrderByList() {
   return items;
 }
 
-Result<std::vector<ExprPtr>> Parser::ParseExpressionList() {
-  std::vector<ExprPtr> list;
+Result<NodeVector<ExprPtr>> Parser::ParseExpressionList() {
+  NodeVector<ExprPtr> list;
   do {
     STRATA_ASSIGN_OR_RETURN(ExprPtr item, ParseExpression());
     list.push_back(std::move(item));

@@ -147,8 +147,8 @@ Result<Identifier> Parser::ParseAnyName(std::string_view what) {
   return MakeIdentifier(Advance());
 }
 
-Result<std::vector<Identifier>> Parser::ParseQualifiedName(std::string_view what) {
-  std::vector<Identifier> parts;
+Result<NodeVector<Identifier>> Parser::ParseQualifiedName(std::string_view what) {
+  NodeVector<Identifier> parts;
   STRATA_ASSIGN_OR_RETURN(Identifier first, ParseName(what));
   parts.push_back(first);
   while (AtSymbol(".") && AtAnyName(1)) {
@@ -158,9 +158,9 @@ Result<std::vector<Identifier>> Parser::ParseQualifiedName(std::string_view what
   return parts;
 }
 
-Result<std::vector<Identifier>> Parser::ParseNameList() {
+Result<NodeVector<Identifier>> Parser::ParseNameList() {
   STRATA_TRY(ExpectSymbol("("));
-  std::vector<Identifier> names;
+  NodeVector<Identifier> names;
   do {
     STRATA_ASSIGN_OR_RETURN(Identifier name, ParseAnyName("a column name"));
     names.push_back(name);

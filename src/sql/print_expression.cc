@@ -48,7 +48,7 @@ void Printer::PrintName(const Identifier& name) {
   }
 }
 
-void Printer::PrintNames(const std::vector<Identifier>& names, std::string_view separator) {
+void Printer::PrintNames(const NodeVector<Identifier>& names, std::string_view separator) {
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (i > 0) Write(separator);
     PrintName(names[i]);
@@ -64,7 +64,7 @@ void Printer::PrintString(std::string_view text) {
   Write(QuoteString(value, target_));
 }
 
-void Printer::PrintExprList(const std::vector<ExprPtr>& list) {
+void Printer::PrintExprList(const NodeVector<ExprPtr>& list) {
   for (std::size_t i = 0; i < list.size(); ++i) {
     if (i > 0) Write(", ");
     PrintExpr(*list[i]);

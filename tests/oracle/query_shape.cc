@@ -44,7 +44,7 @@ class AstWalker {
         return;
       }
       case sql::SetExprKind::kValues:
-        for (const std::vector<sql::ExprPtr>& row : body.As<sql::Values>().rows) Exprs(row);
+        for (const sql::NodeVector<sql::ExprPtr>& row : body.As<sql::Values>().rows) Exprs(row);
         return;
       case sql::SetExprKind::kNested:
         Query(*body.As<sql::NestedQuery>().query);
@@ -165,7 +165,7 @@ class AstWalker {
     for (const sql::OrderItem& item : items) Expr(item.expr.get());
   }
 
-  void Exprs(const std::vector<sql::ExprPtr>& exprs) {
+  void Exprs(const sql::NodeVector<sql::ExprPtr>& exprs) {
     for (const sql::ExprPtr& expr : exprs) Expr(expr.get());
   }
 

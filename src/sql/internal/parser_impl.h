@@ -91,10 +91,10 @@ class Parser {
   // Any identifier (reserved or not) or quoted identifier: names after '.', AS, etc.
   bool AtAnyName(std::size_t ahead = 0) const;
   Identifier MakeIdentifier(const Token& token);
-  Result<Identifier> ParseName(std::string_view what);                        // AtName
-  Result<Identifier> ParseAnyName(std::string_view what);                     // AtAnyName
-  Result<std::vector<Identifier>> ParseNameList();                            // ( a, b, ... )
-  Result<std::vector<Identifier>> ParseQualifiedName(std::string_view what);  // a[.b[.c]]
+  Result<Identifier> ParseName(std::string_view what);                       // AtName
+  Result<Identifier> ParseAnyName(std::string_view what);                    // AtAnyName
+  Result<NodeVector<Identifier>> ParseNameList();                            // ( a, b, ... )
+  Result<NodeVector<Identifier>> ParseQualifiedName(std::string_view what);  // a[.b[.c]]
   Result<DataType> ParseDataType();
   // True when the tokens from `ahead` on start a query after any number of '('.
   bool StartsQuery(std::size_t ahead) const;
@@ -114,7 +114,7 @@ class Parser {
   Status ParseLimitOffset(Query& query);
   Status ParseLimitCount(Query& query);
   Result<std::vector<OrderItem>> ParseOrderByList();
-  Result<std::vector<ExprPtr>> ParseExpressionList();
+  Result<NodeVector<ExprPtr>> ParseExpressionList();
   Result<SelectItem> ParseSelectItem();
   Result<std::optional<Identifier>> ParseOptionalAlias();
 
@@ -174,7 +174,7 @@ class Parser {
   Result<ExprPtr> ParseParenthesized();  // memoizes failures (failed_parentheses_)
   Result<ExprPtr> ParseParenthesizedUncached();
   Result<ExprPtr> ParseNameOrCall();
-  Result<ExprPtr> ParseStar(std::vector<Identifier> qualifier, Span span);
+  Result<ExprPtr> ParseStar(NodeVector<Identifier> qualifier, Span span);
   Result<ExprPtr> ParseCase();
   Result<ExprPtr> ParseCast(CastStyle style);
   Result<ExprPtr> ParseInterval();
@@ -185,7 +185,7 @@ class Parser {
   Result<ExprPtr> ParseKeywordFunction(std::string_view name);
   Result<ExprPtr> ParseKeywordFunctionParts(std::string_view name, Span span);
   Result<ExprPtr> ParseTypedLiteral();
-  Result<std::unique_ptr<FunctionCall>> ParseFunctionCall(std::vector<Identifier> name, Span span);
+  Result<std::unique_ptr<FunctionCall>> ParseFunctionCall(NodeVector<Identifier> name, Span span);
   Status ParseFunctionArguments(FunctionCall& call);
   Result<ExprPtr> ParseFunctionArgument();
   Status ParseFunctionModifiers(FunctionCall& call);

@@ -34,13 +34,13 @@ class Printer {
   // print_expression.cc
   void PrintExpr(const Expr& expr);
   void PrintOperand(const Expr& expr, int parent_precedence, bool right_side);
-  void PrintExprList(const std::vector<ExprPtr>& list);
+  void PrintExprList(const NodeVector<ExprPtr>& list);
   void PrintOrderBy(const std::vector<OrderItem>& items);
   void PrintWindow(const WindowSpec& spec);
   void PrintFrameBound(const FrameBound& bound);
   void PrintType(const DataType& type);
   void PrintName(const Identifier& name);
-  void PrintNames(const std::vector<Identifier>& names, std::string_view separator);
+  void PrintNames(const NodeVector<Identifier>& names, std::string_view separator);
   void PrintString(std::string_view text);
   void PrintFunction(const FunctionCall& call);
   void PrintCast(const Cast& cast);
