@@ -27,7 +27,9 @@ struct FreeBlock {
   FreeBlock* next;
 };
 
-std::size_t ClassOf(std::size_t size) { return (size + kStep - 1) / kStep - 1; }
+// A zero-byte request (never made by std::vector, possible from other containers) takes the
+// smallest class.
+std::size_t ClassOf(std::size_t size) { return size == 0 ? 0 : (size + kStep - 1) / kStep - 1; }
 
 // Free lists handed over by exiting threads, and every chunk ever allocated (kept reachable so
 // leak checkers see the pool's memory as owned, not lost).

@@ -25,7 +25,7 @@ bool Aligned(void* block) {
 TEST(NodePoolTest, BlocksAreAlignedDistinctAndWritable) {
   std::vector<std::pair<void*, std::size_t>> blocks;
   std::set<void*> seen;
-  for (std::size_t size : {1u, 8u, 16u, 17u, 40u, 96u, 200u, 511u, 512u, 513u, 4096u}) {
+  for (std::size_t size : {0u, 1u, 8u, 16u, 17u, 40u, 96u, 200u, 511u, 512u, 513u, 4096u}) {
     for (int i = 0; i < 100; ++i) {
       void* block = AllocateNode(size);
       ASSERT_TRUE(Aligned(block)) << size;
