@@ -3,6 +3,7 @@
 // comparison.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +19,14 @@ class KeywordSet {
  public:
   // REQUIRES: every word is 1..kMaxLength upper-case ASCII letters or '_'.
   constexpr explicit KeywordSet(std::array<std::string_view, N> words) : words_(words) {
+    // By length, so a lookup compares only the words of the text's length.
+    std::sort(words_.begin(), words_.end(),
+              [](std::string_view a, std::string_view b) { return a.size() < b.size(); });
+    std::size_t next = 0;
+    for (std::size_t length = 0; length < first_of_length_.size(); ++length) {
+      while (next < N && words_[next].size() < length) ++next;
+      first_of_length_[length] = next;
+    }
     for (std::string_view word : words_) first_letters_[word.size()] |= LetterBit(word[0]);
   }
 
@@ -32,8 +41,9 @@ class KeywordSet {
         (first_letters_[text.size()] & LetterBit(text[0])) == 0) {
       return false;
     }
-    for (std::string_view word : words_) {
-      if (EqualsIgnoreAsciiCase(text, word)) return true;
+    for (std::size_t i = first_of_length_[text.size()]; i < first_of_length_[text.size() + 1];
+         ++i) {
+      if (EqualsIgnoreAsciiCase(text, words_[i])) return true;
     }
     return false;
   }
@@ -49,6 +59,8 @@ class KeywordSet {
 
   std::array<std::string_view, N> words_;
   std::array<std::uint32_t, kMaxLength + 1> first_letters_{};
+  // words_[first_of_length_[n], first_of_length_[n + 1]) are the words of n letters.
+  std::array<std::size_t, kMaxLength + 2> first_of_length_{};
 };
 
 }  // namespace strata::sql

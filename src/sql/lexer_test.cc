@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/ascii.h"
 #include "sql/keyword_set.h"
 
 namespace strata::sql {
@@ -365,6 +366,22 @@ TEST(KeywordSetTest, MatchesWordsIgnoringCaseAndNothingElse) {
     if (kWords.Contains(token)) matched.emplace_back(token.text);
   }
   EXPECT_EQ(matched, (std::vector<std::string>{"from", "Join", "fEtCh", "_x"}));
+}
+
+// Words of every length from 1 to the longest allowed (16), given out of order, several of one
+// length: each is found in any case, and nothing next to them is.
+TEST(KeywordSetTest, FindsEveryWordWhateverItsLengthAndOrder) {
+  constexpr std::array<std::string_view, 9> kList = {
+      "TIMESTAMP_LTZ", "OR", "A", "SIMILAR", "IN", "ABCDEFGHIJKLMNOP", "IS", "AND", "X"};
+  constexpr KeywordSet<9> kWords(kList);
+  for (std::string_view word : kList) {
+    EXPECT_TRUE(kWords.Contains(word)) << word;
+    EXPECT_TRUE(kWords.Contains(AsciiLowered(word))) << word;
+  }
+  for (std::string_view other : {"", "B", "INN", "ORR", "AN", "ABCDEFGHIJKLMNOQ",
+                                 "ABCDEFGHIJKLMNOPQ", "TIMESTAMP_LTY", "SIMILAX", "IT"}) {
+    EXPECT_FALSE(kWords.Contains(other)) << other;
+  }
 }
 
 }  // namespace
