@@ -63,4 +63,14 @@ class KeywordSet {
   std::array<std::size_t, kMaxLength + 2> first_of_length_{};
 };
 
+// The words of `a` then those of `b`: a set built from lists that are also used on their own.
+template <std::size_t A, std::size_t B>
+constexpr std::array<std::string_view, A + B> JoinWords(const std::array<std::string_view, A>& a,
+                                                        const std::array<std::string_view, B>& b) {
+  std::array<std::string_view, A + B> joined{};
+  std::copy(a.begin(), a.end(), joined.begin());
+  std::copy(b.begin(), b.end(), joined.begin() + A);
+  return joined;
+}
+
 }  // namespace strata::sql

@@ -111,10 +111,16 @@ constexpr LikeWord kLikeWords[] = {{"LIKE", LikeOp::kLike},         {"ILIKE", Li
                                    {"SIMILAR", LikeOp::kSimilarTo}, {"RLIKE", LikeOp::kRLike},
                                    {"REGEXP", LikeOp::kRegexp},     {"GLOB", LikeOp::kGlob}};
 
-// Every word that starts an operator in ParseInfix (NOT for NOT IN, NOT LIKE, ...).
-constexpr KeywordSet<16> kInfixWords(std::array<std::string_view, 16>{
-    "OR", "AND", "IS", "ISNULL", "NOTNULL", "NOT", "BETWEEN", "IN", "LIKE", "ILIKE", "SIMILAR",
-    "RLIKE", "REGEXP", "GLOB", "AT", "COLLATE"});
+constexpr std::array<std::string_view, std::size(kLikeWords)> LikeWordNames() {
+  std::array<std::string_view, std::size(kLikeWords)> names{};
+  for (std::size_t i = 0; i < names.size(); ++i) names[i] = kLikeWords[i].word;
+  return names;
+}
+// Every word that starts an operator in ParseInfix (NOT for NOT IN, NOT LIKE, ...): these and
+// kLikeWords.
+constexpr std::array<std::string_view, 10> kInfixOperatorWords = {
+    "OR", "AND", "IS", "ISNULL", "NOTNULL", "NOT", "BETWEEN", "IN", "AT", "COLLATE"};
+constexpr KeywordSet<16> kInfixWords(JoinWords(kInfixOperatorWords, LikeWordNames()));
 
 std::optional<LikeOp> LikeAt(const Parser& parser, std::size_t ahead) {
   for (const LikeWord& entry : kLikeWords) {
