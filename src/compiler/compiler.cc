@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "analysis/bounds.h"
+#include "analysis/window_separable.h"
 #include "compiler/internal/checks.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
@@ -167,6 +168,12 @@ Status FirstError(const std::vector<Diagnostic>& diagnostics) {
     return error;
   }
   return OkStatus();
+}
+
+bool WindowSeparable(const project::Model& model, sql::Dialect dialect) {
+  if (model.strategy != project::StrategyKind::kTimeInterval || !model.time_interval) return false;
+  return analysis::ProveWindowSeparable(model.sql, dialect, model.time_interval->time_column,
+                                        model.time_interval->granularity);
 }
 
 }  // namespace strata::compiler

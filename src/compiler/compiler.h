@@ -66,4 +66,10 @@ std::vector<Diagnostic> CheckModel(const project::Project& project, const projec
 // every output reports.
 Status FirstError(const std::vector<Diagnostic>& diagnostics);
 
+// True when `model` is a time_interval model whose SQL is proven window-separable in `dialect`
+// (analysis/window_separable.h): the rows of several of its partitions may be written by one
+// SELECT over their whole range (docs/batching.md, "Fused statements"). False for other models
+// and for SQL that does not lex or parse.
+bool WindowSeparable(const project::Model& model, sql::Dialect dialect);
+
 }  // namespace strata::compiler

@@ -175,29 +175,38 @@ std::vector<KeyStats> StatsOf(const warehouse::FoldedRows& folded) {
   return stats;
 }
 
-// The guard error of batch `index` of a grouped insert whose guard failed.
-Error GuardError(const PlannedBatch& batch, const std::string& time_column) {
+// The guard error of a grouped insert whose guard failed for rows of `window` (a batch's, or a
+// fused statement's range).
+Error GuardError(const Window& window, const std::string& time_column) {
   return MakeError(
       ErrorCode::kOutputOutsideWindow,
       fmt::format("rows inserted with {} outside the window [{}, {}) or NULL", time_column,
-                  FormatSqlTimestamp(batch.window.start), FormatSqlTimestamp(batch.window.end)),
+                  FormatSqlTimestamp(window.start), FormatSqlTimestamp(window.end)),
       "the transaction is rolled back and its batches written apart");
 }
 
 // Grouped: between BEGIN and COMMIT, one DELETE of the whole range and one INSERT of every batch
 // (each guarded against its own window inside the statement) that returns each written row's key
-// and hash, folded into every key's count and checksum. A guard failure sets `failed_batch` to
-// its batch; any other failure is not one batch's.
+// and hash, folded into every key's count and checksum; with `fused`, one SELECT over the range
+// stands for the batches' own. A guard failure of a batch's own SELECT sets `failed_batch` to
+// that batch; any other failure is not one batch's.
 Result<std::vector<KeyStats>> WriteGrouped(Statements& statements,
                                            const warehouse::Emitter& emitter,
                                            const std::vector<const PlannedBatch*>& batches,
                                            const warehouse::TableName& target,
-                                           const std::string& time_column,
+                                           const std::string& time_column, const FusedInsert& fused,
                                            std::optional<std::size_t>& failed_batch) {
   std::vector<warehouse::Emitter::BatchInsert> inserts;
-  inserts.reserve(batches.size());
-  for (const PlannedBatch* batch : batches) {
-    inserts.push_back({batch->window, batch->statements.insert});
+  std::string fused_insert;  // kept alive for `inserts`
+  if (fused) {
+    const Window range{batches.front()->window.start, batches.back()->window.end};
+    STRATA_ASSIGN_OR_RETURN(fused_insert, fused(range));
+    inserts.push_back({range, fused_insert});
+  } else {
+    inserts.reserve(batches.size());
+    for (const PlannedBatch* batch : batches) {
+      inserts.push_back({batch->window, batch->statements.insert});
+    }
   }
   const std::size_t keys = KeysOf(batches);
   failed_batch.reset();
@@ -209,9 +218,10 @@ Result<std::vector<KeyStats>> WriteGrouped(Statements& statements,
   if (!folded.ok()) {
     Error error = std::move(folded).error();
     const std::optional<std::size_t> guard = warehouse::Emitter::GuardFailedBatch(error.message);
+    if (guard && fused) return GuardError(inserts.front().window, time_column);
     if (guard && *guard < batches.size()) {
       failed_batch = *guard;
-      return GuardError(*batches[*guard], time_column);
+      return GuardError(batches[*guard]->window, time_column);
     }
     return error;
   }
@@ -267,10 +277,11 @@ Result<std::vector<KeyStats>> WriteInsideTransaction(
     warehouse::Connection& connection, const warehouse::Emitter& emitter,
     const std::vector<const PlannedBatch*>& batches, const warehouse::TableName& target,
     const std::string& time_column, std::optional<double> rows_per_key,
-    const std::atomic<bool>& cancel, std::optional<std::size_t>& failed_batch) {
+    const std::atomic<bool>& cancel, const FusedInsert& fused,
+    std::optional<std::size_t>& failed_batch) {
   Statements statements(connection, cancel);
   if (CanGroup(emitter, batches, target, rows_per_key)) {
-    return WriteGrouped(statements, emitter, batches, target, time_column, failed_batch);
+    return WriteGrouped(statements, emitter, batches, target, time_column, fused, failed_batch);
   }
   std::vector<KeyStats> all;
   for (std::size_t b = 0; b < batches.size(); ++b) {
@@ -290,7 +301,8 @@ BatchOutcome WriteTransaction(warehouse::Connection& connection, const warehouse
                               const std::vector<const PlannedBatch*>& batches,
                               const warehouse::TableName& target, const std::string& time_column,
                               std::optional<double> rows_per_key, const std::atomic<bool>& cancel,
-                              const std::function<Status()>& before_commit) {
+                              const std::function<Status()>& before_commit,
+                              const FusedInsert& fused) {
   STRATA_CHECK(!batches.empty());
   // BEGIN/COMMIT/ROLLBACK are the dialect's, the same text in every batch.
   const warehouse::PartitionOverwrite& statements = batches.front()->statements;
@@ -302,7 +314,7 @@ BatchOutcome WriteTransaction(warehouse::Connection& connection, const warehouse
     outcome.error = std::move(begun).error();
   } else {
     auto stats = WriteInsideTransaction(connection, emitter, batches, target, time_column,
-                                        rows_per_key, cancel, outcome.failed_batch);
+                                        rows_per_key, cancel, fused, outcome.failed_batch);
     Status ready = OkStatus();
     if (stats.ok() && before_commit) {
       const std::int64_t waited_from = MonotonicMillis();

@@ -54,6 +54,13 @@ struct Fixture {
   std::vector<const PlannedBatch*> pointers;
 };
 
+// The model's SELECT for `window`: raw.events' rows in it, shifted by `shift_hours`.
+std::string SelectFor(const warehouse::Emitter& emitter, const Window& window, int shift_hours) {
+  return "SELECT t + to_hours(" + std::to_string(shift_hours) +
+         ") AS t, k, v FROM raw.events WHERE t >= " + emitter.TimestampLiteral(window.start) +
+         " AND t < " + emitter.TimestampLiteral(window.end);
+}
+
 // raw.events: a row every 7 minutes from 2026-01-01 for six days; the batches are `batch_size`
 // days each over the first six days, each shifting its rows by `shift_hours`.
 Fixture Open(int batch_size, int shift_hours = 0) {
@@ -72,10 +79,7 @@ Fixture Open(int batch_size, int shift_hours = 0) {
     PlannedBatch batch;
     for (int i = 0; i < batch_size; ++i, key = key.Next()) batch.keys.push_back(key);
     batch.window = {batch.keys.front().start(), batch.keys.back().window().end};
-    const std::string select = "SELECT t + to_hours(" + std::to_string(shift_hours) +
-                               ") AS t, k, v FROM raw.events WHERE t >= " +
-                               f.emitter.TimestampLiteral(batch.window.start) + " AND t < " +
-                               f.emitter.TimestampLiteral(batch.window.end);
+    const std::string select = SelectFor(f.emitter, batch.window, shift_hours);
     batch.statements = std::move(f.emitter.Overwrite(kTarget, "t", batch.window, select)).value();
     f.batches.push_back(std::move(batch));
   }
@@ -177,6 +181,76 @@ TEST(BatchWriterTest, TheOutputGuardHoldsWhetherStatisticsAreReturnedOrReadBack)
       EXPECT_TRUE(outcome.failed_batch.has_value());
     }
   }
+}
+
+// The fused insert of Open's model over `range`, counting its calls.
+FusedInsert Fused(const warehouse::Emitter& emitter, int shift_hours, int& calls) {
+  return [&emitter, shift_hours, &calls](const Window& range) -> Result<std::string> {
+    ++calls;
+    STRATA_ASSIGN_OR_RETURN(
+        warehouse::PartitionOverwrite statements,
+        emitter.Overwrite(kTarget, "t", range, SelectFor(emitter, range, shift_hours)));
+    return statements.insert;
+  };
+}
+
+TEST(BatchWriterTest, AFusedStatementWritesWhatEachBatchsOwnSelectWrites) {
+  const std::atomic<bool> cancel{false};
+  for (const int batch_size : {1, 2}) {
+    Fixture grouped = Open(batch_size);
+    const BatchOutcome each_own = Write(grouped, 206.0);
+    ASSERT_EQ(each_own.status, BatchStatus::kCommitted);
+    Fixture fused = Open(batch_size);
+    int calls = 0;
+    const BatchOutcome one_select =
+        WriteTransaction(*fused.connection, fused.emitter, fused.pointers, kTarget, "t", 206.0,
+                         cancel, {}, Fused(fused.emitter, 0, calls));
+    ASSERT_EQ(one_select.status, BatchStatus::kCommitted) << one_select.error->message;
+    // One SELECT over the six days, in the one grouped insert that returns the statistics.
+    EXPECT_EQ(calls, 1);
+    EXPECT_EQ(fused.connection->folds, 1);
+    ASSERT_EQ(one_select.stats.size(), 6u);
+    EXPECT_EQ(StatsOf(one_select), StatsOf(each_own));
+    EXPECT_EQ(CountRows(fused), CountRows(grouped));
+  }
+  // Written apart (statistics read back: not grouped), nothing is fused.
+  Fixture apart = Open(1);
+  int calls = 0;
+  const BatchOutcome read_back =
+      WriteTransaction(*apart.connection, apart.emitter, apart.pointers, kTarget, "t", std::nullopt,
+                       cancel, {}, Fused(apart.emitter, 0, calls));
+  ASSERT_EQ(read_back.status, BatchStatus::kCommitted);
+  EXPECT_EQ(calls, 0);
+}
+
+TEST(BatchWriterTest, AFusedStatementsFailureIsNoOneBatchs) {
+  const std::atomic<bool> cancel{false};
+  // Rows shifted out of the range: the guard fails for the range, and no batch is named, so the
+  // transaction is split in halves and each batch alone runs its own SELECT.
+  Fixture shifted = Open(1, 1);
+  int calls = 0;
+  const BatchOutcome guarded =
+      WriteTransaction(*shifted.connection, shifted.emitter, shifted.pointers, kTarget, "t", 206.0,
+                       cancel, {}, Fused(shifted.emitter, 1, calls));
+  EXPECT_EQ(guarded.status, BatchStatus::kFailed);
+  ASSERT_TRUE(guarded.error.has_value());
+  EXPECT_EQ(guarded.error->code, ErrorCode::kOutputOutsideWindow) << guarded.error->message;
+  EXPECT_NE(guarded.error->message.find("2026-01-07 00:00:00"), std::string::npos)
+      << guarded.error->message;
+  EXPECT_FALSE(guarded.failed_batch.has_value());
+  EXPECT_EQ(CountRows(shifted), 0);
+  // The fused SELECT cannot be compiled: that error, nothing written.
+  Fixture refused = Open(1);
+  const BatchOutcome failed =
+      WriteTransaction(*refused.connection, refused.emitter, refused.pointers, kTarget, "t", 206.0,
+                       cancel, {}, [](const Window&) -> Result<std::string> {
+                         return MakeError(ErrorCode::kCompile, "no SQL for the range");
+                       });
+  EXPECT_EQ(failed.status, BatchStatus::kFailed);
+  ASSERT_TRUE(failed.error.has_value());
+  EXPECT_EQ(failed.error->message, "no SQL for the range");
+  EXPECT_FALSE(failed.failed_batch.has_value());
+  EXPECT_EQ(CountRows(refused), 0);
 }
 
 }  // namespace

@@ -561,6 +561,16 @@ class RangeWriter {
     }
   }
 
+  // The insert of the model's SELECT compiled for `range`, as the plan makes a batch's.
+  Result<std::string> FusedSql(const Window& range) const {
+    STRATA_ASSIGN_OR_RETURN(std::string select,
+                            CompileModelSql(run_.project, model_, emitter_, range));
+    STRATA_ASSIGN_OR_RETURN(
+        warehouse::PartitionOverwrite statements,
+        emitter_.Overwrite(target_, model_.time_interval->time_column, range, select));
+    return std::move(statements.insert);
+  }
+
   // Every batch's result, in order, once Write returned.
   std::vector<BatchResult>& results() { return results_; }
 
@@ -585,13 +595,16 @@ class RangeWriter {
         batches_.begin() + static_cast<std::ptrdiff_t>(first),
         batches_.begin() + static_cast<std::ptrdiff_t>(end));
     const std::optional<double> rows_per_key = MeanRowsPerPartition();
+    FusedInsert fused;
+    if (model_run_.window_separable)
+      fused = [this](const Window& range) { return FusedSql(range); };
     std::optional<Error> error = WithRetries(
         run_, worker_,
         [&](warehouse::Connection& connection) -> std::optional<Error> {
           ++tried;
           outcome = WriteTransaction(connection, emitter_, part, target_,
                                      model_.time_interval->time_column, rows_per_key,
-                                     run_.watcher.flag(), before_commit_);
+                                     run_.watcher.flag(), before_commit_, fused);
           if (outcome.status == BatchStatus::kFailed) return outcome.error;
           return std::nullopt;
         },

@@ -8,6 +8,7 @@
 #include <map>
 #include <random>
 
+#include "compiler/compiler.h"
 #include "materialize/internal/run_context.h"
 
 namespace strata::materialize {
@@ -268,6 +269,8 @@ Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
     model_run.planned = &planned;
     model_run.summary.model = planned.model->name;
     model_run.summary.partitions_planned = PlannedPartitions(planned);
+    model_run.window_separable = run.emitter.SupportsGrouped() &&
+                                 compiler::WindowSeparable(*planned.model, run.emitter.dialect());
     run.total += model_run.summary.partitions_planned;
     run.models.push_back(std::move(model_run));
   }

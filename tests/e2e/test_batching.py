@@ -261,6 +261,77 @@ def test_a_model_that_reads_its_own_table_sees_the_batches_before_it(make_projec
     assert len(customers) == len(set(customers)) < 2 * len(days)
 
 
+WINDOW_DEPENDENT_SQL = {
+    # A window function: over one day, the day's orders; over a fused range, the range's.
+    "window_total": """\
+SELECT DATE_TRUNC('day', order_at) AS order_date, customer_id, COUNT(*) AS order_count,
+       SUM(COUNT(*)) OVER () AS window_orders
+FROM stg_orders
+WHERE order_at >= @start_date AND order_at < @end_date
+GROUP BY 1, 2
+""",
+    # The window's start in the SELECT list: each day's own, whatever the transaction.
+    "window_start": """\
+SELECT order_at AS order_date, order_id, CAST(@start_date AS DATE) AS window_day
+FROM stg_orders
+WHERE order_at >= @start_date AND order_at < @end_date
+""",
+}
+SEPARABLE_SQL = {
+    # Row by row, scalar functions only.
+    "row_by_row": """\
+SELECT order_at AS order_date, order_id, customer_id * 10 + 1 AS code,
+       lower(CAST(amount AS VARCHAR)) AS amount_text
+FROM stg_orders
+WHERE order_at >= @start_date AND order_at < @end_date
+""",
+    # Grouped by the day, with a distinct count and HAVING.
+    "daily_customers": """\
+SELECT CAST(order_at AS DATE) AS order_date, COUNT(DISTINCT customer_id) AS customers,
+       SUM(amount) AS revenue
+FROM stg_orders
+WHERE order_at >= @start_date AND order_at < @end_date
+GROUP BY CAST(order_at AS DATE)
+HAVING COUNT(*) > 0
+""",
+}
+
+
+def test_fused_or_not_every_model_gets_what_one_statement_per_day_gives(make_project):
+    """Grouped transactions read one SELECT over their range only for models the compiler proves
+    window-separable (analysis/window_separable.h); a model whose rows depend on the window keeps
+    one SELECT per batch. Either way, every table equals batching = "off"'s, and the window-
+    dependent columns hold each day's own values."""
+    days = last_days(60)
+    rows = order_rows(days, per_day=4)
+    models = {**WINDOW_DEPENDENT_SQL, **SEPARABLE_SQL}
+    tables, states = {}, {}
+    for batching in ("auto", "off"):
+        project = make_project(batching)
+        set_batching(project, batching)
+        project.create_orders(rows)
+        for name, sql in models.items():
+            project.add_model(name, sql, strategy_toml("day", first_partition=days[0]))
+        report = project.run("--from", days[0], "--to", days[-1], "--parallel", "1").json
+        assert report["status"] == "success", report["errors"]
+        if batching == "auto":
+            # Measured after the first transaction, then grouped.
+            for name in models:
+                assert max(m["transaction_partitions"] for m in report["materializations"]
+                           if m["model"] == name) > 8, name
+        tables[batching] = {name: sorted(tuple(str(v) for v in r)
+                                         for r in project.query(f"SELECT * FROM marts.{name}"))
+                            for name in models}
+        states[batching] = state_of(project)
+    assert tables["auto"] == tables["off"]
+    assert states["auto"] == states["off"]
+    per_day = {d: sum(1 for r in rows if r[3].startswith(d)) for d in days}
+    window_total = tables["auto"]["window_total"]
+    assert {(r[0][:10], r[3]) for r in window_total} == {(d, str(n)) for d, n in per_day.items()}
+    assert all(r[0][:10] == r[2] for r in tables["auto"]["window_start"])
+    assert len(tables["auto"]["row_by_row"]) == len(rows)
+
+
 def test_the_output_guard_checks_every_partition_of_a_grouped_transaction(project):
     days = last_days(30)
     rows = order_rows(days)

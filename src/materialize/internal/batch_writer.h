@@ -60,15 +60,25 @@ struct BatchOutcome {
 // The limit is five DuckDB row groups: above the four of DuckDB's transaction row budget
 // (transaction_groups.h), so every group that sizing forms by its mean is written grouped.
 //
+// `fused`, when given (the model is proven window-separable, compiler::WindowSeparable), makes
+// that one grouped INSERT read one SELECT compiled for the whole range [front.start, back.end)
+// instead of the UNION ALL of every batch's own SELECT: the same rows, counts and checksums
+// (docs/batching.md, "Fused statements"), guarded against the range. A failure of a fused
+// statement, its guard's included, is not one batch's (failed_batch stays unset: the caller
+// splits the transaction in halves, and a batch alone runs its own statements).
+//
 // `before_commit`, when given, runs right before COMMIT; an error from it rolls the transaction
 // back and is the outcome's error (the runner waits there for the batch's InProgress rows). The
 // time it takes is not part of the outcome's duration.
 // REQUIRES: `batches` is not empty.
 inline constexpr double kReturnedStatsMaxRows = 5 * 122'880;
+// The Overwrite insert of a model's SELECT compiled for `range` (see `fused` above).
+using FusedInsert = std::function<Result<std::string>(const Window& range)>;
 BatchOutcome WriteTransaction(warehouse::Connection& connection, const warehouse::Emitter& emitter,
                               const std::vector<const PlannedBatch*>& batches,
                               const warehouse::TableName& target, const std::string& time_column,
                               std::optional<double> rows_per_key, const std::atomic<bool>& cancel,
-                              const std::function<Status()>& before_commit = {});
+                              const std::function<Status()>& before_commit = {},
+                              const FusedInsert& fused = {});
 
 }  // namespace strata::materialize

@@ -1,0 +1,49 @@
+// Window separability: may one statement over several partitions' windows stand for one
+// statement per window?
+//
+// A time_interval model's SELECT is window-separable when, for any two touching windows W1 and
+// W2 aligned to the model's grain, its rows over W1 ∪ W2 are exactly (as a multiset) its rows
+// over W1 plus its rows over W2, and each row's time column lies in the partition whose window
+// produced it. Then writing a run of partitions with one SELECT compiled for their whole range
+// gives every partition the rows, row count and checksum that one SELECT per partition gives
+// (docs/batching.md, "Fused statements").
+//
+// Proven (not decided: false means "not proven", never "not separable") for this shape only:
+// - one SELECT: no WITH, set operation, VALUES, subquery or derived table anywhere (the tokens
+//   SELECT once, and no '(' opening SELECT, WITH, FROM, VALUES or TABLE); no DISTINCT on the
+//   rows, TOP, LIMIT, OFFSET or FETCH; no window function or named window (OVER, WINDOW,
+//   QUALIFY), sampling, LATERAL, PIVOT/UNPIVOT, ASOF/POSITIONAL joins or grouping sets (ROLLUP,
+//   CUBE, GROUPING): none of these words appears anywhere, even as a name;
+// - its FROM reads no placeholder, so the joined rows do not depend on the window; @start_date
+//   and @end_date appear exactly once each (bare or quoted), no other placeholder at all, as two
+//   top-level conjuncts of the WHERE: `x >= @start_date` (or `@start_date <= x`) and
+//   `x < @end_date` (or `@end_date > x`), x the same column on both (same name parts, byte for
+//   byte), through truncations that keep the grain's boundaries (analysis/internal/time_order.h:
+//   DATE_TRUNC to a unit that divides the grain, CAST AS DATE on day grains and coarser), and the
+//   placeholders in casts or such truncations only. So a row passes the filter of W1 ∪ W2
+//   exactly when it passes W1's or W2's;
+// - the output time column (the item named `time_column`, or with a `*` over one table, x
+//   itself) is x through such truncations: a row lands in the partition of the x it came from;
+// - with GROUP BY (or HAVING): one GROUP BY item (by expression, by ordinal, or GROUP BY ALL over
+//   the time column's item) is x through such truncations, so no group spans two partitions and
+//   aggregates and HAVING see one partition's rows either way;
+//   without: every row is computed from one input row: every name followed by '(' is a scalar
+//   function of a fixed list (no aggregate can hide behind an unknown name) or a keyword.
+//
+// Pure and thread-safe.
+#pragma once
+
+#include <string_view>
+
+#include "base/partition.h"
+#include "sql/dialect.h"
+
+namespace strata::analysis {
+
+// True when the model SQL `sql` (placeholders not substituted, references not rewritten) is
+// proven window-separable for a model whose partitions are `grain` windows of `time_column`.
+// False for SQL that does not lex or parse.
+bool ProveWindowSeparable(std::string_view sql, sql::Dialect dialect, std::string_view time_column,
+                          Grain grain);
+
+}  // namespace strata::analysis

@@ -1,0 +1,121 @@
+#include "analysis/window_separable.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace strata::analysis {
+namespace {
+
+constexpr std::string_view kWindow = "WHERE ts >= @start_date AND ts < @end_date\n";
+
+bool Separable(const std::string& sql, std::string_view time_column = "d",
+               Grain grain = Grain::kDay) {
+  return ProveWindowSeparable(sql, sql::Dialect::kDuckDb, time_column, grain);
+}
+
+TEST(WindowSeparableTest, ADailyAggregateGroupedByItsDayIsSeparable) {
+  EXPECT_TRUE(Separable(
+      "SELECT DATE_TRUNC('day', ts) AS d, customer_id, COUNT(*) AS n, SUM(amount) AS revenue\n"
+      "FROM events\n" +
+      std::string(kWindow) + "GROUP BY 1, 2"));
+  // By expression, by GROUP BY ALL, with HAVING, a distinct count and row predicates.
+  EXPECT_TRUE(Separable("SELECT CAST(ts AS DATE) AS d, COUNT(DISTINCT c) AS n FROM events\n" +
+                        std::string(kWindow) +
+                        "  AND CASE WHEN c = 3 THEN error('boom') ELSE true END\n"
+                        "GROUP BY CAST(ts AS DATE) HAVING COUNT(*) > 1"));
+  EXPECT_TRUE(
+      Separable("SELECT DATE_TRUNC('day', e.ts) AS d, r.region, COUNT(*) AS n\n"
+                "FROM events AS e JOIN regions AS r ON r.id = e.region_id\n"
+                "WHERE e.ts >= @start_date AND e.ts < @end_date GROUP BY ALL"));
+  // A rollup of a daily model: the time column itself is the key.
+  EXPECT_TRUE(
+      Separable("SELECT d, SUM(n) AS n FROM daily\n"
+                "WHERE d >= @start_date AND d < @end_date GROUP BY 1"));
+  // A finer key than the grain: each group is still inside one partition.
+  EXPECT_TRUE(Separable("SELECT DATE_TRUNC('hour', ts) AS d, COUNT(*) AS n FROM events\n" +
+                        std::string(kWindow) + "GROUP BY 1"));
+}
+
+TEST(WindowSeparableTest, RowByRowModelsAreSeparable) {
+  EXPECT_TRUE(
+      Separable("SELECT ts AS d, id, lower(name) AS name, COALESCE(x, 0) AS x\n"
+                "FROM events\n" +
+                std::string(kWindow)));
+  // The quoted placeholders, either way round, in casts; a star over one table.
+  EXPECT_TRUE(
+      Separable("SELECT * FROM events\n"
+                "WHERE '@start_date'::TIMESTAMP <= ts AND CAST(@end_date AS TIMESTAMP) > ts",
+                "ts"));
+  EXPECT_TRUE(
+      Separable("SELECT DATE_TRUNC('hour', ts) AS d, id FROM events\n" + std::string(kWindow), "d",
+                Grain::kHour));
+}
+
+TEST(WindowSeparableTest, RowsThatDependOnTheWindowAreNotProven) {
+  const std::string from = "FROM events\n" + std::string(kWindow);
+  // Window functions, a whole-window aggregate, a key coarser than the grain or crossing it.
+  EXPECT_FALSE(Separable("SELECT ts AS d, COUNT(*) OVER () AS n " + from));
+  EXPECT_FALSE(
+      Separable("SELECT DATE_TRUNC('day', ts) AS d, c, COUNT(*) OVER (PARTITION BY c) "
+                "AS n " +
+                from + "GROUP BY 1, 2"));
+  EXPECT_FALSE(Separable("SELECT MIN(ts) AS d, COUNT(*) AS n " + from));
+  EXPECT_FALSE(Separable("SELECT MIN(ts) AS d, c, COUNT(*) AS n " + from + "GROUP BY c"));
+  EXPECT_FALSE(Separable("SELECT DATE_TRUNC('day', MIN(ts)) AS d, COUNT(*) AS n " + from +
+                         "GROUP BY DATE_TRUNC('month', ts)"));
+  // A coarser key beside the day's keeps the groups inside a day.
+  EXPECT_TRUE(Separable("SELECT DATE_TRUNC('day', ts) AS d, COUNT(*) AS n " + from +
+                        "GROUP BY DATE_TRUNC('month', ts), 1"));
+  EXPECT_FALSE(
+      Separable("SELECT DATE_TRUNC('week', ts) AS d, COUNT(*) AS n " + from + "GROUP BY 1"));
+  EXPECT_FALSE(Separable("SELECT DATE_TRUNC('day', ts) AS d, COUNT(*) AS n " + from + "GROUP BY 1",
+                         "d", Grain::kHour));
+  EXPECT_FALSE(Separable("SELECT ts AS d, SUM(x) AS n " + from + "GROUP BY ROLLUP (ts)"));
+  EXPECT_FALSE(Separable("SELECT DISTINCT ts AS d, c " + from));
+  EXPECT_FALSE(Separable("SELECT ts AS d, c " + from + "LIMIT 10"));
+  EXPECT_FALSE(Separable("SELECT ts AS d, c " + from + "QUALIFY c > 1"));
+  // A function the list does not know may be an aggregate.
+  EXPECT_FALSE(Separable("SELECT ts AS d, my_macro(c) AS c " + from));
+  // The placeholders anywhere else, or another one.
+  EXPECT_FALSE(Separable("SELECT ts AS d, @start_date AS since " + from));
+  EXPECT_FALSE(Separable("SELECT ts AS d, '@end_date' AS until " + from));
+  EXPECT_FALSE(Separable("SELECT ts AS d FROM events JOIN dims ON dims.at < @end_date\n" +
+                         std::string(kWindow)));
+  EXPECT_FALSE(Separable("SELECT ts AS d " + from + "  AND c = @customer"));
+}
+
+TEST(WindowSeparableTest, OnlyTheTwoHalfOpenConjunctsOnOneColumnCount) {
+  const auto with_where = [](const std::string& where) {
+    return Separable("SELECT ts AS d, c FROM events WHERE " + where);
+  };
+  EXPECT_TRUE(with_where("(ts >= @start_date) AND (ts < @end_date) AND c > 0"));
+  EXPECT_FALSE(with_where("ts > @start_date AND ts < @end_date"));
+  EXPECT_FALSE(with_where("ts >= @start_date AND ts <= @end_date"));
+  EXPECT_FALSE(with_where("ts BETWEEN @start_date AND @end_date"));
+  EXPECT_FALSE(with_where("(ts >= @start_date AND ts < @end_date) OR c IS NULL"));
+  EXPECT_FALSE(with_where("ts >= @start_date AND created_at < @end_date"));
+  EXPECT_FALSE(with_where("events.ts >= @start_date AND ts < @end_date"));
+  EXPECT_FALSE(with_where("ts + INTERVAL 1 HOUR >= @start_date AND ts < @end_date"));
+  EXPECT_FALSE(with_where("ts >= @start_date - INTERVAL 1 DAY AND ts < @end_date"));
+  // The output time column must come from the bounded column.
+  EXPECT_FALSE(Separable("SELECT created_at AS d FROM events\n" + std::string(kWindow)));
+  EXPECT_FALSE(Separable("SELECT * FROM events\n" + std::string(kWindow), "created_at"));
+  EXPECT_FALSE(Separable("SELECT ts AS d, ts AS d FROM events\n" + std::string(kWindow)));
+}
+
+TEST(WindowSeparableTest, QueriesInsideTheQueryAreNotProven) {
+  const std::string window(kWindow);
+  EXPECT_FALSE(Separable("SELECT ts AS d FROM events " + window +
+                         "  AND c NOT IN (SELECT c FROM daily WHERE d < DATE '2025-01-01')"));
+  EXPECT_FALSE(Separable("WITH e AS (SELECT * FROM events) SELECT ts AS d FROM e " + window));
+  EXPECT_FALSE(Separable("SELECT ts AS d FROM (FROM events) AS e " + window));
+  EXPECT_FALSE(Separable("SELECT ts AS d FROM events " + window +
+                         "UNION ALL SELECT ts AS d FROM more " + window));
+  EXPECT_FALSE(Separable("SELECT ts AS d, (SELECT max(x) FROM dims) AS m FROM events " + window));
+  EXPECT_FALSE(Separable("SELECT ts AS d FROM events WHERE"));  // does not parse
+  EXPECT_FALSE(Separable("SELECT 'unterminated"));              // does not lex
+}
+
+}  // namespace
+}  // namespace strata::analysis
