@@ -33,8 +33,8 @@ constexpr std::array kQueryStarts{"SELECT", "WITH", "FROM", "VALUES", "TABLE"};
 constexpr std::array kRowLocalCalls{
     // keywords and type names
     "and", "or", "not", "when", "then", "else", "on", "where", "by", "as", "is", "in", "case",
-    "using", "between", "like", "ilike", "select", "join", "cast", "try_cast", "decimal", "numeric",
-    "varchar", "char", "character", "timestamp", "time", "struct", "map", "row",
+    "using", "between", "like", "ilike", "select", "join", "exclude", "cast", "try_cast", "decimal",
+    "numeric", "varchar", "char", "character", "timestamp", "time", "struct", "map", "row",
     // scalar functions
     "date_trunc", "date_part", "datepart", "extract", "date", "coalesce", "ifnull", "nullif", "if",
     "greatest", "least", "lower", "upper", "trim", "ltrim", "rtrim", "concat", "concat_ws",
@@ -213,11 +213,29 @@ const sql::SelectItem* TimeItem(const sql::Select& select, std::string_view time
   return found;
 }
 
-bool HasStar(const sql::Select& select) {
+// What the SELECT list's stars are: none, plain ones (columns passed through as they are), or
+// one with REPLACE (which may put any expression under the time column's name).
+enum class Stars { kNone, kPlain, kReplacing };
+
+Stars StarsOf(const sql::Select& select) {
+  Stars stars = Stars::kNone;
   for (const sql::SelectItem& item : select.items) {
-    if (item.expr->kind == sql::ExprKind::kStar) return true;
+    if (item.expr->kind != sql::ExprKind::kStar) continue;
+    if (!item.expr->As<sql::Star>().replaced.empty()) return Stars::kReplacing;
+    stars = Stars::kPlain;
   }
-  return false;
+  return stars;
+}
+
+// `x` is a column of the one table `from` reads: unqualified, or qualified by that table's
+// alias or (without an alias) its name's last part.
+bool OfTheOneTable(const sql::TableRef& from, const ColumnName& x) {
+  if (from.kind != sql::TableRefKind::kTable) return false;
+  if (x.qualifier.empty()) return true;
+  if (x.qualifier.size() != 1) return false;
+  if (from.alias) return x.qualifier.front() == from.alias->name.name;
+  const auto& table = from.As<sql::NamedTable>();
+  return !table.name.empty() && x.qualifier.front() == table.name.back().name;
 }
 
 // Some GROUP BY item keeps each group inside one partition.
@@ -255,10 +273,15 @@ bool SelectIsSeparable(const sql::Select& select, const TokenFacts& facts,
   }
   const std::optional<ColumnName> x = WindowColumn(*select.where, grain);
   if (!x) return false;
+  const Stars stars = StarsOf(select);
+  if (stars == Stars::kReplacing) return false;
   const sql::SelectItem* time_item = TimeItem(select, time_column);
   if (time_item != nullptr) {
     if (!IsExactTime(*time_item->expr, *x, grain)) return false;
-  } else if (!(HasStar(select) && select.from->kind == sql::TableRefKind::kTable &&
+    // An hour is finer than a DATE: a DATE column compared with an hour's bounds is compared
+    // with its day, so only the column itself, which E025 refuses to be a DATE, is trusted.
+    if (grain == Grain::kHour && time_item->expr->kind != sql::ExprKind::kColumn) return false;
+  } else if (!(stars == Stars::kPlain && OfTheOneTable(*select.from, *x) &&
                EqualsIgnoringCase(x->name, time_column))) {
     return false;
   }

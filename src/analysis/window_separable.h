@@ -22,13 +22,20 @@
 //   DATE_TRUNC to a unit that divides the grain, CAST AS DATE on day grains and coarser), and the
 //   placeholders in casts or such truncations only. So a row passes the filter of W1 ∪ W2
 //   exactly when it passes W1's or W2's;
-// - the output time column (the item named `time_column`, or with a `*` over one table, x
-//   itself) is x through such truncations: a row lands in the partition of the x it came from;
+// - the output time column (the item named `time_column`, or with a `*` over one table and x a
+//   column of that table, x itself) is x through such truncations: a row lands in the partition
+//   of the x it came from. On an hour grain, x itself only: a DATE x compared with an hour's
+//   bounds is compared with its day, and E025 refuses a DATE time column on an hour grain. No
+//   `* REPLACE` anywhere (it can put any expression under the time column's name);
 // - with GROUP BY (or HAVING): one GROUP BY item (by expression, by ordinal, or GROUP BY ALL over
 //   the time column's item) is x through such truncations, so no group spans two partitions and
 //   aggregates and HAVING see one partition's rows either way;
 //   without: every row is computed from one input row: every name followed by '(' is a scalar
 //   function of a fixed list (no aggregate can hide behind an unknown name) or a keyword.
+//
+// The bounded column x is taken to be a DATE or a timestamp, as the output time column must be
+// (E021). For a string x compared with the window's literals (as text), the fused rows equal
+// one SELECT per window's wherever each of those passes its output guard.
 //
 // Pure and thread-safe.
 #pragma once

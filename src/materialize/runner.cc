@@ -10,6 +10,7 @@
 
 #include "compiler/compiler.h"
 #include "materialize/internal/run_context.h"
+#include "materialize/model_sql.h"
 
 namespace strata::materialize {
 
@@ -41,6 +42,26 @@ int PlannedPartitions(const PlannedModel& planned) {
 }
 
 namespace {
+
+// Whether grouped transactions of `planned` may read one SELECT over their range (ModelRun::
+// window_separable): the dialect groups, the compiler proves the model window-separable, and the
+// project compiles the first batch to the very insert the plan holds, so the range's SELECT,
+// compiled at run time, reads the tables the plan's statements read (a plan applied after a
+// referenced model's target or a source's mapping changed keeps each batch's own SELECT).
+bool MayFuse(const project::Project& project, const warehouse::Emitter& emitter,
+             const PlannedModel& planned) {
+  const project::Model& model = *planned.model;
+  if (!emitter.SupportsGrouped() || planned.batches.size() < 2 ||
+      !compiler::WindowSeparable(model, emitter.dialect())) {
+    return false;
+  }
+  const PlannedBatch& first = planned.batches.front();
+  Result<std::string> select = CompileModelSql(project, model, emitter, first.window);
+  if (!select.ok()) return false;
+  Result<warehouse::PartitionOverwrite> statements = emitter.Overwrite(
+      ToTableName(model.target), model.time_interval->time_column, first.window, *select);
+  return statements.ok() && statements->insert == first.statements.insert;
+}
 
 std::string NewRunId(UnixSeconds now) {
   std::random_device device;
@@ -269,8 +290,7 @@ Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
     model_run.planned = &planned;
     model_run.summary.model = planned.model->name;
     model_run.summary.partitions_planned = PlannedPartitions(planned);
-    model_run.window_separable = run.emitter.SupportsGrouped() &&
-                                 compiler::WindowSeparable(*planned.model, run.emitter.dialect());
+    model_run.window_separable = MayFuse(project, run.emitter, planned);
     run.total += model_run.summary.partitions_planned;
     run.models.push_back(std::move(model_run));
   }
