@@ -332,6 +332,41 @@ def test_fused_or_not_every_model_gets_what_one_statement_per_day_gives(make_pro
     assert len(tables["auto"]["row_by_row"]) == len(rows)
 
 
+def test_apply_reads_the_tables_its_plan_read_even_when_fusing_could_read_others(project):
+    """A plan fingerprints its own models only. Applied after a model it reads was moved to
+    another table, each batch's planned SELECT still reads the old one; a fused SELECT compiled
+    at apply time would read the new one, so the run fuses only when the project compiles the
+    plan's statements unchanged (materialize/runner.cc, MayFuse)."""
+    days = last_days(40)
+    rows = order_rows(days, per_day=2)
+    set_batching(project, "auto")
+    project.create_orders(rows)
+    project.add_model("orders", "SELECT * FROM stg_orders\n")
+    project.add_model("fct_daily_orders", daily_sql().replace("FROM stg_orders", "FROM orders"),
+                      strategy_toml("day", first_partition=days[0]),
+                      depends_on=["orders"], sources=())
+    first = project.run("--from", days[0], "--to", days[-1], "--parallel", "1")
+    assert first.json["status"] == "success", first.json["errors"]
+    before = tables_of_fct(project)
+    plan = project.strata("plan", "--model", "fct_daily_orders", "--from", days[0],
+                          "--to", days[-1], "--parallel", "1")
+    assert plan.returncode == 0, repr(plan)
+    # The upstream model now writes elsewhere, and that table holds other amounts.
+    project.add_model("orders", "SELECT * FROM stg_orders\n", None, target=("marts", "orders_v2"))
+    project.execute("CREATE TABLE marts.orders_v2 AS SELECT order_id, customer_id, amount * 2 AS "
+                    "amount, order_at FROM raw.stg_orders")
+    applied = project.strata("apply", plan.json["plan_id"])
+    assert applied.returncode == 0, repr(applied)
+    assert max(m["transaction_partitions"] for m in applied.json["materializations"]) > 1
+    assert tables_of_fct(project) == before
+
+
+def tables_of_fct(project):
+    return sorted(tuple(str(v) for v in r) for r in project.query(
+        "SELECT CAST(order_date AS DATE), customer_id, order_count, revenue "
+        "FROM marts.fct_daily_orders"))
+
+
 def test_the_output_guard_checks_every_partition_of_a_grouped_transaction(project):
     days = last_days(30)
     rows = order_rows(days)
