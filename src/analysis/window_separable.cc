@@ -19,11 +19,11 @@ using internal::TimeUnit;
 using internal::WindowEdge;
 
 // Words whose construct may make rows depend on the window or on other rows (see the header).
-constexpr std::array kForbiddenWords{"OVER",      "WINDOW", "QUALIFY",  "SAMPLE", "TABLESAMPLE",
-                                     "LATERAL",   "PIVOT",  "UNPIVOT",  "ASOF",   "POSITIONAL",
-                                     "ROLLUP",    "CUBE",   "GROUPING", "SETS",   "UNION",
-                                     "INTERSECT", "EXCEPT", "MINUS",    "VALUES", "RECURSIVE",
-                                     "LIMIT",     "OFFSET", "FETCH",    "TOP",    "WITH"};
+constexpr std::array kForbiddenWords{
+    "OVER",    "WINDOW",    "QUALIFY",    "SAMPLE", "TABLESAMPLE", "LATERAL",      "PIVOT",
+    "UNPIVOT", "ASOF",      "POSITIONAL", "ROLLUP", "CUBE",        "GROUPING",     "SETS",
+    "UNION",   "INTERSECT", "EXCEPT",     "MINUS",  "VALUES",      "RECURSIVE",    "LIMIT",
+    "OFFSET",  "FETCH",     "TOP",        "WITH",   "COLUMNS",     "CURRENT_QUERY"};
 
 // Words that start a query when they follow '('.
 constexpr std::array kQueryStarts{"SELECT", "WITH", "FROM", "VALUES", "TABLE"};
@@ -110,7 +110,12 @@ TokenFacts CheckTokens(const std::vector<sql::Token>& tokens) {
     while (before > 0 && sql::IsTrivia(tokens[before - 1])) --before;
     if (before == 0) continue;
     const sql::Token& name = tokens[before - 1];
-    if (name.kind == sql::TokenKind::kQuotedIdentifier) {
+    std::size_t qualified = before - 1;
+    while (qualified > 0 && sql::IsTrivia(tokens[qualified - 1])) --qualified;
+    // s.f(...) may be a macro of schema s, x.f(...) a method call, "f"(...) anything: none is
+    // trusted.
+    const bool qualified_call = qualified > 0 && sql::IsSymbol(tokens[qualified - 1], ".");
+    if (qualified_call || name.kind == sql::TokenKind::kQuotedIdentifier) {
       facts.calls_row_local = false;
     } else if (name.kind == sql::TokenKind::kIdentifier) {
       bool known = false;
@@ -213,29 +218,45 @@ const sql::SelectItem* TimeItem(const sql::Select& select, std::string_view time
   return found;
 }
 
-// What the SELECT list's stars are: none, plain ones (columns passed through as they are), or
-// one with REPLACE (which may put any expression under the time column's name).
-enum class Stars { kNone, kPlain, kReplacing };
-
-Stars StarsOf(const sql::Select& select) {
-  Stars stars = Stars::kNone;
-  for (const sql::SelectItem& item : select.items) {
-    if (item.expr->kind != sql::ExprKind::kStar) continue;
-    if (!item.expr->As<sql::Star>().replaced.empty()) return Stars::kReplacing;
-    stars = Stars::kPlain;
+// `expr` is the bounded column `x` itself, or DATE_TRUNC('unit', x) with a unit that keeps the
+// grain's boundaries. Casts are not trusted here: they also accept a string x, compared with
+// the window's bounds as text, and DATE_TRUNC does not.
+bool IsTimeOf(const sql::Expr& expr, const ColumnName& x, Grain grain) {
+  if (expr.kind == sql::ExprKind::kColumn) {
+    return SameColumn(internal::NameOf(expr.As<sql::ColumnRef>()), x);
   }
-  return stars;
+  if (expr.kind != sql::ExprKind::kFunction) return false;
+  const auto& call = expr.As<sql::FunctionCall>();
+  if (call.name.size() != 1 || !EqualsIgnoringCase(call.name.front().name, "date_trunc") ||
+      call.args.size() != 2 || call.args[1]->kind != sql::ExprKind::kColumn ||
+      !SameColumn(internal::NameOf(call.args[1]->As<sql::ColumnRef>()), x)) {
+    return false;
+  }
+  return IsExactTime(expr, x, grain);
 }
 
-// `x` is a column of the one table `from` reads: unqualified, or qualified by that table's
-// alias or (without an alias) its name's last part.
-bool OfTheOneTable(const sql::TableRef& from, const ColumnName& x) {
-  if (from.kind != sql::TableRefKind::kTable) return false;
-  if (x.qualifier.empty()) return true;
-  if (x.qualifier.size() != 1) return false;
-  if (from.alias) return x.qualifier.front() == from.alias->name.name;
-  const auto& table = from.As<sql::NamedTable>();
-  return !table.name.empty() && x.qualifier.front() == table.name.back().name;
+// Kinds of expression DuckDB names by their text, which is never a plain identifier.
+bool IsNamedByText(sql::ExprKind kind) {
+  constexpr std::array kKinds{sql::ExprKind::kFunction, sql::ExprKind::kKeywordFunction,
+                              sql::ExprKind::kCast,     sql::ExprKind::kBinary,
+                              sql::ExprKind::kUnary,    sql::ExprKind::kCase,
+                              sql::ExprKind::kLiteral,  sql::ExprKind::kTypedLiteral};
+  for (const sql::ExprKind named : kKinds) {
+    if (kind == named) return true;
+  }
+  return false;
+}
+
+// Every item is named by its alias or is a kind whose name DuckDB derives predictably: a column
+// (its last part) or an expression whose name is its text (never a plain identifier). No star:
+// its columns are not known here, and a duplicate name among them would be renamed.
+bool ItemsAreNamed(const sql::Select& select) {
+  for (const sql::SelectItem& item : select.items) {
+    const sql::ExprKind kind = item.expr->kind;
+    if (kind == sql::ExprKind::kStar) return false;
+    if (!item.alias && !IsNamedByText(kind) && kind != sql::ExprKind::kColumn) return false;
+  }
+  return true;
 }
 
 // Some GROUP BY item keeps each group inside one partition.
@@ -259,7 +280,7 @@ bool GroupsWithinPartitions(const sql::Select& select, const sql::SelectItem* ti
       if (ordinal == 0 || ordinal > select.items.size()) continue;
       key = select.items[ordinal - 1].expr.get();
     }
-    if (IsExactTime(*key, x, grain)) return true;
+    if (IsTimeOf(*key, x, grain)) return true;
   }
   return false;
 }
@@ -272,19 +293,9 @@ bool SelectIsSeparable(const sql::Select& select, const TokenFacts& facts,
     return false;
   }
   const std::optional<ColumnName> x = WindowColumn(*select.where, grain);
-  if (!x) return false;
-  const Stars stars = StarsOf(select);
-  if (stars == Stars::kReplacing) return false;
+  if (!x || !ItemsAreNamed(select)) return false;
   const sql::SelectItem* time_item = TimeItem(select, time_column);
-  if (time_item != nullptr) {
-    if (!IsExactTime(*time_item->expr, *x, grain)) return false;
-    // An hour is finer than a DATE: a DATE column compared with an hour's bounds is compared
-    // with its day, so only the column itself, which E025 refuses to be a DATE, is trusted.
-    if (grain == Grain::kHour && time_item->expr->kind != sql::ExprKind::kColumn) return false;
-  } else if (!(stars == Stars::kPlain && OfTheOneTable(*select.from, *x) &&
-               EqualsIgnoringCase(x->name, time_column))) {
-    return false;
-  }
+  if (time_item == nullptr || !IsTimeOf(*time_item->expr, *x, grain)) return false;
   if (select.has_group_by || select.having) {
     return GroupsWithinPartitions(select, time_item, *x, grain);
   }
@@ -295,6 +306,9 @@ bool SelectIsSeparable(const sql::Select& select, const TokenFacts& facts,
 
 bool ProveWindowSeparable(std::string_view sql, sql::Dialect dialect, std::string_view time_column,
                           Grain grain) {
+  // An hour is finer than a DATE: a DATE column compared with an hour's bounds is compared with
+  // its day, and without the column's type nothing here can tell.
+  if (grain == Grain::kHour) return false;
   Result<std::vector<sql::Token>> tokens = sql::Lex(sql, dialect);
   if (!tokens.ok()) return false;
   const TokenFacts facts = CheckTokens(*tokens);

@@ -22,20 +22,19 @@
 //   DATE_TRUNC to a unit that divides the grain, CAST AS DATE on day grains and coarser), and the
 //   placeholders in casts or such truncations only. So a row passes the filter of W1 ∪ W2
 //   exactly when it passes W1's or W2's;
-// - the output time column (the item named `time_column`, or with a `*` over one table and x a
-//   column of that table, x itself) is x through such truncations: a row lands in the partition
-//   of the x it came from. On an hour grain, x itself only: a DATE x compared with an hour's
-//   bounds is compared with its day, and E025 refuses a DATE time column on an hour grain. No
-//   `* REPLACE` anywhere (it can put any expression under the time column's name);
+// - no `*` in the SELECT list, and every item aliased or a column or an expression (whose
+//   name DuckDB derives from its text): so the item named `time_column` is the one stored as
+//   the time column. That item is x itself or DATE_TRUNC('unit', x) with a unit that divides
+//   the grain: a row lands in the partition of the x it came from. (Not a cast: CAST(x AS DATE)
+//   also takes a string x, which the window's bounds compare as text; DATE_TRUNC does not.)
+// - the grain is a day, a month or a year: a DATE x compared with an hour's bounds is compared
+//   with its day, and the proof does not know x's type;
 // - with GROUP BY (or HAVING): one GROUP BY item (by expression, by ordinal, or GROUP BY ALL over
-//   the time column's item) is x through such truncations, so no group spans two partitions and
+//   the time column's item) is x or such a DATE_TRUNC of it, so no group spans two partitions and
 //   aggregates and HAVING see one partition's rows either way;
 //   without: every row is computed from one input row: every name followed by '(' is a scalar
-//   function of a fixed list (no aggregate can hide behind an unknown name) or a keyword.
-//
-// The bounded column x is taken to be a DATE or a timestamp, as the output time column must be
-// (E021). For a string x compared with the window's literals (as text), the fused rows equal
-// one SELECT per window's wherever each of those passes its output guard.
+//   function of a fixed list, not qualified (no aggregate can hide behind an unknown name or a
+//   macro) or a keyword. COLUMNS(...) and CURRENT_QUERY never appear.
 //
 // Pure and thread-safe.
 #pragma once

@@ -287,12 +287,19 @@ WHERE order_at >= @start_date AND order_at < @end_date
 """,
     # Grouped by the day, with a distinct count and HAVING.
     "daily_customers": """\
-SELECT CAST(order_at AS DATE) AS order_date, COUNT(DISTINCT customer_id) AS customers,
+SELECT DATE_TRUNC('day', order_at) AS order_date, COUNT(DISTINCT customer_id) AS customers,
        SUM(amount) AS revenue
 FROM stg_orders
 WHERE order_at >= @start_date AND order_at < @end_date
-GROUP BY CAST(order_at AS DATE)
+GROUP BY DATE_TRUNC('day', order_at)
 HAVING COUNT(*) > 0
+""",
+    # The same by a cast: not proven (a cast also takes a string), one SELECT per batch.
+    "daily_customers_cast": """\
+SELECT CAST(order_at AS DATE) AS order_date, COUNT(DISTINCT customer_id) AS customers
+FROM stg_orders
+WHERE order_at >= @start_date AND order_at < @end_date
+GROUP BY 1
 """,
 }
 
