@@ -140,6 +140,24 @@ bool IsExactTime(const sql::Expr& expr, const ColumnName& x, Grain grain) {
   return side.unit == TimeUnit::kInstant || internal::IsExactFor(side.unit, grain);
 }
 
+bool IsTimeOf(const sql::Expr& expr, const ColumnName& x, Grain grain);
+
+// The placeholder itself, in parentheses or casts to DATE or a timestamp only (a cast to text
+// would compare a DATE column as text).
+bool IsTemporalPlaceholder(const sql::Expr& expr) {
+  if (expr.kind == sql::ExprKind::kPlaceholder) return true;
+  if (expr.kind == sql::ExprKind::kNested) {
+    return IsTemporalPlaceholder(*expr.As<sql::Nested>().inner);
+  }
+  if (expr.kind != sql::ExprKind::kCast) return false;
+  const auto& cast = expr.As<sql::Cast>();
+  if (cast.type.words.size() != 1 || cast.type.has_parameters) return false;
+  const std::string_view type = cast.type.words.front().name;
+  return (EqualsIgnoringCase(type, "date") || EqualsIgnoringCase(type, "timestamp") ||
+          EqualsIgnoringCase(type, "timestamptz")) &&
+         IsTemporalPlaceholder(*cast.value);
+}
+
 // The column a window conjunct bounds when `expr` is `x >= @start_date` (edge kStart) or
 // `x < @end_date` (kEnd), either way round, with exact truncations on both sides.
 std::optional<ColumnName> BoundColumn(const sql::Expr& expr, WindowEdge edge, Grain grain) {
@@ -166,9 +184,12 @@ std::optional<ColumnName> BoundColumn(const sql::Expr& expr, WindowEdge edge, Gr
   if (side->unit != TimeUnit::kInstant && !internal::IsExactFor(side->unit, grain)) {
     return std::nullopt;
   }
+  if (!IsTemporalPlaceholder(*placeholder)) return std::nullopt;
+  // The column side as the time item must be: x or DATE_TRUNC of x, no cast (a cast would let
+  // a string x be bounded as a time while it is stored, guarded and deleted as text).
   const ColumnSide bounded = internal::ClassifyColumnSide(*column);
   if (bounded.shape != ColumnShape::kTime || !bounded.column) return std::nullopt;
-  if (!IsExactTime(*column, *bounded.column, grain)) return std::nullopt;
+  if (!IsTimeOf(*column, *bounded.column, grain)) return std::nullopt;
   return bounded.column;
 }
 

@@ -18,9 +18,9 @@
 //   and @end_date appear exactly once each (bare or quoted), no other placeholder at all, as two
 //   top-level conjuncts of the WHERE: `x >= @start_date` (or `@start_date <= x`) and
 //   `x < @end_date` (or `@end_date > x`), x the same column on both (same name parts, byte for
-//   byte), through truncations that keep the grain's boundaries (analysis/internal/time_order.h:
-//   DATE_TRUNC to a unit that divides the grain, CAST AS DATE on day grains and coarser), and the
-//   placeholders in casts or such truncations only. So a row passes the filter of W1 ∪ W2
+//   byte), or DATE_TRUNC of x to a unit that divides the grain (never a cast of x: a string x
+//   would be bounded as a time and stored, guarded and deleted as text), and the placeholders
+//   bare or cast to DATE, TIMESTAMP or TIMESTAMPTZ. So a row passes the filter of W1 ∪ W2
 //   exactly when it passes W1's or W2's;
 // - no `*` in the SELECT list, and every item aliased or a column or an expression (whose
 //   name DuckDB derives from its text): so the item named `time_column` is the one stored as

@@ -126,6 +126,25 @@ TEST(WindowSeparableTest, TheStoredTimeColumnMustBeTheNamedItem) {
   EXPECT_TRUE(Separable("SELECT ts AS d, e.k, k + 1, upper(name) FROM events AS e\n" + window));
 }
 
+TEST(WindowSeparableTest, TheWindowIsComparedWithTheColumnAsATime) {
+  // Found in review: a string column bounded through a cast is stored, guarded and deleted as
+  // text; a placeholder cast to text compares a DATE column as text.
+  EXPECT_FALSE(
+      Separable("SELECT event_time AS d, k FROM events\n"
+                "WHERE CAST(event_time AS TIMESTAMP) >= @start_date\n"
+                "  AND CAST(event_time AS TIMESTAMP) < @end_date"));
+  EXPECT_FALSE(
+      Separable("SELECT d, k FROM events\n"
+                "WHERE d >= CAST(@start_date AS VARCHAR) AND d < @end_date"));
+  EXPECT_TRUE(
+      Separable("SELECT d, k FROM events\n"
+                "WHERE d >= CAST(@start_date AS DATE) AND d < @end_date::TIMESTAMP"));
+  EXPECT_TRUE(
+      Separable("SELECT DATE_TRUNC('day', ts) AS d, COUNT(*) AS n FROM events\n"
+                "WHERE DATE_TRUNC('day', ts) >= @start_date AND ts < @end_date\n"
+                "GROUP BY 1"));
+}
+
 TEST(WindowSeparableTest, HourGrainsAreNotProven) {
   // A DATE column compared with an hour's bounds is compared with its day, and the proof does
   // not know the column's type.
