@@ -461,8 +461,7 @@ Result<TaskOutcome> RunIncremental(RunContext& run, std::size_t worker, const Ta
           if (std::optional<Error> failed = ExecuteAll(run, connection, planned.statements)) {
             return failed;
           }
-          auto count =
-              connection.Execute("SELECT count(*) FROM " + run.emitter.QualifiedName(target));
+          auto count = connection.Execute(run.emitter.RowCountQuery(target));
           if (!count.ok()) return std::move(count).error();
           m.row_count = std::get<std::int64_t>(count->columns[0].values[0]);
         }
@@ -842,8 +841,7 @@ Result<TaskOutcome> RunWholeModel(RunContext& run, std::size_t worker, const Tas
           return failed;
         }
         if (model.strategy == project::StrategyKind::kFullRefresh) {
-          auto count = connection.Execute("SELECT count(*) FROM " +
-                                          run.emitter.QualifiedName(ToTableName(model.target)));
+          auto count = connection.Execute(run.emitter.RowCountQuery(ToTableName(model.target)));
           if (count.ok()) {
             row_count = std::get<std::int64_t>(count->columns[0].values[0]);
           } else if (StopsRun(count.error())) {

@@ -12,14 +12,12 @@ namespace {
 // ("Invalid Input Error: "), so GuardFailedBatch searches for it.
 constexpr std::string_view kGuardMessage = "strata output guard failed in batch ";
 
-// What an insert returns per written row: its key, then the hash of the whole stored row. The
-// hash of several arguments equals the hash of the row as one struct (WindowStats' hash(row)):
-// DuckDB combines the columns' hashes in the same order either way.
-std::string ReturningStats(std::string_view key) {
-  return fmt::format("\nRETURNING {} AS key_index, hash(*COLUMNS(*)) AS row_hash", key);
-}
-
 }  // namespace
+
+std::string Emitter::ReturningStats(std::string_view key) const {
+  return fmt::format("\nRETURNING {} AS key_index, {}(*COLUMNS(*)) AS row_hash", key,
+                     BuiltIn("hash"));
+}
 
 Result<Emitter::GroupedWrite> Emitter::Grouped(const TableName& target,
                                                std::string_view time_column, Grain grain,
@@ -49,9 +47,9 @@ Result<Emitter::GroupedWrite> Emitter::Grouped(const TableName& target,
     // (a NULL time column compares as unknown, so it fails too).
     selects += fmt::format(
         "{}SELECT * FROM (\n{}\n) AS strata_batch_{}\nWHERE CASE WHEN {} THEN true ELSE "
-        "error('{}{}') END",
+        "{}('{}{}') END",
         i == 0 ? "" : "\nUNION ALL BY NAME\n", batch.insert.substr(prefix.size()), i,
-        WindowPredicate(time_column, batch.window), kGuardMessage, i);
+        WindowPredicate(time_column, batch.window), BuiltIn("error"), kGuardMessage, i);
   }
   const Window whole{batches.front().window.start, batches.back().window.end};
   const std::string predicate = WindowPredicate(time_column, whole);
@@ -65,9 +63,10 @@ Result<Emitter::GroupedWrite> Emitter::Grouped(const TableName& target,
   const std::string at = fmt::format("CAST({} AS TIMESTAMP)", column);
   write.insert =
       prefix + selects +
-      ReturningStats(fmt::format("date_diff({0}, TIMESTAMP {1}, {2}) - CASE WHEN {2} > {3} AND "
-                                 "date_trunc({0}, {2}) = {2} THEN 1 ELSE 0 END",
-                                 unit, TimestampLiteral(whole.start), at, column));
+      ReturningStats(fmt::format("{4}({0}, TIMESTAMP {1}, {2}) - CASE WHEN {2} > {3} AND "
+                                 "{5}({0}, {2}) = {2} THEN 1 ELSE 0 END",
+                                 unit, TimestampLiteral(whole.start), at, column,
+                                 BuiltIn("date_diff"), BuiltIn("date_trunc")));
   return write;
 }
 

@@ -20,9 +20,9 @@ Result<std::string> Emitter::IncrementalFilter(const TableName& target, std::str
   const std::string lookback =
       lookback_seconds > 0 ? fmt::format(" - INTERVAL '{} seconds'", lookback_seconds) : "";
   return fmt::format(
-      "({0} > (SELECT max({0}) FROM {1}){2} OR NOT EXISTS (SELECT 1 FROM {1} WHERE {0} IS NOT "
+      "({0} > (SELECT {3}({0}) FROM {1}){2} OR NOT EXISTS (SELECT 1 FROM {1} WHERE {0} IS NOT "
       "NULL))",
-      column, table, lookback);
+      column, table, lookback, BuiltIn("max"));
 }
 
 Result<Emitter::IncrementalLoad> Emitter::Incremental(
@@ -85,8 +85,8 @@ Result<std::string> Emitter::WatermarkQuery(const TableName& target,
   STRATA_TRY(RequireSupported("incremental"));
   STRATA_TRY(CheckTarget(target));
   STRATA_TRY(CheckIdentifiers({watermark}));
-  return fmt::format("SELECT CAST(max({0}) AS VARCHAR) AS watermark FROM {1}",
-                     QuoteIdentifier(watermark), QualifiedName(target));
+  return fmt::format("SELECT CAST({2}({0}) AS VARCHAR) AS watermark FROM {1}",
+                     QuoteIdentifier(watermark), QualifiedName(target), BuiltIn("max"));
 }
 
 }  // namespace strata::warehouse

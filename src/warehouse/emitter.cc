@@ -68,6 +68,15 @@ std::string Emitter::QualifiedName(const TableName& name) const {
   return out + QuoteIdentifier(name.table);
 }
 
+std::string Emitter::BuiltIn(std::string_view name) const {
+  if (dialect_ == sql::Dialect::kDuckDb) return fmt::format("system.main.{}", name);
+  return std::string(name);
+}
+
+std::string Emitter::RowCountQuery(const TableName& target) const {
+  return fmt::format("SELECT {}(*) FROM {}", BuiltIn("count"), QualifiedName(target));
+}
+
 std::string Emitter::TimestampLiteral(UnixSeconds seconds) const {
   return sql::QuoteString(FormatSqlTimestamp(seconds), dialect_);
 }
@@ -299,7 +308,8 @@ std::string Emitter::RowChecksum() const {
   }
   // hash(*COLUMNS(*)) hashes the row's columns as hash(row struct) does (and as the insert's
   // RETURNING does); the sum wraps modulo 2^64.
-  return "CAST(COALESCE(SUM(hash(*COLUMNS(*))), 0) % 18446744073709551616 AS UBIGINT)";
+  return fmt::format("CAST(COALESCE({}({}(*COLUMNS(*))), 0) % 18446744073709551616 AS UBIGINT)",
+                     BuiltIn("sum"), BuiltIn("hash"));
 }
 
 Error Emitter::StaleInsert(const TableName& target) const {
@@ -315,8 +325,8 @@ Result<std::string> Emitter::WindowStats(const TableName& target, std::string_vi
   STRATA_TRY(RequireSupported("window statistics"));
   (void)type;  // DuckDB and PostgreSQL compare the seed's string literal with any time type
   return fmt::format(
-      "SELECT count(*) AS row_count, {} AS checksum\nFROM {} AS strata_row\nWHERE {}",
-      RowChecksum(), QualifiedName(target), WindowPredicate(time_column, window));
+      "SELECT {}(*) AS row_count, {} AS checksum\nFROM {} AS strata_row\nWHERE {}",
+      BuiltIn("count"), RowChecksum(), QualifiedName(target), WindowPredicate(time_column, window));
 }
 
 std::string Emitter::KeyIndexCase(std::string_view time_column, const std::vector<Window>& windows,
@@ -362,9 +372,9 @@ Result<std::string> Emitter::WindowStatsByKey(const TableName& target, std::stri
   // The outer WHERE bounds the scan; the CASE gives each row its window (NULL for a row in a
   // gap between windows, which no key counts).
   return fmt::format(
-      "SELECT {} AS key_index, count(*) AS row_count, {} AS checksum\n"
+      "SELECT {} AS key_index, {}(*) AS row_count, {} AS checksum\n"
       "FROM {} AS strata_row\nWHERE {}\nGROUP BY 1",
-      key, RowChecksum(), QualifiedName(target), WindowPredicate(time_column, whole, type));
+      key, BuiltIn("count"), RowChecksum(), QualifiedName(target), WindowPredicate(time_column, whole, type));
 }
 
 Result<std::string> Emitter::PartitionRowCounts(const TableName& target,
@@ -392,14 +402,14 @@ Result<std::string> Emitter::PartitionRowCounts(const TableName& target,
     }
     key = fmt::format("to_char(strata_bucket, {})", sql::QuoteString(format, dialect_));
   } else {
-    key =
-        fmt::format("strftime(strata_bucket, {})", sql::QuoteString(GrainFormat(grain), dialect_));
+    key = fmt::format("{}(strata_bucket, {})", BuiltIn("strftime"),
+                      sql::QuoteString(GrainFormat(grain), dialect_));
   }
   return fmt::format(
-      "SELECT {} AS partition_key, row_count\nFROM (\n  SELECT date_trunc({}, {}) AS "
-      "strata_bucket, "
-      "count(*) AS row_count\n  FROM {}\n  WHERE {}\n  GROUP BY 1\n) AS strata_counts",
-      key, sql::QuoteString(GrainName(grain), dialect_), column, QualifiedName(target),
+      "SELECT {} AS partition_key, row_count\nFROM (\n  SELECT {}({}, {}) AS strata_bucket, "
+      "{}(*) AS row_count\n  FROM {}\n  WHERE {}\n  GROUP BY 1\n) AS strata_counts",
+      key, BuiltIn("date_trunc"), sql::QuoteString(GrainName(grain), dialect_), column,
+      BuiltIn("count"), QualifiedName(target),
       WindowPredicate(time_column, range));
 }
 

@@ -104,6 +104,15 @@ class Emitter {
   // is the catalog, as in the seed's DuckDB example); a missing schema stays missing.
   std::string QualifiedName(const TableName& name) const;
   std::string QuoteIdentifier(std::string_view name) const;
+  // The name strata's own statements call the built-in function `name` (lower case) by. DuckDB
+  // resolves a user's macro or function in the current schema before its built-ins, so an
+  // unqualified call could be redirected (`CREATE MACRO error(x) AS NULL` would switch the
+  // output guard off, a `hash` or `count_star` macro would change checksums and row counts):
+  // there it is system.main.<name>, which only the built-in answers. Other dialects: `name`
+  // (PostgreSQL searches pg_catalog first unless the search_path names it later).
+  std::string BuiltIn(std::string_view name) const;
+  // SELECT count(*) FROM <target>: one row, one BIGINT.
+  std::string RowCountQuery(const TableName& target) const;
   // '2026-04-07 00:00:00' — the seed's placeholder form.
   std::string TimestampLiteral(UnixSeconds seconds) const;
   // "<column>" >= '<start>' AND "<column>" < '<end>' (BigQuery, Trino: typed literals, see above;
@@ -285,6 +294,10 @@ class Emitter {
                            TimeColumnType type = TimeColumnType::kTimestamp) const;
   // The order-independent checksum of the rows aliased strata_row (WindowStats' contract).
   std::string RowChecksum() const;
+  // What an insert returns per written row: its `key`, then the hash of the whole stored row. The
+  // hash of several arguments equals the hash of the row as one struct (RowChecksum's hash):
+  // DuckDB combines the columns' hashes in the same order either way.
+  std::string ReturningStats(std::string_view key) const;
   // kPlanStale: a planned insert into `target` is not of the shape this version emits.
   Error StaleInsert(const TableName& target) const;
   // Redshift: kConfig when a name is longer than its 127-byte limit.

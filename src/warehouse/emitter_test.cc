@@ -226,14 +226,15 @@ TEST(EmitterTest, GroupedUnitesEachBatchsOwnSelectUnderItsGuard) {
   EXPECT_EQ(write->insert,
             "INSERT INTO \"marts\".\"fct\" BY NAME\nSELECT * FROM (\nSELECT 1 AS a\n) AS "
             "strata_batch_0\nWHERE CASE WHEN \"d\" >= '2026-04-07 00:00:00' AND \"d\" < "
-            "'2026-04-08 00:00:00' THEN true ELSE error('strata output guard failed in batch 0') "
-            "END\nUNION ALL BY NAME\nSELECT * FROM (\nSELECT 2 AS a\n) AS strata_batch_1\nWHERE "
+            "'2026-04-08 00:00:00' THEN true ELSE system.main.error('strata output guard failed in "
+            "batch 0') END\nUNION ALL BY NAME\nSELECT * FROM (\nSELECT 2 AS a\n) AS strata_batch_1\nWHERE "
             "CASE WHEN "
             "\"d\" >= '2026-04-08 00:00:00' AND \"d\" < '2026-04-09 00:00:00' THEN true ELSE "
-            "error('strata output guard failed in batch 1') END\nRETURNING date_diff('day', "
-            "TIMESTAMP '2026-04-07 00:00:00', CAST(\"d\" AS TIMESTAMP)) - CASE WHEN CAST(\"d\" "
-            "AS TIMESTAMP) > \"d\" AND date_trunc('day', CAST(\"d\" AS TIMESTAMP)) = CAST(\"d\" "
-            "AS TIMESTAMP) THEN 1 ELSE 0 END AS key_index, hash(*COLUMNS(*)) AS row_hash");
+            "system.main.error('strata output guard failed in batch 1') END\nRETURNING "
+            "system.main.date_diff('day', TIMESTAMP '2026-04-07 00:00:00', CAST(\"d\" AS "
+            "TIMESTAMP)) - CASE WHEN CAST(\"d\" AS TIMESTAMP) > \"d\" AND "
+            "system.main.date_trunc('day', CAST(\"d\" AS TIMESTAMP)) = CAST(\"d\" AS TIMESTAMP) "
+            "THEN 1 ELSE 0 END AS key_index, system.main.hash(*COLUMNS(*)) AS row_hash");
   // Windows that do not touch, an insert of another shape, another dialect: refused.
   EXPECT_FALSE(emitter
                    .Grouped(target, "d", Grain::kDay,
@@ -263,7 +264,8 @@ TEST(EmitterTest, InsertReturningStatsKeysEachRowByItsWindow) {
             "INSERT INTO \"marts\".\"fct\" BY NAME\nSELECT * FROM (\nSELECT 1 AS a -- end\n) AS "
             "strata_insert\nRETURNING CASE WHEN \"d\" >= '2026-04-07 00:00:00' AND \"d\" < "
             "'2026-04-08 00:00:00' THEN 0 WHEN \"d\" >= '2026-04-08 00:00:00' AND \"d\" < "
-            "'2026-04-09 00:00:00' THEN 1 END AS key_index, hash(*COLUMNS(*)) AS row_hash");
+            "'2026-04-09 00:00:00' THEN 1 END AS key_index, system.main.hash(*COLUMNS(*)) AS "
+            "row_hash");
   // An insert of another shape (a plan of another version or target), no window, PostgreSQL.
   EXPECT_EQ(emitter
                 .InsertReturningStats({"", "marts", "other"}, "d", planned->insert,

@@ -401,6 +401,52 @@ def test_the_output_guard_checks_every_partition_of_a_grouped_transaction(projec
     assert project.daily_table() == expected_daily(rows, in_days(*good))
 
 
+# Macros named like the built-ins strata's own statements call: DuckDB resolves a macro of the
+# current schema before its built-ins, so each would switch the output guard off or change a
+# partition's row count, checksum or key if strata called the unqualified name.
+SHADOWING_MACROS = (
+    "CREATE MACRO error(x) AS NULL",
+    "CREATE MACRO hash(a, b, c, d) AS 42",
+    "CREATE MACRO count_star() AS 7",
+    "CREATE MACRO sum(x) AS 0",
+    "CREATE MACRO date_diff(u, a, b) AS 0",
+    "CREATE MACRO date_trunc(u, x) AS x",
+    "CREATE MACRO strftime(x, f) AS 'zz'",
+    "CREATE MACRO current_database() AS 'elsewhere'",
+)
+
+
+def test_warehouse_macros_named_like_built_ins_change_no_guard_count_or_checksum(make_project):
+    """The same run with and without SHADOWING_MACROS in the warehouse: the guard still fails the
+    day written outside its window, and every partition keeps its row count and checksum."""
+    days = last_days(30)
+    rows = order_rows(days)
+    sql = ("SELECT CASE WHEN CAST(order_at AS DATE) = DATE '" + days[9] + "' "
+           "THEN order_at - INTERVAL 1 DAY ELSE order_at END AS order_date,\n"
+           "       order_id, customer_id, amount\nFROM stg_orders\n"
+           "WHERE order_at >= @start_date AND order_at < @end_date\n")
+    outcomes, tables = {}, {}
+    for variant in ("plain", "macros"):
+        project = make_project(variant)
+        set_batching(project, "auto")
+        project.create_orders(rows)
+        if variant == "macros":
+            project.execute(*SHADOWING_MACROS)
+        project.add_model("fct_orders", sql, strategy_toml("day", first_partition=days[0]))
+        report = project.run("--from", days[0], "--to", days[-1], "--parallel", "1",
+                             expect=2).json
+        m = mats_by_key(report, "fct_orders")
+        assert sorted(k for k, v in m.items() if v["status"] == "Failed") == [days[9]], variant
+        assert "outside the window" in m[days[9]]["error"]
+        assert max(v["transaction_partitions"] for v in m.values()) > 8
+        outcomes[variant] = state_of(project)
+        tables[variant] = sorted(tuple(str(v) for v in r) for r in project.query(
+            "SELECT CAST(order_date AS VARCHAR), order_id FROM marts.fct_orders"))
+    assert outcomes["macros"] == outcomes["plain"]
+    assert tables["macros"] == tables["plain"]
+    assert len(tables["plain"]) == sum(1 for r in rows if not r[3].startswith(days[9]))
+
+
 def test_a_downstream_partition_runs_when_its_upstream_partition_committed_in_a_group(project):
     days = last_days(24)
     rows = order_rows(days)

@@ -141,7 +141,7 @@ class DuckDbConnection final : public Connection {
     if (IsTable(database, name)) return true;
     STRATA_ASSIGN_OR_RETURN(
         QueryResult result,
-        Execute(fmt::format("SELECT count(*) FROM duckdb_tables() WHERE "
+        Execute(fmt::format("SELECT system.main.count(*) FROM duckdb_tables() WHERE "
                             "database_name = {} AND "
                             "schema_name = {} AND table_name = {}",
                             Literal(database), Literal(SchemaOf(name)), Literal(name.table))));
@@ -213,7 +213,7 @@ class DuckDbConnection final : public Connection {
   }
 
   Result<std::string> CurrentDatabase() {
-    STRATA_ASSIGN_OR_RETURN(QueryResult current, Execute("SELECT current_database()"));
+    STRATA_ASSIGN_OR_RETURN(QueryResult current, Execute("SELECT system.main.current_database()"));
     return std::get<std::string>(current.columns[0].values[0]);
   }
   // Whether `database`.schema.table names a table (not a view), by the C API's catalog lookup
