@@ -92,6 +92,9 @@ class TimedConnection final : public warehouse::Connection {
   Result<std::vector<warehouse::Column>> DescribeTable(const warehouse::TableName& name) override {
     return inner_->DescribeTable(name);
   }
+  Result<std::vector<std::string>> UserFunctionNames() override {
+    return inner_->UserFunctionNames();
+  }
 
  private:
   // Now; also adds the time since this connection's previous statement ended to

@@ -1,5 +1,6 @@
 #include "analysis/window_separable.h"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <vector>
@@ -343,6 +344,40 @@ bool ProveWindowSeparable(std::string_view sql, sql::Dialect dialect, std::strin
     return false;
   }
   return SelectIsSeparable(query.body->As<sql::Select>(), facts, time_column, grain);
+}
+
+std::vector<std::string> CalledNames(std::string_view sql, sql::Dialect dialect) {
+  std::vector<std::string> names;
+  Result<std::vector<sql::Token>> tokens = sql::Lex(sql, dialect);
+  if (!tokens.ok()) return names;
+  for (std::size_t i = 0; i < tokens->size(); ++i) {
+    if (!sql::IsSymbol((*tokens)[i], "(")) continue;
+    std::size_t before = i;
+    while (before > 0 && sql::IsTrivia((*tokens)[before - 1])) --before;
+    if (before == 0) continue;
+    const sql::Token& name = (*tokens)[before - 1];
+    std::string text;
+    if (name.kind == sql::TokenKind::kIdentifier) {
+      text = name.text;
+    } else if (name.kind == sql::TokenKind::kQuotedIdentifier && name.text.size() >= 2) {
+      // "a""b" is a"b: the quote doubled inside stands for one.
+      const char quote = name.text.front();
+      const std::string_view inner = name.text.substr(1, name.text.size() - 2);
+      for (std::size_t c = 0; c < inner.size(); ++c) {
+        text += inner[c];
+        if (inner[c] == quote && c + 1 < inner.size() && inner[c + 1] == quote) ++c;
+      }
+    } else {
+      continue;
+    }
+    for (char& c : text) {
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+    }
+    names.push_back(std::move(text));
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
 }
 
 }  // namespace strata::analysis

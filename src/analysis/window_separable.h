@@ -36,10 +36,18 @@
 //   function of a fixed list, not qualified (no aggregate can hide behind an unknown name or a
 //   macro) or a keyword. COLUMNS(...) and CURRENT_QUERY never appear.
 //
+// The proof takes every unqualified name of that list, and every name with GROUP BY, for the
+// warehouse's built-in: a user's function or macro of that name (DuckDB resolves one in the
+// current schema before its built-ins) could hide a window function or an aggregate. So a caller
+// that runs fused statements also checks CalledNames against the functions the warehouse's users
+// defined (Connection::UserFunctionNames) and fuses only when none is called.
+//
 // Pure and thread-safe.
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/partition.h"
 #include "sql/dialect.h"
@@ -51,5 +59,11 @@ namespace strata::analysis {
 // False for SQL that does not lex or parse.
 bool ProveWindowSeparable(std::string_view sql, sql::Dialect dialect, std::string_view time_column,
                           Grain grain);
+
+// The names `sql` calls: every name followed by '(' (trivia between them allowed), the last
+// part of a qualified one, a quoted one unquoted, in lower case (DuckDB's function names are
+// case-insensitive); keywords and type names before '(' (CAST, DECIMAL, IN) are included.
+// Sorted, without duplicates; empty for SQL that does not lex.
+std::vector<std::string> CalledNames(std::string_view sql, sql::Dialect dialect);
 
 }  // namespace strata::analysis

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace strata::analysis {
 namespace {
@@ -178,6 +179,18 @@ TEST(WindowSeparableTest, QueriesInsideTheQueryAreNotProven) {
   EXPECT_FALSE(Separable("SELECT ts AS d, (SELECT max(x) FROM dims) AS m FROM events " + window));
   EXPECT_FALSE(Separable("SELECT ts AS d FROM events WHERE"));  // does not parse
   EXPECT_FALSE(Separable("SELECT 'unterminated"));              // does not lex
+}
+
+// What a caller checks against the warehouse's own functions (a macro named lower could hide a
+// window function behind a name the proof trusts).
+TEST(WindowSeparableTest, CalledNamesListsEveryNameBeforeAParenthesisOnce) {
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(CalledNames("SELECT LOWER (name), s.Upper(x), x.trim(), \"My\"\"Fn\"(y), lower(z)\n"
+                        "FROM t WHERE c IN (1) -- f(x)\n AND 'g(' = CAST(a AS INT)",
+                        sql::Dialect::kDuckDb),
+            (Names{"cast", "in", "lower", "my\"fn", "trim", "upper"}));
+  EXPECT_EQ(CalledNames("SELECT 1 FROM t", sql::Dialect::kDuckDb), Names{});
+  EXPECT_EQ(CalledNames("SELECT 'unterminated", sql::Dialect::kDuckDb), Names{});
 }
 
 }  // namespace

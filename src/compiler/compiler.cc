@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "analysis/bounds.h"
@@ -174,6 +175,15 @@ bool WindowSeparable(const project::Model& model, sql::Dialect dialect) {
   if (model.strategy != project::StrategyKind::kTimeInterval || !model.time_interval) return false;
   return analysis::ProveWindowSeparable(model.sql, dialect, model.time_interval->time_column,
                                         model.time_interval->granularity);
+}
+
+bool CallsAnyOf(const project::Model& model, sql::Dialect dialect,
+                const std::vector<std::string>& names) {
+  if (!sql::Lex(model.sql, dialect).ok()) return true;
+  for (const std::string& called : analysis::CalledNames(model.sql, dialect)) {
+    if (std::binary_search(names.begin(), names.end(), called)) return true;
+  }
+  return false;
 }
 
 }  // namespace strata::compiler

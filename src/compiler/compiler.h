@@ -71,5 +71,10 @@ Status FirstError(const std::vector<Diagnostic>& diagnostics);
 // SELECT over their whole range (docs/batching.md, "Fused statements"). False for other models
 // and for SQL that does not lex or parse.
 bool WindowSeparable(const project::Model& model, sql::Dialect dialect);
+// True when `model`'s SQL calls a name of `names` (lower case, sorted: the warehouse's own
+// functions, warehouse::Connection::UserFunctionNames), which WindowSeparable's proof would have
+// taken for a built-in (analysis::CalledNames); true for SQL that does not lex.
+bool CallsAnyOf(const project::Model& model, sql::Dialect dialect,
+                const std::vector<std::string>& names);
 
 }  // namespace strata::compiler

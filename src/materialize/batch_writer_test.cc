@@ -39,6 +39,9 @@ class CountingConnection final : public warehouse::Connection {
   Result<std::vector<warehouse::Column>> DescribeTable(const warehouse::TableName& name) override {
     return inner_->DescribeTable(name);
   }
+  Result<std::vector<std::string>> UserFunctionNames() override {
+    return inner_->UserFunctionNames();
+  }
   int folds = 0;
   int scans = 0;
 

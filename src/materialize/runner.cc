@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <random>
 
 #include "compiler/compiler.h"
@@ -48,14 +50,19 @@ namespace {
 // project compiles every batch to the very insert the plan holds, so the range's SELECT,
 // compiled at run time, reads what the plan's statements read (a plan applied after a referenced
 // model's target or a source's mapping changed, or a plan edited by hand, keeps each batch's own
-// SELECT). About 50 us of compiling per batch, once per run.
+// SELECT). About 50 us of compiling per batch, once per run. The proof trusts the names it
+// lists to be built-ins, so the model calls none of `user_functions()` either (the warehouse's
+// own functions and macros, read once a run; nullptr when they could not be read: no fusing).
 bool MayFuse(const project::Project& project, const warehouse::Emitter& emitter,
-             const PlannedModel& planned) {
+             const PlannedModel& planned,
+             const std::function<const std::vector<std::string>*()>& user_functions) {
   const project::Model& model = *planned.model;
   if (!emitter.SupportsGrouped() || planned.batches.size() < 2 ||
       !compiler::WindowSeparable(model, emitter.dialect())) {
     return false;
   }
+  const std::vector<std::string>* defined = user_functions();
+  if (defined == nullptr || compiler::CallsAnyOf(model, emitter.dialect(), *defined)) return false;
   const warehouse::TableName target = ToTableName(model.target);
   for (const PlannedBatch& batch : planned.batches) {
     Result<std::string> select = CompileModelSql(project, model, emitter, batch.window);
@@ -289,19 +296,28 @@ Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
   for (const PlanWarning& w : plan.warnings) {
     run.report.warnings.push_back({w.code, w.model, w.partition, w.message});
   }
+  const int workers = std::max(1, options.parallel);
+  run.connections.resize(static_cast<std::size_t>(workers));
+  std::optional<Result<std::vector<std::string>>> user_functions;
+  const auto read_user_functions = [&]() -> const std::vector<std::string>* {
+    if (!user_functions) {
+      Result<warehouse::Connection*> connection = run.ConnectionFor(0);
+      user_functions = connection.ok() ? (*connection)->UserFunctionNames()
+                                       : Result<std::vector<std::string>>(connection.error());
+    }
+    return user_functions->ok() ? &user_functions->value() : nullptr;
+  };
   for (const PlannedModel& planned : plan.models) {
     ModelRun model_run;
     model_run.planned = &planned;
     model_run.summary.model = planned.model->name;
     model_run.summary.partitions_planned = PlannedPartitions(planned);
-    model_run.window_separable = MayFuse(project, run.emitter, planned);
+    model_run.window_separable = MayFuse(project, run.emitter, planned, read_user_functions);
     run.total += model_run.summary.partitions_planned;
     run.models.push_back(std::move(model_run));
   }
   const TaskGraph graph = BuildGraph(plan, options.schedule, run.tasks);
   PrepareGroups(run, costs);
-  const int workers = std::max(1, options.parallel);
-  run.connections.resize(static_cast<std::size_t>(workers));
   run.deferred.resize(static_cast<std::size_t>(workers));
   run.state_writer = std::make_unique<StateWriter>(
       [&store](const std::vector<state::PartitionRecord>& records,

@@ -22,6 +22,9 @@ class CountingConnection final : public warehouse::Connection {
   Result<std::vector<warehouse::Column>> DescribeTable(const warehouse::TableName&) override {
     return std::vector<warehouse::Column>{};
   }
+  Result<std::vector<std::string>> UserFunctionNames() override {
+    return std::vector<std::string>{};
+  }
 
  private:
   std::atomic<int>* interrupts_;

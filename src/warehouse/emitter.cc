@@ -324,9 +324,9 @@ Result<std::string> Emitter::WindowStats(const TableName& target, std::string_vi
                                          const Window& window, TimeColumnType type) const {
   STRATA_TRY(RequireSupported("window statistics"));
   (void)type;  // DuckDB and PostgreSQL compare the seed's string literal with any time type
-  return fmt::format(
-      "SELECT {}(*) AS row_count, {} AS checksum\nFROM {} AS strata_row\nWHERE {}",
-      BuiltIn("count"), RowChecksum(), QualifiedName(target), WindowPredicate(time_column, window));
+  return fmt::format("SELECT {}(*) AS row_count, {} AS checksum\nFROM {} AS strata_row\nWHERE {}",
+                     BuiltIn("count"), RowChecksum(), QualifiedName(target),
+                     WindowPredicate(time_column, window));
 }
 
 std::string Emitter::KeyIndexCase(std::string_view time_column, const std::vector<Window>& windows,
@@ -374,7 +374,8 @@ Result<std::string> Emitter::WindowStatsByKey(const TableName& target, std::stri
   return fmt::format(
       "SELECT {} AS key_index, {}(*) AS row_count, {} AS checksum\n"
       "FROM {} AS strata_row\nWHERE {}\nGROUP BY 1",
-      key, BuiltIn("count"), RowChecksum(), QualifiedName(target), WindowPredicate(time_column, whole, type));
+      key, BuiltIn("count"), RowChecksum(), QualifiedName(target),
+      WindowPredicate(time_column, whole, type));
 }
 
 Result<std::string> Emitter::PartitionRowCounts(const TableName& target,
@@ -409,8 +410,7 @@ Result<std::string> Emitter::PartitionRowCounts(const TableName& target,
       "SELECT {} AS partition_key, row_count\nFROM (\n  SELECT {}({}, {}) AS strata_bucket, "
       "{}(*) AS row_count\n  FROM {}\n  WHERE {}\n  GROUP BY 1\n) AS strata_counts",
       key, BuiltIn("date_trunc"), sql::QuoteString(GrainName(grain), dialect_), column,
-      BuiltIn("count"), QualifiedName(target),
-      WindowPredicate(time_column, range));
+      BuiltIn("count"), QualifiedName(target), WindowPredicate(time_column, range));
 }
 
 std::string Emitter::Rollback() const {

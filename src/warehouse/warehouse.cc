@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace strata::warehouse {
 
 std::string ValueToString(const Value& value) {
@@ -67,6 +69,25 @@ std::string TableName::ToString() const {
     out += *part;
   }
   return out;
+}
+
+Result<std::vector<std::string>> LowerCaseNames(const QueryResult& result) {
+  std::vector<std::string> names;
+  if (result.columns.empty()) return names;
+  for (const Value& value : result.columns[0].values) {
+    const auto* text = std::get_if<std::string>(&value);
+    if (text == nullptr) {
+      return MakeError(ErrorCode::kWarehouse, "a list of names holds a value that is not text");
+    }
+    std::string name = *text;
+    for (char& c : name) {
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+    }
+    names.push_back(std::move(name));
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
 }
 
 }  // namespace strata::warehouse

@@ -100,6 +100,10 @@ class Connection {
   virtual Result<bool> TableExists(const TableName& name) = 0;
   // The table's columns in order; kWarehouseCatalog when it does not exist.
   virtual Result<std::vector<Column>> DescribeTable(const TableName& name) = 0;
+  // The names of the functions and macros the warehouse's users defined (not its built-ins or
+  // its extensions'), in every database and schema this connection sees, in lower case, sorted,
+  // without duplicates: what may answer a call by a built-in's name (analysis::CalledNames).
+  virtual Result<std::vector<std::string>> UserFunctionNames() = 0;
 
   // Runs `sql`, a statement whose result has two columns, key_index (an integer or NULL) and
   // row_hash (a 64-bit integer; a signed one folds as its two's complement), and folds its rows
@@ -111,6 +115,10 @@ class Connection {
 
 // The fold of a result already read (ExecuteFolded's default).
 Result<FoldedRows> FoldRows(const QueryResult& result, std::size_t keys);
+
+// The text values of a result's first column, in lower case, sorted, without duplicates
+// (UserFunctionNames' shape); kWarehouse for a result of another shape.
+Result<std::vector<std::string>> LowerCaseNames(const QueryResult& result);
 
 class Warehouse {
  public:

@@ -339,6 +339,31 @@ def test_fused_or_not_every_model_gets_what_one_statement_per_day_gives(make_pro
     assert len(tables["auto"]["row_by_row"]) == len(rows)
 
 
+def test_a_warehouse_macro_named_like_a_scalar_function_keeps_one_select_per_day(make_project):
+    """The proof takes upper(...) for DuckDB's scalar function; a macro of that name in the
+    warehouse can hide a window function. A model calling it is not fused: each day's count is
+    that day's own, as batching = "off" gives."""
+    days = last_days(40)
+    rows = order_rows(days, per_day=3)
+    sql = SEPARABLE_SQL["row_by_row"].replace("lower(", "upper(")
+    tables = {}
+    for batching in ("auto", "off"):
+        project = make_project(batching)
+        set_batching(project, batching)
+        project.create_orders(rows)
+        project.execute("CREATE MACRO upper(x) AS CAST(count(x) OVER () AS VARCHAR)")
+        project.add_model("row_by_row", sql, strategy_toml("day", first_partition=days[0]))
+        report = project.run("--from", days[0], "--to", days[-1], "--parallel", "1").json
+        assert report["status"] == "success", report["errors"]
+        if batching == "auto":
+            assert max(m["transaction_partitions"] for m in report["materializations"]) > 8
+        tables[batching] = sorted(tuple(str(v) for v in r) for r in project.query(
+            "SELECT CAST(order_date AS DATE), order_id, amount_text FROM marts.row_by_row"))
+    assert tables["auto"] == tables["off"]
+    per_day = {d: sum(1 for r in rows if r[3].startswith(d)) for d in days}
+    assert {(r[0], r[2]) for r in tables["auto"]} == {(d, str(n)) for d, n in per_day.items()}
+
+
 def test_apply_reads_the_tables_its_plan_read_even_when_fusing_could_read_others(project):
     """A plan fingerprints its own models only. Applied after a model it reads was moved to
     another table, each batch's planned SELECT still reads the old one; a fused SELECT compiled

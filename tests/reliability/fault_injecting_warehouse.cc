@@ -33,6 +33,9 @@ class FaultyConnection : public warehouse::Connection {
   Result<std::vector<warehouse::Column>> DescribeTable(const warehouse::TableName& name) override {
     return Call([&] { return inner_->DescribeTable(name); });
   }
+  Result<std::vector<std::string>> UserFunctionNames() override {
+    return Call([&] { return inner_->UserFunctionNames(); });
+  }
 
  private:
   template <typename Function>

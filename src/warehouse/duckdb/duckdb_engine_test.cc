@@ -163,6 +163,9 @@ TEST_F(DuckDbEngineTest, AppendRowsOnAFileDatabaseAndOnAnotherAdapter) {
     Result<std::vector<Column>> DescribeTable(const TableName&) override {
       return std::vector<Column>{};
     }
+    Result<std::vector<std::string>> UserFunctionNames() override {
+      return std::vector<std::string>{};
+    }
   } other;
   auto refused = AppendRows(other, "t", Rows({{std::int64_t{1}}}));
   ASSERT_FALSE(refused.ok());

@@ -141,7 +141,7 @@ class DuckDbConnection final : public Connection {
     if (IsTable(database, name)) return true;
     STRATA_ASSIGN_OR_RETURN(
         QueryResult result,
-        Execute(fmt::format("SELECT system.main.count(*) FROM duckdb_tables() WHERE "
+        Execute(fmt::format("SELECT system.main.count(*) FROM system.main.duckdb_tables() WHERE "
                             "database_name = {} AND "
                             "schema_name = {} AND table_name = {}",
                             Literal(database), Literal(SchemaOf(name)), Literal(name.table))));
@@ -166,7 +166,7 @@ class DuckDbConnection final : public Connection {
       STRATA_ASSIGN_OR_RETURN(
           result,
           Execute(fmt::format("SELECT column_name, data_type, CASE WHEN is_nullable THEN "
-                              "'YES' ELSE 'NO' END FROM duckdb_columns() "
+                              "'YES' ELSE 'NO' END FROM system.main.duckdb_columns() "
                               "WHERE database_name = {} AND schema_name = {} AND "
                               "table_name = {} ORDER BY column_index",
                               Literal(database), Literal(SchemaOf(name)), Literal(name.table))));
@@ -185,6 +185,15 @@ class DuckDbConnection final : public Connection {
       columns.push_back(std::move(column));
     }
     return columns;
+  }
+
+  // Macros and functions that are not internal: a user's, in any attached database or schema
+  // (the temporary one too). Read through system.main, which no user's table macro answers.
+  Result<std::vector<std::string>> UserFunctionNames() override {
+    STRATA_ASSIGN_OR_RETURN(QueryResult result,
+                            Execute("SELECT DISTINCT function_name FROM "
+                                    "system.main.duckdb_functions() WHERE NOT internal"));
+    return LowerCaseNames(result);
   }
 
  private:

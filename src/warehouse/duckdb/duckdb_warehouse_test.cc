@@ -51,6 +51,24 @@ TEST(DuckDbWarehouseTest, ReturnsTypedColumnsAndRowCounts) {
 
 // TIMESTAMPTZ values read as UTC text (DuckDB's text form of a TIMESTAMPTZ needs ICU, which the
 // deprecated value API does not use: it returned "" before).
+TEST(DuckDbWarehouseTest, UserFunctionNamesAreTheMacrosOfEveryDatabaseAndNoBuiltIn) {
+  auto warehouse = OpenDuckDb(":memory:");
+  ASSERT_TRUE(warehouse.ok());
+  auto connection = Connect(**warehouse);
+  auto none = connection->UserFunctionNames();
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_EQ(*none, std::vector<std::string>{});
+  Exec(*connection, "CREATE MACRO Upper(x) AS x");
+  Exec(*connection, "CREATE TEMP MACRO twice(x) AS x * 2");
+  // A table macro named like the catalog function the names are read from answers nothing.
+  Exec(*connection,
+       "CREATE MACRO duckdb_functions() AS TABLE SELECT 'fake' AS function_name, false AS "
+       "internal");
+  auto names = connection->UserFunctionNames();
+  ASSERT_TRUE(names.ok()) << names.error().message;
+  EXPECT_EQ(*names, (std::vector<std::string>{"duckdb_functions", "twice", "upper"}));
+}
+
 TEST(DuckDbWarehouseTest, TimestampWithTimeZoneReadsAsUtcText) {
   auto warehouse = OpenDuckDb(":memory:");
   ASSERT_TRUE(warehouse.ok());

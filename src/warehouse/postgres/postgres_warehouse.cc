@@ -190,6 +190,16 @@ class PostgresConnection final : public Connection {
     return std::get<std::int64_t>(result.columns[0].values[0]) > 0;
   }
 
+  // Every function outside pg_catalog and information_schema: a user's or an extension's
+  // (which a search_path naming pg_catalog late could let answer a built-in's name).
+  Result<std::vector<std::string>> UserFunctionNames() override {
+    STRATA_ASSIGN_OR_RETURN(QueryResult result,
+                            Execute("SELECT DISTINCT p.proname::text FROM pg_catalog.pg_proc AS p "
+                                    "JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace "
+                                    "WHERE n.nspname NOT IN ('pg_catalog', 'information_schema')"));
+    return LowerCaseNames(result);
+  }
+
   Result<std::vector<Column>> DescribeTable(const TableName& name) override {
     STRATA_ASSIGN_OR_RETURN(
         QueryResult result,

@@ -220,6 +220,19 @@ TEST_F(PostgresWarehouseTest, InterruptCancelsARunningStatement) {
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(20));
 }
 
+TEST_F(PostgresWarehouseTest, UserFunctionNamesAreFunctionsOutsideTheCatalog) {
+  Exec("CREATE SCHEMA IF NOT EXISTS udf_names");
+  Exec(
+      "CREATE OR REPLACE FUNCTION udf_names.\"Lower\"(x integer) RETURNS integer AS "
+      "'SELECT x' LANGUAGE sql");
+  auto names = connection_->UserFunctionNames();
+  ASSERT_TRUE(names.ok()) << names.error().message;
+  EXPECT_TRUE(std::binary_search(names->begin(), names->end(), "lower"));
+  EXPECT_FALSE(std::binary_search(names->begin(), names->end(), "upper"));  // pg_catalog's
+  EXPECT_TRUE(std::is_sorted(names->begin(), names->end()));
+  Exec("DROP SCHEMA udf_names CASCADE");
+}
+
 TEST_F(PostgresWarehouseTest, TableExistenceAndSchema) {
   const std::string hostile_schema = "we\"ird sch'ema";
   Exec("CREATE SCHEMA \"we\"\"ird sch'ema\"");
