@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/internal/time_order.h"
+#include "base/ascii.h"
 #include "sql/ast.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
@@ -370,10 +371,7 @@ std::vector<std::string> CalledNames(std::string_view sql, sql::Dialect dialect)
     } else {
       continue;
     }
-    for (char& c : text) {
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-    }
-    names.push_back(std::move(text));
+    names.push_back(AsciiLowered(text));
   }
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "base/ascii.h"
+
 namespace strata::warehouse {
 
 std::string ValueToString(const Value& value) {
@@ -79,11 +81,7 @@ Result<std::vector<std::string>> LowerCaseNames(const QueryResult& result) {
     if (text == nullptr) {
       return MakeError(ErrorCode::kWarehouse, "a list of names holds a value that is not text");
     }
-    std::string name = *text;
-    for (char& c : name) {
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-    }
-    names.push_back(std::move(name));
+    names.push_back(AsciiLowered(*text));
   }
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
