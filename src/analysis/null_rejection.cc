@@ -95,4 +95,52 @@ void CollectNullRejected(const sql::Expr* where, Scope& scope) {
   for (const sql::Expr* conjunct : conjuncts) RejectedBy(*conjunct, scope);
 }
 
+namespace {
+
+void JoinNullRejected(const sql::TableRef& table, bool preserved, Scope& scope) {
+  if (table.kind == sql::TableRefKind::kParenthesized) {
+    JoinNullRejected(*table.As<sql::ParenthesizedTable>().inner, preserved, scope);
+    return;
+  }
+  if (table.kind != sql::TableRefKind::kJoin) return;
+  const auto& join = table.As<sql::Join>();
+  bool left = preserved;
+  bool right = preserved;
+  bool filters = false;  // the ON drops the rows it fails for
+  switch (join.join) {
+    case sql::JoinKind::kInner:
+    case sql::JoinKind::kComma:
+    case sql::JoinKind::kCross:
+      filters = !join.asof;
+      break;
+    case sql::JoinKind::kSemi:
+      filters = !join.asof;
+      right = false;
+      break;
+    case sql::JoinKind::kAnti:
+      right = false;
+      break;
+    case sql::JoinKind::kLeft:
+      right = false;
+      break;
+    case sql::JoinKind::kRight:
+      left = false;
+      break;
+    case sql::JoinKind::kFull:
+    case sql::JoinKind::kPositional:
+      left = false;
+      right = false;
+      break;
+  }
+  if (preserved && filters) CollectNullRejected(join.on.get(), scope);
+  JoinNullRejected(*join.left, left, scope);
+  JoinNullRejected(*join.right, right, scope);
+}
+
+}  // namespace
+
+void CollectJoinNullRejected(const sql::TableRef& from, Scope& scope) {
+  JoinNullRejected(from, true, scope);
+}
+
 }  // namespace strata::analysis::internal

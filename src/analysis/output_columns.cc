@@ -161,6 +161,9 @@ class Analyzer {
     scope.grouped = select.has_group_by || select.group_by_all;
     if (select.from) AddTable(*select.from, scope.relations);
     internal::CollectNullRejected(select.where.get(), scope);
+    if (select.from) internal::CollectJoinNullRejected(*select.from, scope);
+    internal::CollectNullRejected(select.having.get(), scope);
+    internal::CollectNullRejected(select.qualify.get(), scope);
     OutputColumns out;
     out.select_span = select.span;
     for (const sql::SelectItem& item : select.items) {

@@ -28,7 +28,9 @@
 //
 // Null rejection: a column reference that the same SELECT's WHERE rejects NULL for (a top-level
 // AND conjunct comparing it with =, <>, <, <=, >, >=, BETWEEN, IN, LIKE, or `IS NOT NULL`, also
-// through CAST, DATE_TRUNC, DATE and arithmetic on it) is not null in that SELECT's output.
+// through CAST, DATE_TRUNC, DATE and arithmetic on it) is not null in that SELECT's output. The
+// same holds for its HAVING and QUALIFY, and for the ON of an inner or semi join that is not on
+// the null-supplying side of an outer join (the rows such an ON fails for are gone).
 //
 // Names: an alias, else a column reference's last part. Other expressions without an alias are
 // named by the warehouse from their text (DuckDB: "date_trunc('day', ts)"), never a plain

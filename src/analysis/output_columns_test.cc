@@ -174,6 +174,52 @@ TEST(OutputColumnsTest, WhereRejectingNullMakesTheColumnNotNull) {
       kNullable);
 }
 
+TEST(OutputColumnsTest, HavingQualifyAndInnerJoinOnRejectNullToo) {
+  EXPECT_EQ(Named(Analyze("SELECT d, COUNT(*) AS n FROM (SELECT CAST(order_at AS DATE) AS d "
+                          "FROM orders) t GROUP BY 1 HAVING d >= @start_date AND d < @end_date"),
+                  "d")
+                .nullability,
+            kNotNull);
+  EXPECT_EQ(
+      Named(Analyze("SELECT order_at FROM orders QUALIFY order_at >= @start_date"), "order_at")
+          .nullability,
+      kNotNull);
+  EXPECT_EQ(Named(Analyze("SELECT o.order_at FROM orders o JOIN orders p ON p.order_id = "
+                          "o.order_id AND o.order_at >= @start_date AND o.order_at < @end_date"),
+                  "order_at")
+                .nullability,
+            kNotNull);
+  // The preserved side of an outer join keeps the rows whose ON fails: nothing is rejected.
+  EXPECT_EQ(Named(Analyze("SELECT o.order_at FROM orders o LEFT JOIN customers c ON c.id = "
+                          "o.order_id AND o.order_at >= @start_date"),
+                  "order_at")
+                .nullability,
+            kNullable);
+  // An inner join on the null-supplying side of an outer join: its rows may become NULL.
+  EXPECT_EQ(Named(Analyze("SELECT o.d FROM customers c LEFT JOIN (orders o JOIN customers k ON "
+                          "k.id = o.order_id AND o.order_at >= @start_date) ON c.id = k.id"),
+                  "d")
+                .nullability,
+            kNullable);
+  EXPECT_EQ(Named(Analyze("SELECT o.order_at FROM customers c LEFT JOIN (orders o JOIN customers "
+                          "k ON k.id = o.order_id AND o.order_at >= @start_date) ON c.id = k.id"),
+                  "order_at")
+                .nullability,
+            kNullable);
+  // ...and on the preserved side it still filters.
+  EXPECT_EQ(Named(Analyze("SELECT o.order_at FROM (orders o JOIN customers k ON k.id = o.order_id "
+                          "AND o.order_at >= @start_date) LEFT JOIN customers c ON c.id = k.id"),
+                  "order_at")
+                .nullability,
+            kNotNull);
+  // An anti join keeps the rows whose ON fails.
+  EXPECT_EQ(Named(Analyze("SELECT o.order_at FROM orders o ANTI JOIN customers c ON c.id = "
+                          "o.order_id AND o.order_at >= @start_date"),
+                  "order_at")
+                .nullability,
+            kNullable);
+}
+
 TEST(OutputColumnsTest, OuterJoinsMakeTheOuterSideNullable) {
   const OutputColumns left =
       Analyze("SELECT c.id, o.d FROM customers c LEFT JOIN orders o ON o.order_id = c.id");

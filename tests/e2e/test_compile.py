@@ -73,6 +73,33 @@ def test_e022_nullable_time_column_unless_where_rejects_null(project, where, exp
     assert result.returncode == (1 if expected else 0)
 
 
+@pytest.mark.parametrize("sql", [
+    "SELECT d AS event_date, COUNT(*) AS n\n"
+    "FROM (SELECT CAST(event_at AS DATE) AS d FROM events) t\n"
+    "GROUP BY 1\nHAVING d >= @start_date AND d < @end_date\n",
+    "SELECT event_at AS event_date FROM events\n"
+    "QUALIFY event_at >= @start_date AND event_at < @end_date\n",
+    "SELECT o.event_at AS event_date FROM events o\n"
+    "JOIN events p ON p.id = o.id AND o.event_at >= @start_date AND o.event_at < @end_date\n",
+], ids=["having", "qualify", "inner-join-on"])
+def test_e022_not_raised_when_having_qualify_or_an_inner_join_rejects_null(project, sql):
+    """The seed lets the window's bounds sit in HAVING, QUALIFY or an inner join's ON; each of
+    them drops the NULL rows just as WHERE does."""
+    create_events(project)  # event_at is nullable
+    add_events_model(project, sql)
+    result, out = compile_json(project)
+    assert codes(out) == [] and result.returncode == 0, out
+
+
+def test_e022_raised_when_only_an_outer_join_on_tests_the_column(project):
+    create_events(project)
+    add_events_model(project, "SELECT o.event_at AS event_date FROM events o\n"
+                              "LEFT JOIN events p ON p.id = o.id AND o.event_at >= @start_date\n"
+                              "WHERE o.loaded_at >= @start_date AND o.loaded_at < @end_date\n")
+    result, out = compile_json(project)
+    assert codes(out) == ["E022"] and result.returncode == 1, out
+
+
 def test_e022_not_raised_for_a_not_null_source_column(project):
     create_events(project, event_at_null="NOT NULL")
     add_events_model(project, "SELECT event_at AS event_date FROM events\n"

@@ -52,4 +52,9 @@ Inferred InferExpression(const sql::Expr& expression, const Scope& scope);
 // Records in scope.null_rejected the columns that `where` (may be null) rejects NULL for.
 void CollectNullRejected(const sql::Expr* where, Scope& scope);
 
+// Records in scope.null_rejected the columns that the ON of an inner (or semi) join in `from`
+// rejects NULL for, when every row that join drops stays dropped: the join is not on the
+// null-supplying side of an outer join (or the right side of a semi or anti join).
+void CollectJoinNullRejected(const sql::TableRef& from, Scope& scope);
+
 }  // namespace strata::analysis::internal
