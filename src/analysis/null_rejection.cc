@@ -117,9 +117,7 @@ void JoinNullRejected(const sql::TableRef& table, bool preserved, Scope& scope) 
       filters = !join.asof;
       right = false;
       break;
-    case sql::JoinKind::kAnti:
-      right = false;
-      break;
+    case sql::JoinKind::kAnti:  // keeps the left rows its ON fails for, as a LEFT join does
     case sql::JoinKind::kLeft:
       right = false;
       break;
