@@ -64,13 +64,43 @@ void CheckBounds(const project::Model& model, const std::string& file, sql::Dial
   }
 }
 
-// E030 / W030 for models without a window: one query, which strata can read.
+// The first token of a second statement: a non-trivia token after a top-level `;`, or null.
+// Only the lexer is needed, so a statement strata cannot parse (DELETE, DROP, SET ...) is found.
+const sql::Token* SecondStatement(const std::vector<sql::Token>& tokens) {
+  bool after_separator = false;
+  for (const sql::Token& token : tokens) {
+    if (token.kind == sql::TokenKind::kEnd) break;
+    if (sql::IsTrivia(token)) continue;
+    if (sql::IsSymbol(token, ";")) {
+      after_separator = true;
+    } else if (after_separator) {
+      return &token;
+    }
+  }
+  return nullptr;
+}
+
+// E030 / W030 for models without a window: one query, which strata can read. A second statement
+// is E030 even when strata cannot read it: the warehouse would run it too (a `DELETE` or `DROP`
+// after the SELECT would change data strata does not own).
 void CheckOneQuery(const project::Model& model, const std::string& file,
+                   const std::vector<sql::Token>& tokens,
                    const Result<std::vector<sql::StatementPtr>>& script,
                    std::vector<Diagnostic>& out) {
   Diagnostic diagnostic;
   diagnostic.model = model.name;
-  if (!script.ok()) {
+  const sql::Token* second = script.ok() ? nullptr : SecondStatement(tokens);
+  if (second != nullptr) {
+    diagnostic.code = "E030";
+    diagnostic.message = fmt::format(
+        "model {} has more than one statement: \"{}\" starts a second one after a ';'; a model "
+        "is one query",
+        model.name, second->text);
+    diagnostic.hint = "keep exactly one SELECT (or WITH ... SELECT) in " + file +
+                      "; strata never sends a model's other statements to the warehouse";
+    diagnostic.span = SourceSpan{file, second->line, second->column};
+    diagnostic.caret = sql::RenderCaret(model.sql, second->line, second->column);
+  } else if (!script.ok()) {
     const Error& error = script.error();
     diagnostic.code = "W030";
     diagnostic.severity = Severity::kWarning;
@@ -146,7 +176,7 @@ std::vector<Diagnostic> CheckModel(const project::Project& project, const projec
     }
     return out;
   }
-  CheckOneQuery(model, file, script, out);
+  CheckOneQuery(model, file, *tokens, script, out);
   if (model.strategy == project::StrategyKind::kIncremental && model.incremental) {
     internal::CheckIncremental(project, model, files, dialect, statement, catalog, out);
   }

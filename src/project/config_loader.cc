@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <utility>
 
 #include "project/internal/did_you_mean.h"
 #include "project/internal/loaders.h"
@@ -131,6 +133,20 @@ std::optional<ProjectConfig> LoadProjectConfig(const std::filesystem::path& root
     config.name = reader.String("name").value_or(root.filename().string());
     config.models_dir = reader.String("models_dir").value_or("models");
     config.semantic_dir = reader.String("semantic_dir").value_or("semantic");
+    // The default folders may be missing (a semantic-only project has no models); a folder
+    // named on purpose must exist, or a typo would make an empty project that runs nothing.
+    for (const auto& [key, folder] :
+         {std::pair<std::string, const std::string*>{"models_dir", &config.models_dir},
+          {"semantic_dir", &config.semantic_dir}}) {
+      std::error_code ec;
+      if (!project->contains(key) || std::filesystem::is_directory(root / *folder, ec)) continue;
+      reader.Fail(key, ErrorCode::kConfig,
+                  fmt::format("{} \"{}\" is not a folder ({} does not exist)", key, *folder,
+                              (root / *folder).lexically_normal().string()),
+                  fmt::format("fix the path (relative to the folder of strata.toml), create the "
+                              "folder, or remove {} for the default \"{}\"",
+                              key, key == "models_dir" ? "models" : "semantic"));
+    }
   }
   if (const toml::table* warehouse = top.Table("warehouse")) {
     if (auto parsed = ReadWarehouse(top, "warehouse", *warehouse, "default"))

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "base/ascii.h"
 #include "base/hash.h"
 #include "base/parallel_for.h"
 #include "project/internal/did_you_mean.h"
@@ -126,22 +127,33 @@ std::size_t FirstInvalidUtf8(std::string_view text) {
 
 // Model SQL must be UTF-8: it is sent to the warehouse (PostgreSQL refuses other bytes in a UTF8
 // database, DuckDB refuses them in literals) and echoed in JSON output, so bytes in another
-// encoding are refused here, where the file and position can still be named.
-std::optional<Error> CheckUtf8(std::string_view sql, const std::string& display) {
-  const std::size_t offset = FirstInvalidUtf8(sql);
+// encoding are refused here, where the file and position can still be named. A NUL byte is valid
+// UTF-8 but ends the text at the warehouses' C APIs, which would run only the SQL before it.
+std::optional<Error> CheckSqlBytes(std::string_view sql, const std::string& display) {
+  const std::size_t invalid = FirstInvalidUtf8(sql);
+  const std::size_t nul = sql.find('\0');
+  const std::size_t offset = std::min(invalid, nul);
   if (offset == std::string_view::npos) return std::nullopt;
   const std::string_view before = sql.substr(0, offset);
   const int line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
   const std::size_t line_start = before.rfind('\n');
   const int column =
       static_cast<int>(line_start == std::string_view::npos ? offset + 1 : offset - line_start);
-  Error error = MakeError(
-      ErrorCode::kSqlLex,
-      fmt::format("the SQL is not valid UTF-8: byte 0x{:02X} at byte offset {} (line {}, "
-                  "column {}) does not start a UTF-8 character",
-                  static_cast<unsigned char>(sql[offset]), offset, line, column),
-      "save the file as UTF-8 (from Latin-1: iconv -f latin1 -t utf-8); warehouses reject or "
-      "mangle other encodings");
+  Error error =
+      offset == nul
+          ? MakeError(ErrorCode::kSqlLex,
+                      fmt::format("the SQL holds a NUL byte at byte offset {} (line {}, column "
+                                  "{}); the warehouse would run only the SQL before it",
+                                  offset, line, column),
+                      "remove the NUL byte (0x00): it is never part of SQL text, and often comes "
+                      "from a file saved as UTF-16 (convert it: iconv -f utf-16 -t utf-8)")
+          : MakeError(
+                ErrorCode::kSqlLex,
+                fmt::format("the SQL is not valid UTF-8: byte 0x{:02X} at byte offset {} (line "
+                            "{}, column {}) does not start a UTF-8 character",
+                            static_cast<unsigned char>(sql[offset]), offset, line, column),
+                "save the file as UTF-8 (from Latin-1: iconv -f latin1 -t utf-8); warehouses "
+                "reject or mangle other encodings");
   error.span = SourceSpan{display, line, column};
   return error;
 }
@@ -165,7 +177,7 @@ std::optional<std::string> ReadModelSql(const ProjectConfig& config, const Model
     errors->push_back(std::move(sql).error());
     return std::nullopt;
   }
-  if (std::optional<Error> invalid = CheckUtf8(*sql, display)) {
+  if (std::optional<Error> invalid = CheckSqlBytes(*sql, display)) {
     errors->push_back(std::move(*invalid));
     return std::nullopt;
   }
@@ -399,6 +411,111 @@ std::vector<WarehouseDialect> ProjectDialects(const ProjectConfig& config) {
   return out;
 }
 
+// Names of one warehouse object: A-Z folded (DuckDB folds quoted names too), and an empty
+// catalog or schema (the connection's default) taken to match any.
+bool SameObject(const ObjectName& a, const ObjectName& b) {
+  const auto part = [](const std::string& x, const std::string& y) {
+    return x.empty() || y.empty() || EqualsIgnoreAsciiCase(x, y);
+  };
+  return part(a.catalog, b.catalog) && part(a.schema, b.schema) &&
+         EqualsIgnoreAsciiCase(a.table, b.table);
+}
+
+std::string ObjectText(const ObjectName& name) {
+  std::string text;
+  for (const std::string* part : {&name.catalog, &name.schema, &name.table}) {
+    if (part->empty()) continue;
+    text += text.empty() ? *part : "." + *part;
+  }
+  return text;
+}
+
+// Where `[target]` starts in a model's TOML (line 1 when it has none or cannot be read).
+SourceSpan TargetSpan(const ProjectConfig& config, const Model& model) {
+  const std::string display = model.toml_path.lexically_relative(config.root).string();
+  Result<std::string> text = ReadFileText(model.toml_path.string(), display);
+  int line = 1;
+  if (text.ok()) {
+    int current = 1;
+    std::size_t start = 0;
+    while (start < text->size()) {
+      std::size_t end = text->find('\n', start);
+      if (end == std::string::npos) end = text->size();
+      std::string_view row(text->data() + start, end - start);
+      while (!row.empty() && (row.front() == ' ' || row.front() == '\t')) row.remove_prefix(1);
+      if (row.substr(0, 8) == "[target]") {
+        line = current;
+        break;
+      }
+      start = end + 1;
+      ++current;
+    }
+  }
+  return SourceSpan{display, line, 1};
+}
+
+// Every table belongs to one model (an error: a second writer would replace the first one's
+// rows behind its partition state), and no model writes its own source (an error: a run would
+// replace the data it reads, which strata does not own). A model writing a table that another
+// model reads as a source without depending on it is a warning (W032): that table may be raw
+// data the run destroys, or the other model misses its depends_on.
+void CheckTargets(const ProjectConfig& config, const std::vector<Model>& models,
+                  std::vector<Error>* errors, std::vector<Error>* warnings) {
+  const auto toml_of = [&](const Model& model) {
+    return model.toml_path.lexically_relative(config.root).string();
+  };
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    const Model& model = models[i];
+    for (std::size_t j = 0; j < i; ++j) {
+      if (models[j].name == model.name || !SameObject(models[j].target, model.target)) continue;
+      Error error = MakeError(
+          ErrorCode::kConfig,
+          fmt::format("models {} and {} both write table {}", models[j].name, model.name,
+                      ObjectText(model.target)),
+          fmt::format("give each model its own [target] (the other one is in {}); a second "
+                      "writer replaces the first one's rows behind its partition state",
+                      toml_of(models[j])));
+      error.span = TargetSpan(config, model);
+      errors->push_back(std::move(error));
+      break;
+    }
+    for (const Model& reader : models) {
+      const bool reads_it =
+          std::any_of(reader.sources.begin(), reader.sources.end(),
+                      [&](const ObjectName& source) { return SameObject(source, model.target); });
+      if (!reads_it) continue;
+      const bool itself = reader.name == model.name;
+      // A model that depends on the writer reads what the writer built (the seed's
+      // fct_daily_orders declares stg_orders' target as its source): the DAG orders them.
+      if (!itself && std::find(reader.depends_on.begin(), reader.depends_on.end(), model.name) !=
+                         reader.depends_on.end()) {
+        continue;
+      }
+      Error problem = MakeError(
+          ErrorCode::kConfig,
+          itself ? fmt::format("model {} writes table {}, which it reads as a source", model.name,
+                               ObjectText(model.target))
+                 : fmt::format("model {} writes table {}, which model {} reads as a source "
+                               "without depending on it",
+                               model.name, ObjectText(model.target), reader.name),
+          itself ? "write the model to a table of its own ([target] schema and table): a run "
+                   "would replace the source's rows with the model's, and strata cannot restore "
+                   "them"
+                 : fmt::format("if {} reads what {} builds, add depends_on = [\"{}\"] to {}; "
+                               "if the table is raw data, write {} to a table of its own (a run "
+                               "replaces the table's rows)",
+                               reader.name, model.name, model.name, toml_of(reader), model.name));
+      problem.span = TargetSpan(config, model);
+      if (itself) {
+        errors->push_back(std::move(problem));
+      } else {
+        problem.compile_code = "W032";
+        warnings->push_back(std::move(problem));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<Model> LoadModels(const ProjectConfig& config, std::vector<Error>* errors,
@@ -454,6 +571,7 @@ std::vector<Model> LoadModels(const ProjectConfig& config, std::vector<Error>* e
     error.span = SourceSpan{models[i].toml_path.lexically_relative(config.root).string(), 1, 1};
     errors->push_back(std::move(error));
   }
+  CheckTargets(config, models, errors, warnings);
   return models;
 }
 

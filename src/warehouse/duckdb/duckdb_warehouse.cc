@@ -343,6 +343,21 @@ Error OpenError(const std::string& path, const std::string& message) {
                    "file open for writing");
 }
 
+// DuckDB opens a SQLite file through its sqlite extension, which it would download from the
+// network and then write into: a SQLite file named as the warehouse (often strata's own state
+// store) is refused before DuckDB sees it.
+Status RefuseSqliteFile(const std::string& path) {
+  static constexpr std::string_view kSqliteHeader("SQLite format 3\0", 16);
+  std::ifstream file(path, std::ios::binary);
+  std::string header(kSqliteHeader.size(), '\0');
+  if (!file.read(header.data(), static_cast<std::streamsize>(header.size()))) return OkStatus();
+  if (header != kSqliteHeader) return OkStatus();
+  return MakeError(ErrorCode::kConfig,
+                   fmt::format("warehouse file {} is a SQLite database, not a DuckDB one", path),
+                   "point [warehouse] path in strata.toml at a DuckDB file (a new name creates "
+                   "one); strata's state store (.strata-state.db) is the SQLite file of a project");
+}
+
 // Applies `settings` to `config`; an error names the setting DuckDB refuses.
 Status SetConfig(duckdb_config config, const std::string& path,
                  const std::vector<std::pair<std::string, std::string>>& settings) {
@@ -397,6 +412,7 @@ Result<std::unique_ptr<Warehouse>> OpenDuckDbWith(const std::string& path,
                      "build it first with `strata run`, or check the [warehouse] path in "
                      "strata.toml");
   }
+  if (!in_memory) STRATA_TRY(RefuseSqliteFile(path));
   duckdb_database database = nullptr;
   char* open_error = nullptr;
   duckdb_config config = nullptr;
