@@ -106,6 +106,11 @@ void PrintStatusHuman(const std::vector<rollup::RollupStatus>& statuses) {
   std::cout << RenderTable({"rollup", "entity", "state", "files", "rows", "bytes", "built_at",
                             "watermark", "marker", "last refresh"},
                            rows);
+  // Why a rollup is damaged or unreadable: the table has no room for it.
+  for (const rollup::RollupStatus& status : statuses) {
+    if (!status.error.empty())
+      std::cout << status.rollup << " (" << status.state << "): " << status.error << "\n";
+  }
 }
 
 // The rollup engine (in-process DuckDB), or null after printing why it did not open.

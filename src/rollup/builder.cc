@@ -211,7 +211,17 @@ class RollupBuild {
     const bool append = rollup_.partition && rollup_.partition->append;
     // An append rollup whose files hold no append marker yet is rebuilt whole.
     bool full = options_.full || changed || (append && !previous->append_marker);
-    if (options_.due_only && !changed) {
+    // A published file that is gone or has another size (deleted, truncated, a full disk's
+    // copy) sends every query around the rollup: it is rebuilt whole, due or not.
+    bool damaged = false;
+    if (!changed) {
+      if (Status intact = store_.VerifyFiles(*previous, false); !intact.ok()) {
+        damaged = full = true;
+        outcome_.reason = "rebuilt whole, a file of version " + std::to_string(previous->version) +
+                          " is damaged: " + intact.error().message;
+      }
+    }
+    if (options_.due_only && !changed && !damaged) {
       if (std::optional<std::string> not_due = NotDue(*previous)) return Skip(*previous, *not_due);
     }
     if (append && !full) {

@@ -69,7 +69,7 @@ struct RollupOutcome {
   double duration_ms = 0;
   std::string garbage;                // the garbage collection's summary
   std::optional<std::string> marker;  // the freshness marker read (when_changed / _sql)
-  std::string reason;                 // why it was skipped
+  std::string reason;  // why it was skipped, or why it was rebuilt whole (a damaged file)
   // Files merged by the compaction that follows the publish of a rollup with
   // partition.compact (compaction.h); a failed compaction fails the rollup, with the built
   // version still in force.

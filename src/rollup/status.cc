@@ -118,6 +118,10 @@ std::vector<RollupStatus> StatusOf(const semantic::SemanticModel& model, const R
         status.rows += file.rows;
         status.bytes += file.bytes;
       }
+      if (Status intact = store.VerifyFiles(*status.manifest, false); !intact.ok()) {
+        status.state = "damaged";
+        status.error = intact.error().message;
+      }
     }
     statuses.push_back(std::move(status));
   }

@@ -18,7 +18,9 @@ struct RollupStatus {
   std::string rollup;
   std::string entity;
   // "built"; "not_built" (never built); "definition_changed" (built from another definition:
-  // not served until rebuilt); "store_error" (the manifest cannot be read: `error`).
+  // not served until rebuilt); "damaged" (a file of the manifest is missing or has another
+  // size: `error`; queries go around it, and the next build or refresh rebuilds it whole);
+  // "store_error" (the manifest cannot be read: `error`).
   std::string state;
   std::string error;
   std::optional<Manifest> manifest;
