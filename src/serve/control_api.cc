@@ -101,7 +101,12 @@ ControlApi::ControlApi(ControlConfig config) : config_(std::move(config)) {
 
 Status ControlApi::Authenticate(const ApiRequest& request) const {
   Result<std::string_view> token = BearerToken(request.authorization);
-  if (!token.ok()) return std::move(token).error();
+  if (!token.ok()) {
+    // BearerToken's hint is the query port's (a JWT); this port takes the hook token.
+    Error error = std::move(token).error();
+    error.hint = "send Authorization: Bearer <the value of [serve] hook_token_env>";
+    return error;
+  }
   if (!SameSecret(*token, config_.hook_token)) {
     return MakeError(ErrorCode::kUnauthenticated, "the hook token is not valid",
                      "send Authorization: Bearer <the value of [serve] hook_token_env>");

@@ -87,10 +87,16 @@ ApiResponse ErrorResponse(const Error& error) {
   ApiResponse response;
   response.status = HttpStatusOf(error);
   response.error_code = std::string(error.reported_code());
-  json body = {{"error",
-                {{"code", error.reported_code()},
+  json detail = {{"code", error.reported_code()},
                  {"message", error.message},
-                 {"hint", error.hint.empty() ? json(nullptr) : json(error.hint)}}}};
+                 {"hint", error.hint.empty() ? json(nullptr) : json(error.hint)}};
+  // What the CLI's error carries too: the member or filter it concerns, the YAML position.
+  if (!error.notes.empty()) detail["notes"] = error.notes;
+  if (error.span && !error.span->file.empty()) {
+    detail["file"] = error.span->file;
+    detail["line"] = error.span->line > 0 ? json(error.span->line) : json(nullptr);
+  }
+  json body = {{"error", std::move(detail)}};
   response.body = Dump(body);
   return response;
 }

@@ -543,6 +543,22 @@ def test_bad_queries_are_400(server):
         assert response.json["error"]["message"]
 
 
+def test_an_error_names_the_member_it_concerns_as_the_cli_does(server, strata_bin, project):
+    query = {"measures": ["Order.revenue"],
+             "filters": [{"member": "Order.order_id", "op": "gt", "values": ["abc"]}]}
+    response = server.request("POST", "/v1/query", json.dumps(query), bearer())
+    assert response.status == 400, response
+    cli = subprocess.run([strata_bin, "query", json.dumps(query), "--project", str(project),
+                          "--role", "admin", "--output", "json"],
+                         capture_output=True, text=True, timeout=120)
+    assert cli.returncode == 1, cli.stdout + cli.stderr
+    cli_error, = json.loads(cli.stdout)["errors"]
+    assert response.json["error"]["code"] == cli_error["code"], (response, cli_error)
+    assert response.json["error"]["message"] == cli_error["message"]
+    assert cli_error.get("notes"), cli_error
+    assert response.json["error"]["notes"] == cli_error["notes"], response
+
+
 def test_meta_lists_what_the_role_may_read(server):
     admin = server.request("GET", "/v1/meta", headers=bearer("admin"))
     assert admin.status == 200, admin
@@ -1251,7 +1267,8 @@ def test_malformed_json_is_400_and_the_server_lives(strata_bin, limited):
                                            timeout=60)
                 outcome = repr(response)
                 ok = (response.status == 400 and response.code == "QueryInvalid"
-                      and set(response.json["error"]) == {"code", "message", "hint"}
+                      and {"code", "message", "hint"} <= set(response.json["error"])
+                      <= {"code", "message", "hint", "notes"}
                       and response.json["error"]["message"])
             except (OSError, http.client.HTTPException, ValueError, KeyError) as error:
                 outcome, ok = repr(error), False

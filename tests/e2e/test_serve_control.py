@@ -112,7 +112,11 @@ def test_the_hook_builds_and_the_query_port_then_reads_the_rollup(control):
 
 def test_refusals_and_each_port_keeps_its_routes(control):
     server = control()
-    assert rebuild(server, token="").status == 401
+    missing = rebuild(server, token="")
+    assert missing.status == 401, missing
+    # The control port's hint names its own token, not the query port's JWT.
+    assert "hook_token_env" in missing.json["error"]["hint"], missing
+    assert "JWT" not in missing.json["error"]["hint"], missing
     assert rebuild(server, token="wrong" + HOOK).status == 401
     # A query token on the hook, and the hook token on the query port.
     jwt = bearer("admin")["Authorization"].split(" ", 1)[1]
