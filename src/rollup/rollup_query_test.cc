@@ -94,6 +94,24 @@ TEST_F(RollupQueryTest, AnswersEqualLiveAndRouteToTheSmallestRollup) {
             "partition_missing");
 }
 
+// semantic.md: a rollup answers only when its answer equals the warehouse's. An average over a
+// DECIMAL column is the same double to the last bit, live and from the stored sum and count.
+TEST_F(RollupQueryTest, AnAverageFromARollupIsTheLiveAnswerToTheLastBit) {
+  Load(kDaily);
+  Build();
+  for (const std::string grain : {"month", "year"}) {
+    const std::string text = R"({"measures": ["Order.avg_amount"], "dimensions": ["Order.status"],
+                                 "time_dimensions": [{"dimension": "Order.order_date",
+                                                      "grain": ")" +
+                             grain + R"("}]})";
+    auto live = Ask(text, false);
+    auto routed = Ask(text, true);
+    ASSERT_TRUE(live.ok() && routed.ok()) << text;
+    ASSERT_EQ(routed->used, std::vector<std::string>{"daily"}) << text;
+    EXPECT_EQ(live->ToJson()["rows"].dump(), routed->ToJson()["rows"].dump()) << text;
+  }
+}
+
 TEST_F(RollupQueryTest, AnUnreadableRollupFallsToTheNextRollupBeforeLive) {
   Load(kDaily);
   Build();
@@ -295,6 +313,55 @@ TEST_F(RollupQueryTest, UnchangedMarkersSkipAndRefreshBuildsWhatIsDue) {
   full.full = true;
   full.clock = &t2h;
   for (const RollupOutcome& outcome : Build(full).rollups) EXPECT_EQ(outcome.status, "built");
+}
+
+// A truncated or deleted file of the published version: status says damaged, and the next
+// build or refresh (due or not, marker unchanged or not) rebuilds the rollup whole.
+TEST_F(RollupQueryTest, ADamagedFileIsReportedAndRebuiltWholeByTheNextBuild) {
+  Load(std::string(kDaily) +
+       R"(  - name: hourly_marker
+    entity: Order
+    dimensions: [status, channel]
+    measures: [revenue]
+    refresh: { every: 1h, when_changed: order_date }
+)");
+  const FixedClock t0(ToUnixSeconds({2028, 1, 10, 12, 0, 0}));
+  BuildOptions options;
+  options.clock = &t0;
+  Build(options);
+  const std::string text = R"({"measures": ["Order.revenue"],
+                               "dimensions": ["Order.status", "Order.channel"]})";
+  EXPECT_EQ(ExpectSameAnswer(text), "hourly_marker");
+  auto manifest = store_->Load("hourly_marker");
+  ASSERT_TRUE(manifest.ok() && manifest->has_value());
+  const fs::path victim = store_->FolderOf("hourly_marker") / (*manifest)->files.front().path;
+  fs::resize_file(victim, 200);
+  const auto state_of = [&](const std::string& name) {
+    for (const RollupStatus& status : StatusOf(model_, *store_)) {
+      if (status.rollup == name) return std::make_pair(status.state, status.error);
+    }
+    return std::make_pair(std::string("missing"), std::string());
+  };
+  EXPECT_EQ(state_of("hourly_marker").first, "damaged");
+  EXPECT_NE(state_of("hourly_marker").second.find(victim.filename().string()), std::string::npos)
+      << state_of("hourly_marker").second;
+  EXPECT_EQ(state_of("daily").first, "built");
+  EXPECT_EQ(Reason(text, "hourly_marker"), "store_error");
+  // Not due for another hour, and the marker did not move: rebuilt anyway.
+  const FixedClock t10(ToUnixSeconds({2028, 1, 10, 12, 10, 0}));
+  options.clock = &t10;
+  options.due_only = true;
+  options.rollups = {"hourly_marker"};
+  const BuildReport refreshed = Build(options);
+  ASSERT_EQ(refreshed.rollups.size(), 1u);
+  EXPECT_EQ(refreshed.rollups[0].status, "built");
+  EXPECT_NE(refreshed.rollups[0].reason.find("damaged"), std::string::npos)
+      << refreshed.rollups[0].reason;
+  EXPECT_GT(refreshed.rollups[0].version, (*manifest)->version);
+  EXPECT_EQ(state_of("hourly_marker").first, "built");
+  EXPECT_EQ(ExpectSameAnswer(text), "hourly_marker");
+  // Intact again: the next refresh skips as before.
+  EXPECT_EQ(Build(options).rollups[0].status, "skipped");
 }
 
 // SIGINT/SIGTERM (the cancel flag) stops a build: nothing more is published, rollups not yet

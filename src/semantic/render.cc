@@ -118,7 +118,10 @@ std::string RenderAggregate(const Measure& measure, const std::string& input,
     case Aggregation::kMax:
       return "MAX(" + input + ")";
     case Aggregation::kAvg:
-      return "AVG(" + input + ")";
+      // The sum over the count, in DOUBLE PRECISION: what a rollup computes from its stored sum
+      // and count, so both answers round alike (DuckDB's AVG of a DECIMAL divides in long
+      // double, and PostgreSQL's returns a NUMERIC: each differs from it in the last digits).
+      return "(CAST(SUM(" + input + ") AS DOUBLE PRECISION) / NULLIF(COUNT(" + input + "), 0))";
     case Aggregation::kCountDistinct:
       return "COUNT(DISTINCT " + input + ")";
     case Aggregation::kCountDistinctApprox:
