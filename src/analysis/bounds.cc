@@ -370,6 +370,14 @@ BoundsReport AnalyzeBounds(const sql::Statement& statement, std::optional<Grain>
         "BETWEEN @start_date AND @end_date includes its end: a row at exactly @end_date also "
         "lands in the next partition; write `<column> >= @start_date AND <column> < @end_date`"));
   }
+  for (const Span span : findings.inclusive_compares) {
+    if (!FirstTime(span, &seen)) continue;
+    report.warnings.push_back(Warning(
+        "W024", span, source,
+        "<= @end_date includes the window's end: a row at exactly @end_date belongs to the next "
+        "partition, so this one emits it and the run fails with OutputOutsideWindow (or both "
+        "partitions hold it); write `<column> < @end_date`"));
+  }
   seen.clear();
   for (const internal::CoarseBound& coarse : findings.coarse_bounds) {
     if (!FirstTime(coarse.span, &seen)) continue;

@@ -44,6 +44,23 @@ TEST(BoundsTest, InclusiveBetweenWarns) {
   EXPECT_EQ(report.warnings[0].column, 23);
 }
 
+TEST(BoundsTest, InclusiveEndComparisonWarns) {
+  const BoundsReport report = AnalyzeModelSql(
+      "SELECT * FROM t WHERE ts >= @start_date AND ts <= @end_date", sql::Dialect::kDuckDb);
+  EXPECT_TRUE(report.ok());
+  ASSERT_EQ(report.warnings.size(), 1u);
+  EXPECT_EQ(report.warnings[0].code, "W024");
+  EXPECT_EQ(report.warnings[0].column, 45);
+  // Mirrored, it is the same comparison; a strict end and `<=` on the start say nothing.
+  EXPECT_EQ(AnalyzeModelSql("SELECT * FROM t WHERE ts >= @start_date AND @end_date >= ts",
+                            sql::Dialect::kDuckDb)
+                .warnings.size(),
+            1u);
+  EXPECT_TRUE(AnalyzeModelSql("SELECT * FROM t WHERE ts >= @start_date AND ts < @end_date",
+                              sql::Dialect::kDuckDb)
+                  .warnings.empty());
+}
+
 TEST(BoundsTest, ScriptsOfSeveralStatementsFailClosed) {
   Result<std::vector<sql::StatementPtr>> script =
       sql::ParseScript("SELECT * FROM t WHERE ts >= @start_date AND ts < @end_date; SELECT 1",

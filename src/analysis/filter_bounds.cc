@@ -137,7 +137,12 @@ FilterBounds ComparisonBounds(const sql::Binary& binary, const FilterContext& co
     op = Mirror(op);
   }
   if (!placeholder) return {};
-  return SideBounds(ClassifyColumnSide(*column), op, *placeholder, binary.span, context, target);
+  const FilterBounds bounds =
+      SideBounds(ClassifyColumnSide(*column), op, *placeholder, binary.span, context, target);
+  if (bounds.end && op == BinaryOp::kLessEq && placeholder->edge == WindowEdge::kEnd) {
+    context.findings->inclusive_compares.push_back(binary.span);
+  }
+  return bounds;
 }
 
 FilterBounds BetweenBounds(const sql::Between& between, const FilterContext& context,

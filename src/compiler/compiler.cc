@@ -18,8 +18,8 @@ constexpr std::string_view kUnboundedHint =
     "filter every source of the output rows with <time> >= @start_date AND <time> < @end_date "
     "(in WHERE, HAVING, QUALIFY or an inner join's ON)";
 constexpr std::string_view kBetweenHint =
-    "use <time> >= @start_date AND <time> < @end_date: BETWEEN includes its end, so a row at "
-    "exactly @end_date lands in two partitions";
+    "use <time> >= @start_date AND <time> < @end_date: BETWEEN and <= include the end, so a "
+    "row at exactly @end_date lands in two partitions";
 constexpr std::string_view kCoarseHint =
     "compare the time column itself (<time> >= @start_date AND <time> < @end_date), or truncate "
     "both sides to the model's granularity or finer (CAST(<time> AS DATE) suits day, month and "

@@ -36,8 +36,9 @@ struct CoarseBound {
 // same filter can be analyzed more than once (a CTE read as rows and through IN): readers
 // deduplicate by span.
 struct FilterFindings {
-  std::vector<sql::Span> inclusive_ends;   // counted `BETWEEN @start_date AND @end_date` (W024)
-  std::vector<CoarseBound> coarse_bounds;  // W025
+  std::vector<sql::Span> inclusive_ends;      // counted `BETWEEN @start_date AND @end_date` (W024)
+  std::vector<sql::Span> inclusive_compares;  // counted `<column> <= @end_date` (W024)
+  std::vector<CoarseBound> coarse_bounds;     // W025
   // Memo of output-column bounds: (query, lower-case column name) -> bounds.
   std::map<std::pair<const sql::Query*, std::string>, FilterBounds> output_columns;
 };
