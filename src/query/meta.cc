@@ -2,12 +2,25 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+
 namespace strata::query {
 namespace {
 
 using nlohmann::json;
 
-json EntityJson(const semantic::Entity& entity) {
+// True when every measure `expr` reads is of an entity `readable` accepts.
+bool ReadsOnly(const semantic::MetricExpr* expr,
+               const std::function<bool(const std::string&)>& readable) {
+  if (expr == nullptr) return true;
+  if (expr->kind == semantic::MetricExpr::Kind::kMeasure && !readable(expr->entity)) return false;
+  return ReadsOnly(expr->left.get(), readable) && ReadsOnly(expr->right.get(), readable);
+}
+
+// The entity as `readable` may see it: metrics that read another entity it may not read, and
+// relationships to such an entity, are left out (a query using them is refused).
+json EntityJson(const semantic::Entity& entity,
+                const std::function<bool(const std::string&)>& readable) {
   json dimensions = json::array(), measures = json::array(), metrics = json::array(),
        relationships = json::array();
   for (const auto& d : entity.dimensions)
@@ -17,8 +30,13 @@ json EntityJson(const semantic::Entity& entity) {
     if (!m.filter.empty()) measure["filter"] = m.filter;
     measures.push_back(std::move(measure));
   }
-  for (const auto& m : entity.metrics) metrics.push_back({{"name", m.name}, {"expr", m.expr}});
+  for (const auto& m : entity.metrics) {
+    if (ReadsOnly(m.parsed.get(), readable)) {
+      metrics.push_back({{"name", m.name}, {"expr", m.expr}});
+    }
+  }
   for (const auto& r : entity.relationships) {
+    if (!readable(r.entity)) continue;
     relationships.push_back({{"name", r.name},
                              {"entity", r.entity},
                              {"type", semantic::RelationshipTypeName(r.type)},
@@ -68,12 +86,12 @@ Result<nlohmann::json> MetaJson(const semantic::SemanticModel& model,
                        "use a role of the model's data_roles");
     }
   }
-  const auto readable = [&](const std::string& entity) {
+  const std::function<bool(const std::string&)> readable = [&](const std::string& entity) {
     return data_role == nullptr || data_role->all || data_role->Find(entity) != nullptr;
   };
   json entities = json::array(), rollups = json::array(), roles = json::array();
   for (const auto& entity : model.entities) {
-    if (readable(entity.name)) entities.push_back(EntityJson(entity));
+    if (readable(entity.name)) entities.push_back(EntityJson(entity, readable));
   }
   for (std::size_t i = 0; i < model.rollups.size() && i < statuses.size(); ++i) {
     if (readable(model.rollups[i].entity)) {

@@ -4,8 +4,9 @@
 // same thing.
 //
 // With a role, only what that role may read is listed (spec/semantic.md: an entity the role does
-// not list is not readable): its entities, and the rollups of those entities. Without one (a
-// trusted caller, as `strata meta` on the command line), everything.
+// not list is not readable): its entities, and the rollups of those entities; of an entity's
+// metrics and relationships, only those that read no other entity the role may not read. Without
+// one (a trusted caller, as `strata meta` on the command line), everything.
 //
 // Pure over the model and the store's manifests (reads manifest.json files); thread-safe.
 #pragma once

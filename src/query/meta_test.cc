@@ -54,6 +54,18 @@ TEST(MetaJson, ListsWhatTheRoleMayRead) {
   ASSERT_TRUE(paid.ok());
   EXPECT_EQ(Names((*paid)["entities"]), (std::set<std::string>{"Order"}));
   for (const auto& rollup : (*paid)["rollups"]) EXPECT_EQ(rollup["entity"], "Order");
+  // What reads Ticket or leads to Customer is refused to this role, so it is not listed.
+  const auto order_of = [](const nlohmann::json& meta) {
+    for (const auto& entity : meta["entities"]) {
+      if (entity["name"] == "Order") return entity;
+    }
+    return nlohmann::json();
+  };
+  EXPECT_TRUE(Names(order_of(*admin)["metrics"]).count("tickets_per_order"));
+  EXPECT_FALSE(Names(order_of(*paid)["metrics"]).count("tickets_per_order"));
+  EXPECT_TRUE(Names(order_of(*paid)["metrics"]).count("average_order_value"));
+  EXPECT_FALSE(order_of(*admin)["relationships"].empty());
+  EXPECT_TRUE(order_of(*paid)["relationships"].empty());
 }
 
 TEST(MetaJson, AnUnknownRoleIsRefused) {

@@ -244,7 +244,12 @@ class Planner {
       if (node.from_query && role_->Find(node.entity->name) == nullptr) {
         return MakeError(ErrorCode::kAccessDenied,
                          fmt::format("data role \"{}\" may not read entity \"{}\"", role_->name,
-                                     node.entity->name));
+                                     node.entity->name),
+                         fmt::format("leave out the members that read {} (a measure, dimension, "
+                                     "filter or metric of it, or a path through it): GET /v1/meta "
+                                     "lists what this role may read; or use a role whose access "
+                                     "lists {}",
+                                     node.entity->name, node.entity->name));
       }
     }
     return OkStatus();

@@ -568,6 +568,13 @@ def test_meta_lists_what_the_role_may_read(server):
     assert paid.status == 200
     assert [e["name"] for e in paid.json["entities"]] == ["Order"]
     assert paid.json["data_roles"] == ["paid_only"]
+    # A relationship to an entity the role may not read is not listed (a query through it is
+    # refused); the admin sees it.
+    order_of = lambda meta: next(e for e in meta["entities"] if e["name"] == "Order")
+    assert [r["name"] for r in order_of(admin.json)["relationships"]] == ["customer"]
+    assert order_of(paid.json)["relationships"] == [], order_of(paid.json)
+    assert [m["name"] for m in order_of(paid.json)["metrics"]] == \
+        [m["name"] for m in order_of(admin.json)["metrics"]]
     assert server.request("GET", "/v1/meta").status == 401
     unknown = server.request("GET", "/v1/meta", headers=bearer("guest"))
     assert unknown.status == 403 and unknown.code == "AccessDenied"
