@@ -103,6 +103,7 @@ void ParseRelationship(const YAML::Node& node, const std::string& file, Entity* 
   if (auto parsed = ParseRelationshipType(type)) {
     relationship.type = *parsed;
   } else {
+    relationship.type_known = false;
     named.Fail("type", fmt::format("unknown relationship type \"{}\"", type),
                project::SuggestionHint(type, kRelationshipTypeNames));
   }

@@ -132,6 +132,12 @@ TEST(SemanticLoader, RelationshipCycle) {
   ExpectOneError(yaml, 20, {"relationship cycle", "Order -> Customer -> Order"});
 }
 
+TEST(SemanticLoader, AMisspelledRelationshipTypeIsOneErrorNotACycleToo) {
+  std::string yaml = kTwoEntities;
+  yaml.replace(yaml.find("type: one_to_many"), 17, "type: one_to_lots");
+  ExpectOneError(yaml, 20, {"unknown relationship type", "one_to_lots"}, "did you mean");
+}
+
 TEST(SemanticLoader, MetricReadingAnUnknownMeasure) {
   std::string yaml = kTwoEntities;
   yaml.insert(yaml.find("  - name: Customer"),

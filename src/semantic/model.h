@@ -70,6 +70,7 @@ struct Relationship {
   std::string name;
   std::string entity;  // the entity it reaches
   RelationshipType type = RelationshipType::kManyToOne;
+  bool type_known = true;  // false: `type` was misspelled (already an error); no cycle check
   std::string foreign_key;
   std::string references;  // filled with the default primary key by the loader
   SourceSpan span;

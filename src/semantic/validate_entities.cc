@@ -113,7 +113,7 @@ void CheckCycles(const SemanticModel& model, std::vector<Error>* errors) {
     marks[at] = Mark::kActive;
     path.push_back(model.entities[at].name);
     for (const Relationship& relationship : model.entities[at].relationships) {
-      if (!relationship.ToOne()) continue;
+      if (!relationship.ToOne() || !relationship.type_known) continue;
       const int next = index_of(relationship.entity);
       if (next < 0) continue;
       path_edges.push_back(&relationship);
