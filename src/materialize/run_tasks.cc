@@ -717,8 +717,12 @@ class RangeWriter {
       mine.error = outcome.error;
       mine.duration_ms = outcome.duration_ms;
       // A failed state write is reported once, by RunBatch, with what it did not record.
+      // One error per partition: each of a batch's partitions ends Failed (batch_size > 1
+      // runs them in one statement, and an orchestrator maps errors to partitions).
       if (outcome.status == BatchStatus::kFailed && !outcome.before_commit_failed) {
-        run_.AddError(model_.name, batches_[b]->keys.front().ToString(), *outcome.error);
+        for (const PartitionKey& key : batches_[b]->keys) {
+          run_.AddError(model_.name, key.ToString(), *outcome.error);
+        }
       }
     }
   }

@@ -178,6 +178,9 @@ def test_failing_partition_fails_its_whole_batch(project):
     assert m[days[0]]["partition"]["batched_with"] == [days[1]]
     s = report["partition_summaries"][0]
     assert (s["partitions_succeeded"], s["partitions_failed"]) == (2, 2)
+    # one error per failed partition, each naming its own key, with the batch's error
+    assert sorted(e["partition"] for e in report["errors"]) == [days[0], days[1]], report["errors"]
+    assert len({e["message"] for e in report["errors"]}) == 1, report["errors"]
     # the batch is one transaction: nothing of 04-06 was written although its rows are fine
     assert project.daily_table() == expected_daily(rows, in_days(days[2], days[3]))
     state = project.partition_map()
