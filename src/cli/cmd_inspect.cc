@@ -14,6 +14,7 @@
 #include "materialize/model_sql.h"
 #include "materialize/run_report.h"
 #include "materialize/warehouse_catalog.h"
+#include "semantic/loader.h"
 #include "warehouse/from_config.h"
 
 namespace strata::cli {
@@ -248,6 +249,13 @@ int RunCompile(const CommonOptions& common) {
       });
       for (std::vector<compiler::Diagnostic>& found : per_model) {
         for (compiler::Diagnostic& d : found) diagnostics.push_back(std::move(d));
+      }
+      // The semantic layer's YAML is part of the project: a CI gate on `strata compile` must
+      // not pass a model that `strata serve` refuses. Checked for the whole project only.
+      if (common.models.empty() && common.filters.empty()) {
+        const semantic::SemanticLoadOutcome semantic =
+            semantic::LoadProjectSemanticModel(outcome.project->config, *dialect);
+        for (auto& d : LoadDiagnostics(semantic.errors)) diagnostics.push_back(std::move(d));
       }
     }
   }

@@ -298,3 +298,36 @@ def test_diagnostics_come_in_project_order_whatever_the_threads(project):
     assert runs[0].stdout == runs[1].stdout == runs[2].stdout
     models = [d["model"] for d in runs[0].json["diagnostics"] if d["code"] == "E024"]
     assert models == sorted(broken)
+
+
+SEMANTIC_YAML = """\
+entities:
+  - name: Event
+    table: raw.events
+    primary_key: id
+    dimensions:
+      - { name: id, type: number }
+    measures:
+      - { name: events, agg: count }
+"""
+
+
+def test_compile_checks_the_semantic_yaml_too(project):
+    """A CI gate on `strata compile` must not pass a semantic model that `strata serve` and
+    `strata query` refuse."""
+    create_events(project)
+    add_events_model(project, "SELECT id, event_at AS event_date FROM events\n" + WINDOW
+                     + "AND event_at IS NOT NULL\n")
+    project.write("semantic/model.yml", SEMANTIC_YAML)
+    result, out = compile_json(project)
+    assert result.returncode == 0 and codes(out) == [], out
+    project.write("semantic/model.yml", SEMANTIC_YAML.replace("agg: count", "agg: cnt"))
+    result, out = compile_json(project)
+    assert result.returncode == 1, out
+    assert [(d["code"], d["severity"], d["file"], d["line"], d["model"])
+            for d in out["diagnostics"]] == [
+        ("SemanticInvalid", "error", "semantic/model.yml", 8, None)], out
+    assert "cnt" in out["diagnostics"][0]["message"] and out["diagnostics"][0]["hint"], out
+    # A selection checks its models only.
+    selected = project.strata("compile", "--model", "fct_events")
+    assert selected.returncode == 0 and selected.json["diagnostics"] == [], repr(selected)
