@@ -53,7 +53,8 @@ namespace strata {
   X(kRequestTooLarge, 41, 413, "54000", false)      \
   X(kOverloaded, 42, 503, "53300", true)            \
   X(kQueryTimeout, 43, 504, "57014", true)          \
-  X(kHeadersTooLarge, 44, 431, "54000", false)
+  X(kHeadersTooLarge, 44, 431, "54000", false)      \
+  X(kTargetColumns, 45, 409, "42703", false)
 
 enum class ErrorCode : std::uint16_t {
 // NOLINTNEXTLINE(bugprone-macro-parentheses): `name` is an enumerator being declared.

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <charconv>
 #include <functional>
+#include <map>
 #include <random>
 
+#include "base/ascii.h"
 #include "materialize/internal/batch_writer.h"
 #include "materialize/internal/run_context.h"
 #include "materialize/model_sql.h"
@@ -230,8 +232,9 @@ Status FlushDeferredState(RunContext& run, std::size_t worker) {
 
 namespace {
 
-// Creates the target from the model over an empty window when it does not exist yet.
-Status EnsureTarget(warehouse::Connection& connection, const PlannedModel& planned) {
+// Creates the target from the model over an empty window when it does not exist yet; true when
+// it did exist.
+Result<bool> EnsureTarget(warehouse::Connection& connection, const PlannedModel& planned) {
   const warehouse::TableName target = ToTableName(planned.model->target);
   Result<bool> exists = connection.TableExists(target);
   if (!exists.ok()) {
@@ -243,14 +246,68 @@ Status EnsureTarget(warehouse::Connection& connection, const PlannedModel& plann
     error.Note("while checking whether " + target.ToString() + " exists; nothing was written");
     return error;
   }
-  if (*exists) return OkStatus();
+  if (*exists) return true;
   for (const std::string& statement : planned.bootstrap) {
     Result<warehouse::QueryResult> result = connection.Execute(statement);
     if (!result.ok()) {
       return std::move(result.error().Note("while creating " + target.ToString() + " (bootstrap)"));
     }
   }
-  return OkStatus();
+  return false;
+}
+
+// A model changed after its table was created: a column the model now returns and the table
+// lacks would fail every partition with the warehouse's binder error. Found here, once per
+// model and run (the bootstrap's SELECT under LIMIT 0 and the table's columns), and refused
+// with the statement that adds it. A column the table has and the model no longer returns is
+// left alone (new partitions hold NULL there), as a dbt incremental model does.
+Status CheckTargetColumns(warehouse::Connection& connection, const warehouse::Emitter& emitter,
+                          const PlannedModel& planned) {
+  if (planned.bootstrap.empty()) return OkStatus();
+  const warehouse::TableName target = ToTableName(planned.model->target);
+  STRATA_ASSIGN_OR_RETURN(std::string probe,
+                          emitter.BootstrapProbe(target, planned.bootstrap.back()));
+  STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult output, connection.Execute(probe));
+  STRATA_ASSIGN_OR_RETURN(std::vector<warehouse::Column> columns, connection.DescribeTable(target));
+  std::vector<const warehouse::ResultColumn*> missing;
+  for (const warehouse::ResultColumn& column : output.columns) {
+    const bool present =
+        std::any_of(columns.begin(), columns.end(), [&](const warehouse::Column& existing) {
+          return EqualsIgnoreAsciiCase(existing.name, column.column.name);
+        });
+    if (!present) missing.push_back(&column);
+  }
+  if (missing.empty()) return OkStatus();
+  // The hint's types: DuckDB describes a query's columns; elsewhere the user fills them in.
+  std::map<std::string, std::string> types;
+  if (emitter.dialect() == sql::Dialect::kDuckDb) {
+    Result<warehouse::QueryResult> described = connection.Execute("DESCRIBE " + probe);
+    if (described.ok() && described->columns.size() >= 2) {
+      for (std::size_t row = 0; row < described->row_count(); ++row) {
+        types[warehouse::ValueToString(described->columns[0].values[row])] =
+            warehouse::ValueToString(described->columns[1].values[row]);
+      }
+    }
+  }
+  std::string names, statements;
+  for (const warehouse::ResultColumn* column : missing) {
+    const auto type = types.find(column->column.name);
+    names += (names.empty() ? "" : ", ") + column->column.name;
+    statements +=
+        fmt::format("{}ALTER TABLE {} ADD COLUMN {} {};", statements.empty() ? "" : " ",
+                    emitter.QualifiedName(target), emitter.QuoteIdentifier(column->column.name),
+                    type == types.end() ? "<type>" : type->second);
+  }
+  return MakeError(
+      ErrorCode::kTargetColumns,
+      fmt::format("model {} returns {} that table {} does not have (the model changed after the "
+                  "table was created); no partition was run",
+                  planned.model->name, (missing.size() == 1 ? "column " : "columns ") + names,
+                  target.ToString()),
+      fmt::format("add them ({}) and the partitions built before read NULL there until you "
+                  "rebuild them (strata run --from ... --to ...); or drop the table and rebuild "
+                  "every partition",
+                  statements));
 }
 
 // PostgreSQL has no INSERT ... BY NAME, so its planned inserts are unbound (warehouse/emitter.h):
@@ -490,8 +547,13 @@ Result<TaskOutcome> RunSetup(RunContext& run, std::size_t worker, const Task& ta
   std::optional<Error> error = WithRetries(
       run, worker,
       [&](warehouse::Connection& connection) -> std::optional<Error> {
-        Status ensured = EnsureTarget(connection, planned);
-        if (!ensured.ok()) return std::move(ensured).error();
+        Result<bool> existed = EnsureTarget(connection, planned);
+        if (!existed.ok()) return std::move(existed).error();
+        if (*existed) {
+          if (Status same = CheckTargetColumns(connection, run.emitter, planned); !same.ok()) {
+            return std::move(same).error();
+          }
+        }
         if (run.emitter.ChoosesRowHash()) {
           Result<warehouse::RowHash> row_hash =
               ChooseRowHash(connection, run.emitter, ToTableName(planned.model->target));

@@ -228,6 +228,19 @@ Result<std::string> Emitter::BindInsertColumns(const TableName& target,
   return NamedInsert(target, select, columns);
 }
 
+Result<std::string> Emitter::BootstrapProbe(const TableName& target,
+                                            std::string_view bootstrap_statement) const {
+  STRATA_TRY(CheckTarget(target));
+  const std::string prefix = "CREATE TABLE " + QualifiedName(target) + " AS\n";
+  if (bootstrap_statement.substr(0, prefix.size()) != prefix) {
+    return MakeError(ErrorCode::kPlanStale,
+                     "the plan's bootstrap statement for " + target.ToString() +
+                         " does not have this version's shape",
+                     "plan again with this version of strata");
+  }
+  return std::string(bootstrap_statement.substr(prefix.size()));
+}
+
 Result<std::vector<std::string>> Emitter::Bootstrap(
     const TableName& target, std::string_view empty_window_select_sql) const {
   STRATA_TRY(CheckTarget(target));

@@ -138,6 +138,11 @@ class Emitter {
   // reads the model's output columns with InsertColumnsProbe once per model and binds every
   // batch's insert.
   bool InsertNeedsColumns() const;
+  // For the last statement of Bootstrap(target, ...): the same SELECT without the CREATE TABLE,
+  // returning no rows, whose result columns are the model's output columns (and types).
+  // kPlanStale when `bootstrap_statement` does not have Bootstrap's shape.
+  Result<std::string> BootstrapProbe(const TableName& target,
+                                     std::string_view bootstrap_statement) const;
   // For an unbound insert emitted by Overwrite for `target`: a statement returning no rows whose
   // result columns are the model SELECT's output columns. kPlanStale when `unbound_insert` does
   // not have the unbound shape (e.g. a plan saved by another version).

@@ -210,3 +210,33 @@ def test_failed_upstream_model_skips_dependents(project):
     report = project.run("--partition", "2026-04-06").json
     assert report["status"] == "success"
     assert project.daily_table() == expected_daily(rows)
+
+
+def test_a_column_the_model_gained_after_its_table_was_created_is_refused_with_the_fix(project):
+    """The model returns a column its existing table lacks: every partition would fail with the
+    warehouse's binder error. strata refuses the model before writing anything, names the column
+    and gives the ALTER TABLE that adds it; after it, the partition runs."""
+    days = ["2026-04-06", "2026-04-07"]
+    rows = rows_for_days(days)
+    project.create_orders(rows)
+    project.add_model("fct_daily_orders", DAILY_SQL, strategy_toml("day"))
+    project.run("--partition", days[0])
+    before = project.daily_table()
+    project.set_sql("fct_daily_orders", DAILY_SQL.replace(
+        "SUM(amount) AS revenue", "SUM(amount) AS revenue,\n    MAX(amount) AS largest"))
+    report = project.run("--partition", days[1], expect=1).json  # nothing ran
+    assert report["status"] == "failure", report
+    error, = report["errors"]
+    assert error["code"] == "TargetColumns" and "largest" in error["message"], error
+    assert 'ALTER TABLE "marts"."fct_daily_orders" ADD COLUMN "largest" DECIMAL' in \
+        error["message"], error
+    assert project.daily_table() == before
+    assert set(project.partition_map("fct_daily_orders")) == {days[0]}  # no state for 04-07
+    project.execute('ALTER TABLE "marts"."fct_daily_orders" ADD COLUMN "largest" DECIMAL(12,2)')
+    project.run("--partition", days[1])
+    largest = project.query("SELECT count(largest) FROM marts.fct_daily_orders "
+                            "WHERE order_date >= DATE '2026-04-07'")
+    assert largest[0][0] > 0
+    # A column the model no longer returns is left alone: new partitions hold NULL there.
+    project.set_sql("fct_daily_orders", DAILY_SQL)
+    project.run("--partition", days[1])
