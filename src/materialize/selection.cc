@@ -31,6 +31,19 @@ std::vector<PartitionKey> MissingKeys(const PartitionKey& first, UnixSeconds now
   return missing;
 }
 
+// More partitions than one run plans: its plan (every statement) is saved whole in the state
+// store, and SQLite refuses a value past 1 GB (2.9 M days did), so the run would fail late with
+// an unhelpful StateStore error. 250,000 is 28 years of hours, 684 years of days.
+constexpr std::size_t kMaxSelectedPartitions = 250'000;
+
+Error TooMany(const project::Model& model, const std::string& selection) {
+  return MakeError(ErrorCode::kSelection,
+                   fmt::format("{} selects more than {} partitions of model {}", selection,
+                               kMaxSelectedPartitions, model.name),
+                   "check the bounds (a typo in a year?), or split the range into several runs; "
+                   "a run plans at most 250000 partitions per model");
+}
+
 }  // namespace
 
 Status ValidateSelection(const SelectionOptions& options) {
@@ -67,6 +80,11 @@ Result<std::vector<PartitionKey>> SelectPartitions(const project::Model& model,
                                    *options.to, model.name),
                        "swap the bounds; both are inclusive");
     }
+    PartitionKey probe = from;
+    for (std::size_t count = 1; probe < to; ++count, probe = probe.Next()) {
+      if (count > kMaxSelectedPartitions)
+        return TooMany(model, "--from " + *options.from + " --to " + *options.to);
+    }
     keys = from.RangeTo(to);
   } else if (options.missing) {
     if (!config.first_partition) {
@@ -93,9 +111,15 @@ Result<std::vector<PartitionKey>> SelectPartitions(const project::Model& model,
         // --latest) and their lookback are never bounded by it.
         if (options.missing && config.first_partition && previous < *config.first_partition) break;
         with_lookback.push_back(previous);
+        if (with_lookback.size() > kMaxSelectedPartitions) break;  // reported below
       }
+      if (with_lookback.size() > kMaxSelectedPartitions) break;
     }
     keys = std::move(with_lookback);
+  }
+  if (keys.size() > kMaxSelectedPartitions) {
+    return TooMany(model,
+                   options.missing ? std::string("--missing") : std::string("the selection"));
   }
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());

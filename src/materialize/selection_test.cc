@@ -51,6 +51,26 @@ TEST(SelectionTest, PartitionAndRange) {
             (std::vector<std::string>{"2026-04-01", "2026-04-02", "2026-04-03"}));
 }
 
+TEST(SelectionTest, ARangeTooLargeForOneRunIsASelectionError) {
+  SelectionOptions huge;
+  huge.from = "2026-01-01";
+  huge.to = "9999-12-31";
+  auto keys = SelectPartitions(DailyModel(), huge, kNow, {});
+  ASSERT_FALSE(keys.ok());
+  EXPECT_EQ(keys.error().code, ErrorCode::kSelection);
+  EXPECT_NE(keys.error().message.find("250000"), std::string::npos) << keys.error().message;
+  EXPECT_FALSE(keys.error().hint.empty());
+  // 250,000 days is the limit; one more is refused; lookback counts.
+  SelectionOptions edge;
+  edge.from = "2026-01-01";
+  PartitionKey last = *PartitionKey::Parse("2026-01-01", Grain::kDay);
+  for (int i = 1; i < 250'000; ++i) last = last.Next();
+  edge.to = last.ToString();
+  EXPECT_EQ(Keys(SelectPartitions(DailyModel(), edge, kNow, {})).size(), 250'000u);
+  edge.lookback = 1;
+  EXPECT_EQ(SelectPartitions(DailyModel(), edge, kNow, {}).error().code, ErrorCode::kSelection);
+}
+
 TEST(SelectionTest, BadKeysNameTheModelAndFormat) {
   SelectionOptions bad;
   bad.partition = "2026-04-7";
