@@ -34,8 +34,21 @@ Error& TomlReader::Fail(std::string_view key, ErrorCode code, std::string messag
 }
 
 void TomlReader::WrongType(std::string_view key, std::string_view expected) {
+  std::string hint;
+  if (expected == "a string") {
+    hint = fmt::format("put the value in double quotes: {} = \"...\"", key);
+  } else if (expected == "a non-negative integer") {
+    hint = fmt::format("write a whole number without quotes or a fraction, e.g. {} = 3", key);
+  } else if (expected == "an array of strings") {
+    hint = fmt::format("write a list of quoted strings, e.g. {} = [\"a\", \"b\"]", key);
+  } else if (expected == "a table") {
+    hint = fmt::format("write it as a table: a [{}] header line with its keys below it", key);
+  } else {
+    hint = fmt::format("write {} as {}", key, expected);
+  }
   Fail(key, ErrorCode::kConfigType,
-       fmt::format("{}{} must be {}", context_.empty() ? "" : context_ + " ", key, expected));
+       fmt::format("{}{} must be {}", context_.empty() ? "" : context_ + " ", key, expected),
+       std::move(hint));
 }
 
 void TomlReader::CheckKeys(const std::vector<std::string>& allowed) {
@@ -59,7 +72,9 @@ std::optional<std::string> TomlReader::String(std::string_view key, bool require
     if (required) {
       Fail(key, ErrorCode::kConfig,
            fmt::format("missing required key \"{}\"{}", key,
-                       context_.empty() ? "" : " in " + context_));
+                       context_.empty() ? "" : " in " + context_),
+           fmt::format("add {} = \"...\"{} in {}", key,
+                       context_.empty() ? "" : " under " + context_, file_));
     }
     return std::nullopt;
   }
@@ -227,8 +242,21 @@ std::optional<toml::table> ParseTomlText(std::string_view text, const std::strin
   try {
     return toml::parse(text, path);
   } catch (const toml::parse_error& parse_error) {
-    Error error =
-        MakeError(ErrorCode::kConfig, "invalid TOML: " + std::string(parse_error.description()));
+    const std::string description(parse_error.description());
+    std::string hint =
+        "fix the TOML at this position: one key = value per line, strings in double quotes, "
+        "[table] and [[array]] headers closed on their line";
+    if (description.find("control character") != std::string::npos ||
+        description.find("unterminated") != std::string::npos ||
+        description.find("encountered end-of-file") != std::string::npos) {
+      hint =
+          "close the string with a \" on the same line (a string over several lines needs "
+          "triple quotes: \"\"\"...\"\"\")";
+    } else if (description.find("redefin") != std::string::npos ||
+               description.find("already") != std::string::npos) {  // "cannot redefine ..."
+      hint = "each key and each [table] may appear once per file: remove or merge the repeat";
+    }
+    Error error = MakeError(ErrorCode::kConfig, "invalid TOML: " + description, std::move(hint));
     error.span = SourceSpan{display_path, static_cast<int>(parse_error.source().begin.line),
                             static_cast<int>(parse_error.source().begin.column)};
     errors->push_back(std::move(error));

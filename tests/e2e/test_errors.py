@@ -110,7 +110,7 @@ def write_bad_toml(project, strategy_lines, extra_top=""):
 
 @pytest.mark.parametrize("strategy_lines, code, needles", [
     (["lookbak = 3"], "ConfigUnknownKey", ["lookbak", "did you mean", "lookback"]),
-    (['lookback = "3"'], "ConfigType", ["lookback"]),
+    (['lookback = "3"'], "ConfigType", ["lookback", "lookback = 3"]),  # the hint's example
     (["batch_size = 0"], "Config", ["batch_size"]),
     (['first_partition = "2026-4-01"'], "E026", ["2026-4-01"]),
     (['first_partition = "2026-04"'], "E026", ["2026-04"]),
@@ -130,6 +130,37 @@ def test_bad_model_config_is_refused(project, strategy_lines, code, needles):
     compiled = project.strata("compile")
     assert compiled.returncode == 1
     assert [d["code"] for d in compiled.json["diagnostics"]] == [code]
+
+
+@pytest.mark.parametrize("top, needles", [
+    ('[project]\nname = "e2e\n', ["close the string"]),
+    ('[project]\nname = "e2e"\nname = "again"\n', ["once per file"]),
+    ('[project\nname = "e2e"\n', ["headers closed"]),
+    ('[project]\nname = 3\n', ['name = "..."']),
+], ids=["unterminated-string", "duplicate-key", "unclosed-header", "number-for-a-string"])
+def test_toml_mistakes_in_strata_toml_come_with_a_hint(project, top, needles):
+    project.create_orders(ROWS)
+    project.add_model("fct_daily_orders", DAILY_SQL, strategy_toml("day"))
+    text = (project.root / "strata.toml").read_text().replace('[project]\nname = "e2e"\n', top)
+    project.write("strata.toml", text)
+    result = project.strata("run", "--partition", "2026-04-06")
+    assert result.returncode == 1, repr(result)
+    error = result.json["errors"][0]
+    assert error["file"] == "strata.toml" and error["line"], error
+    for needle in needles:
+        assert needle in error.get("hint", ""), error
+    nothing_ran(project)
+
+
+def test_a_missing_required_key_says_what_to_add(project):
+    project.create_orders(ROWS)
+    project.write("models/fct_daily_orders.toml",
+                  'name = "fct_daily_orders"\n\n[strategy]\ntype = "time_interval"\n'
+                  'granularity = "day"\n')
+    project.write("models/fct_daily_orders.sql", DAILY_SQL)
+    error = assert_refused(project, project.strata("run", "--partition", "2026-04-06"), "Config",
+                           "time_column")
+    assert "add time_column" in error["hint"] and "fct_daily_orders.toml" in error["hint"], error
 
 
 def test_unknown_key_in_strata_toml(project):
