@@ -109,7 +109,9 @@ class Planner {
       STRATA_ASSIGN_OR_RETURN(auto resolved, DimensionRef(time.dimension));
       if (resolved.second->type != DimensionType::kTime) {
         return Invalid(fmt::format("\"{}\" is a {} dimension, not a time dimension", time.dimension,
-                                   DimensionTypeName(resolved.second->type)));
+                                   DimensionTypeName(resolved.second->type)),
+                       fmt::format("list it under \"dimensions\" (or filter it under \"filters\"); "
+                                   "time_dimensions takes a dimension of type time"));
       }
       if (time.range_from) STRATA_TRY(AddRange(resolved.first, resolved.second, time));
       if (time.grain) {

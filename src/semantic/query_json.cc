@@ -170,9 +170,24 @@ Result<SemanticQuery> ParseQueryJson(std::string_view json_text) {
                                kMaxQueryJsonDepth),
                    "a semantic query nests 4 levels at most: {\"filters\": [{\"values\": [...]}]}");
   }
-  const json root = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded()) return Invalid("the query is not valid JSON");
-  if (!root.is_object()) return Invalid("the query must be a JSON object");
+  json root;
+  try {
+    root = json::parse(json_text);
+  } catch (const json::parse_error& error) {
+    // nlohmann's text is "[json.exception.parse_error.101] parse error at line 1, column 2: ...".
+    std::string what = error.what();
+    if (const std::size_t at = what.find("] "); at != std::string::npos) what = what.substr(at + 2);
+    return Invalid("the query is not valid JSON: " + what,
+                   "send one JSON object, e.g. {\"measures\": [\"Order.revenue\"], "
+                   "\"dimensions\": [\"Order.status\"]}");
+  } catch (const json::exception& error) {  // a number out of range, and the like
+    return Invalid(std::string("the query is not valid JSON: ") + error.what(),
+                   "numbers must fit a 64-bit float or integer");
+  }
+  if (!root.is_object()) {
+    return Invalid("the query must be a JSON object",
+                   "e.g. {\"measures\": [\"Order.revenue\"], \"dimensions\": [\"Order.status\"]}");
+  }
   STRATA_TRY(CheckKeys(root, "the query",
                        {"measures", "dimensions", "time_dimensions", "filters", "order", "limit"}));
   SemanticQuery query;
@@ -210,7 +225,8 @@ Result<SemanticQuery> ParseQueryJson(std::string_view json_text) {
     const json& limit = root["limit"];
     if (!(limit.is_number_integer() || limit.is_number_unsigned()) ||
         limit.get<std::int64_t>() < 0) {
-      return Invalid("\"limit\" must be an integer >= 0");
+      return Invalid("\"limit\" must be an integer >= 0",
+                     "e.g. \"limit\": 100; leave it out for every row");
     }
     query.limit = limit.get<std::int64_t>();
   }

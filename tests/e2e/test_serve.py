@@ -541,6 +541,13 @@ def test_bad_queries_are_400(server):
         assert response.status == 400, (body, response)
         assert response.code == "QueryInvalid", response
         assert response.json["error"]["message"]
+        assert response.json["error"]["hint"], (body, response)  # what to send instead
+    broken = server.request("POST", "/v1/query", '{"measures": ["Order.revenue"],}', bearer())
+    assert "column" in broken.json["error"]["message"], broken  # where the parser stopped
+    as_time = {"measures": ["Order.revenue"],
+               "time_dimensions": [{"dimension": "Order.status", "grain": "month"}]}
+    refused = server.request("POST", "/v1/query", json.dumps(as_time), bearer())
+    assert refused.status == 400 and refused.json["error"]["hint"], refused
 
 
 def test_an_error_names_the_member_it_concerns_as_the_cli_does(server, strata_bin, project):
