@@ -97,9 +97,21 @@ void CollectNullRejected(const sql::Expr* where, Scope& scope) {
 
 namespace {
 
-void JoinNullRejected(const sql::TableRef& table, bool preserved, Scope& scope) {
+// The relations a FROM item adds to the scope, in AddTable's order (one per table, function,
+// derived table, pivot; a join's left side's, then its right side's).
+std::size_t RelationCount(const sql::TableRef& table) {
   if (table.kind == sql::TableRefKind::kParenthesized) {
-    JoinNullRejected(*table.As<sql::ParenthesizedTable>().inner, preserved, scope);
+    return RelationCount(*table.As<sql::ParenthesizedTable>().inner);
+  }
+  if (table.kind != sql::TableRefKind::kJoin) return 1;
+  const auto& join = table.As<sql::Join>();
+  return RelationCount(*join.left) + RelationCount(*join.right);
+}
+
+// `table`'s relations are scope.relations[first, first + RelationCount(table)).
+void JoinNullRejected(const sql::TableRef& table, std::size_t first, bool preserved, Scope& scope) {
+  if (table.kind == sql::TableRefKind::kParenthesized) {
+    JoinNullRejected(*table.As<sql::ParenthesizedTable>().inner, first, preserved, scope);
     return;
   }
   if (table.kind != sql::TableRefKind::kJoin) return;
@@ -130,15 +142,28 @@ void JoinNullRejected(const sql::TableRef& table, bool preserved, Scope& scope) 
       right = false;
       break;
   }
-  if (preserved && filters) CollectNullRejected(join.on.get(), scope);
-  JoinNullRejected(*join.left, left, scope);
-  JoinNullRejected(*join.right, right, scope);
+  const std::size_t left_count = RelationCount(*join.left);
+  const std::size_t count = left_count + RelationCount(*join.right);
+  if (preserved && filters && join.on && first + count <= scope.relations.size()) {
+    // The ON sees only its own join's relations: resolved in a scope of those alone, so a name
+    // is never taken for a column of a relation outside the join.
+    Scope own;
+    own.dialect = scope.dialect;
+    own.relations.assign(scope.relations.begin() + static_cast<std::ptrdiff_t>(first),
+                         scope.relations.begin() + static_cast<std::ptrdiff_t>(first + count));
+    CollectNullRejected(join.on.get(), own);
+    for (auto& [relation, name] : own.null_rejected) {
+      scope.null_rejected.emplace_back(relation + static_cast<int>(first), std::move(name));
+    }
+  }
+  JoinNullRejected(*join.left, first, left, scope);
+  JoinNullRejected(*join.right, first + left_count, right, scope);
 }
 
 }  // namespace
 
 void CollectJoinNullRejected(const sql::TableRef& from, Scope& scope) {
-  JoinNullRejected(from, true, scope);
+  JoinNullRejected(from, 0, true, scope);
 }
 
 }  // namespace strata::analysis::internal

@@ -160,8 +160,15 @@ class Analyzer {
     scope.dialect = dialect_;
     scope.grouped = select.has_group_by || select.group_by_all;
     if (select.from) AddTable(*select.from, scope.relations);
-    internal::CollectNullRejected(select.where.get(), scope);
-    if (select.from) internal::CollectJoinNullRejected(*select.from, scope);
+    // ROLLUP, CUBE and GROUPING SETS add subtotal rows whose grouping columns are NULL,
+    // whatever WHERE and ON kept: only HAVING and QUALIFY (after grouping) reject NULL then.
+    const bool grouping_sets =
+        std::any_of(select.group_by.begin(), select.group_by.end(),
+                    [](const sql::ExprPtr& key) { return key->kind == sql::ExprKind::kGrouping; });
+    if (!grouping_sets) {
+      internal::CollectNullRejected(select.where.get(), scope);
+      if (select.from) internal::CollectJoinNullRejected(*select.from, scope);
+    }
     internal::CollectNullRejected(select.having.get(), scope);
     internal::CollectNullRejected(select.qualify.get(), scope);
     OutputColumns out;

@@ -212,6 +212,18 @@ TEST(OutputColumnsTest, HavingQualifyAndInnerJoinOnRejectNullToo) {
                   "order_at")
                 .nullability,
             kNotNull);
+  // An ON names only its own join's relations: `order_at` there is not the later LEFT JOIN's.
+  EXPECT_EQ(Named(Analyze("SELECT l.order_at FROM unknown_t e JOIN customers c ON c.id = e.cid AND "
+                          "order_at >= @start_date LEFT JOIN orders l ON l.order_id = c.id"),
+                  "order_at")
+                .nullability,
+            kNullable);
+  // ROLLUP's subtotal rows hold NULL in the grouping columns whatever WHERE kept.
+  EXPECT_EQ(Named(Analyze("SELECT order_at, COUNT(*) AS n FROM orders WHERE order_at >= "
+                          "@start_date GROUP BY ROLLUP (order_at)"),
+                  "order_at")
+                .nullability,
+            kNullable);
   // An anti join keeps the rows whose ON fails.
   EXPECT_EQ(Named(Analyze("SELECT o.order_at FROM orders o ANTI JOIN customers c ON c.id = "
                           "o.order_id AND o.order_at >= @start_date"),

@@ -99,13 +99,19 @@ Result<std::vector<PartitionKey>> SelectPartitions(const project::Model& model,
     keys.push_back(PartitionKey::Containing(config.granularity, now));
   }
 
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   const std::uint32_t lookback = options.lookback.value_or(config.lookback);
   if (lookback > 0 && !keys.empty()) {
+    // Ascending: a key's lookback stops at the key selected before it (what lies below that key
+    // is that key's own lookback), so every key is added once and the count is the real one.
     std::vector<PartitionKey> with_lookback = keys;
+    const PartitionKey* before = nullptr;
     for (const PartitionKey& key : keys) {
       PartitionKey previous = key;
       for (std::uint32_t i = 0; i < lookback; ++i) {
         previous = previous.Prev();
+        if (before != nullptr && previous <= *before) break;
         // One rule: first_partition bounds what --missing discovers (the seed: "lower bound for
         // --missing discovery"), lookback included. Keys the user names (--partition, --from/--to,
         // --latest) and their lookback are never bounded by it.
@@ -114,15 +120,15 @@ Result<std::vector<PartitionKey>> SelectPartitions(const project::Model& model,
         if (with_lookback.size() > kMaxSelectedPartitions) break;  // reported below
       }
       if (with_lookback.size() > kMaxSelectedPartitions) break;
+      before = &key;
     }
     keys = std::move(with_lookback);
+    std::sort(keys.begin(), keys.end());
   }
   if (keys.size() > kMaxSelectedPartitions) {
     return TooMany(model,
                    options.missing ? std::string("--missing") : std::string("the selection"));
   }
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   return keys;
 }
 

@@ -69,6 +69,15 @@ TEST(SelectionTest, ARangeTooLargeForOneRunIsASelectionError) {
   EXPECT_EQ(Keys(SelectPartitions(DailyModel(), edge, kNow, {})).size(), 250'000u);
   edge.lookback = 1;
   EXPECT_EQ(SelectPartitions(DailyModel(), edge, kNow, {}).error().code, ErrorCode::kSelection);
+  // Lookback over a long range adds only the keys before its start: two years of hours (17,544)
+  // with a day of lookback are 17,568 partitions, not 17,544 x 25.
+  project::Model hourly = DailyModel(std::nullopt);
+  hourly.time_interval->granularity = Grain::kHour;
+  SelectionOptions years;
+  years.from = "2024-01-01T00";
+  years.to = "2025-12-31T23";
+  years.lookback = 24;
+  EXPECT_EQ(Keys(SelectPartitions(hourly, years, kNow, {})).size(), 17'544u + 24u);
 }
 
 TEST(SelectionTest, BadKeysNameTheModelAndFormat) {

@@ -411,14 +411,23 @@ std::vector<WarehouseDialect> ProjectDialects(const ProjectConfig& config) {
   return out;
 }
 
-// Names of one warehouse object: A-Z folded (DuckDB folds quoted names too), and an empty
-// catalog or schema (the connection's default) taken to match any.
-bool SameObject(const ObjectName& a, const ObjectName& b) {
-  const auto part = [](const std::string& x, const std::string& y) {
-    return x.empty() || y.empty() || EqualsIgnoreAsciiCase(x, y);
+// True when a and b surely name one warehouse object (A-Z folded: DuckDB folds quoted names
+// too). With only DuckDB warehouses an empty schema is `main` and the catalog is not part of the
+// name strata sends (Emitter::QualifiedName); elsewhere an empty schema or catalog on one side
+// only is the connection's default, which the project does not know, so the names are not
+// compared (false).
+bool SameObject(const ObjectName& a, const ObjectName& b, bool duckdb_only) {
+  if (!EqualsIgnoreAsciiCase(a.table, b.table)) return false;
+  const auto schema = [&](const ObjectName& name) {
+    return name.schema.empty() && duckdb_only ? std::string("main") : name.schema;
   };
-  return part(a.catalog, b.catalog) && part(a.schema, b.schema) &&
-         EqualsIgnoreAsciiCase(a.table, b.table);
+  const std::string schema_a = schema(a), schema_b = schema(b);
+  if (schema_a.empty() || schema_b.empty() || !EqualsIgnoreAsciiCase(schema_a, schema_b)) {
+    return false;
+  }
+  if (duckdb_only) return true;
+  if (a.catalog.empty() != b.catalog.empty()) return false;
+  return EqualsIgnoreAsciiCase(a.catalog, b.catalog);
 }
 
 std::string ObjectText(const ObjectName& name) {
@@ -455,8 +464,9 @@ SourceSpan TargetSpan(const ProjectConfig& config, const Model& model) {
 }
 
 // Every table belongs to one model (an error: a second writer would replace the first one's
-// rows behind its partition state), and no model writes its own source (an error: a run would
-// replace the data it reads, which strata does not own). A model writing a table that another
+// rows behind its partition state), and no full_refresh or view model writes its own source (an
+// error: a run would replace the data it reads, which strata does not own; a warning for the
+// other strategies, which replace only a window or keys). A model writing a table that another
 // model reads as a source without depending on it is a warning (W032): that table may be raw
 // data the run destroys, or the other model misses its depends_on.
 void CheckTargets(const ProjectConfig& config, const std::vector<Model>& models,
@@ -464,10 +474,18 @@ void CheckTargets(const ProjectConfig& config, const std::vector<Model>& models,
   const auto toml_of = [&](const Model& model) {
     return model.toml_path.lexically_relative(config.root).string();
   };
+  const std::vector<WarehouseDialect> dialects = ProjectDialects(config);
+  const bool duckdb_only =
+      !dialects.empty() && std::all_of(dialects.begin(), dialects.end(), [](const auto& known) {
+        return known.dialect == sql::Dialect::kDuckDb;
+      });
+  const auto same = [duckdb_only](const ObjectName& a, const ObjectName& b) {
+    return SameObject(a, b, duckdb_only);
+  };
   for (std::size_t i = 0; i < models.size(); ++i) {
     const Model& model = models[i];
     for (std::size_t j = 0; j < i; ++j) {
-      if (models[j].name == model.name || !SameObject(models[j].target, model.target)) continue;
+      if (models[j].name == model.name || !same(models[j].target, model.target)) continue;
       Error error = MakeError(
           ErrorCode::kConfig,
           fmt::format("models {} and {} both write table {}", models[j].name, model.name,
@@ -482,7 +500,7 @@ void CheckTargets(const ProjectConfig& config, const std::vector<Model>& models,
     for (const Model& reader : models) {
       const bool reads_it =
           std::any_of(reader.sources.begin(), reader.sources.end(),
-                      [&](const ObjectName& source) { return SameObject(source, model.target); });
+                      [&](const ObjectName& source) { return same(source, model.target); });
       if (!reads_it) continue;
       const bool itself = reader.name == model.name;
       // A model that depends on the writer reads what the writer built (the seed's
@@ -506,7 +524,12 @@ void CheckTargets(const ProjectConfig& config, const std::vector<Model>& models,
                                "replaces the table's rows)",
                                reader.name, model.name, model.name, toml_of(reader), model.name));
       problem.span = TargetSpan(config, model);
-      if (itself) {
+      // A full_refresh or view replaces the whole table it reads; an incremental or
+      // time_interval model replaces only its window's or keys' rows, and may mean to read its
+      // own earlier rows: a warning there.
+      const bool replaces_all =
+          model.strategy == StrategyKind::kFullRefresh || model.strategy == StrategyKind::kView;
+      if (itself && replaces_all) {
         errors->push_back(std::move(problem));
       } else {
         problem.compile_code = "W032";

@@ -84,6 +84,31 @@ def test_a_model_writing_its_own_source_table_is_refused(project):
     assert project.query("SELECT count(*) FROM raw.stg_orders") == [(2,)]
 
 
+def test_same_table_name_in_another_schema_is_another_table(project):
+    """A source with no schema is the connection's default schema (DuckDB: main); a model named
+    like it that writes marts.orders writes another table."""
+    project.create_orders(ROWS, schema="main", table="orders")
+    project.write("models/orders.toml", 'name = "orders"\n\n[[sources]]\ntable = "orders"\n\n'
+                  '[strategy]\ntype = "full_refresh"\n\n[target]\nschema = "marts"\n'
+                  'table = "orders"\n')
+    project.write("models/orders.sql", "SELECT * FROM orders\n")
+    compiled = project.strata("compile")
+    assert compiled.returncode == 0 and compiled.json["diagnostics"] == [], compiled.json
+    project.run()
+    assert project.query("SELECT count(*) FROM marts.orders") == [(2,)]
+    assert project.query("SELECT count(*) FROM main.orders") == [(2,)]
+
+
+def test_an_incremental_model_reading_its_own_table_as_a_source_is_a_warning(project):
+    project.create_orders(ROWS)
+    project.add_model("stg_orders", "SELECT * FROM stg_orders WHERE @incremental_filter\n",
+                      '[strategy]\ntype = "incremental"\nwatermark = "order_at"\n',
+                      target=("raw", "stg_orders"))
+    compiled = project.strata("compile")
+    assert "W032" in [d["code"] for d in compiled.json["diagnostics"]], compiled.json
+    assert compiled.json["errors"] == 0, compiled.json
+
+
 def test_writing_a_table_another_model_reads_as_a_source_warns_unless_it_depends_on_it(project):
     project.create_orders(ROWS)
     project.add_model("reader", "SELECT * FROM stg_orders\n", FULL)
