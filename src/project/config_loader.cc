@@ -140,9 +140,10 @@ std::optional<ProjectConfig> LoadProjectConfig(const std::filesystem::path& root
           {"semantic_dir", &config.semantic_dir}}) {
       std::error_code ec;
       if (!project->contains(key) || std::filesystem::is_directory(root / *folder, ec)) continue;
+      const std::filesystem::path path = (root / *folder).lexically_normal();
       reader.Fail(key, ErrorCode::kConfig,
-                  fmt::format("{} \"{}\" is not a folder ({} does not exist)", key, *folder,
-                              (root / *folder).lexically_normal().string()),
+                  fmt::format("{} \"{}\" is not a folder ({} {})", key, *folder, path.string(),
+                              std::filesystem::exists(path, ec) ? "is a file" : "does not exist"),
                   fmt::format("fix the path (relative to the folder of strata.toml), create the "
                               "folder, or remove {} for the default \"{}\"",
                               key, key == "models_dir" ? "models" : "semantic"));

@@ -102,14 +102,16 @@ std::vector<RollupStatus> StatusOf(const semantic::SemanticModel& model, const R
         record.ok()) {
       status.last_refresh = std::move(*record);
     }
-    Result<std::optional<Manifest>> loaded = store.Load(rollup.name);
-    if (!loaded.ok()) {
+    // Under a reader lease, as a query reads: a build's garbage collection cannot delete the
+    // files of the manifest read while they are checked, so "damaged" is never a race.
+    Result<std::optional<ReaderLease>> leased = store.OpenForRead(rollup.name);
+    if (!leased.ok()) {
       status.state = "store_error";
-      status.error = loaded.error().message;
-    } else if (!loaded->has_value()) {
+      status.error = leased.error().message;
+    } else if (!leased->has_value()) {
       status.state = "not_built";
     } else {
-      status.manifest = std::move(**loaded);
+      status.manifest = (*leased)->manifest();
       status.files_by_grain = FilesByGrain(rollup, *status.manifest);
       status.state = status.manifest->definition_hash == DefinitionHash(model, rollup)
                          ? "built"
