@@ -1,6 +1,7 @@
 // strata plan / apply / run.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -112,6 +113,15 @@ void PrintPlan(const materialize::Plan& plan, const CommonOptions& common) {
                            plan.plan_id);
 }
 
+// As `strata run` would exit on the plan's errors: 0 when every model is planned, 2 when some
+// model is refused (the others are planned and `apply` runs them), 1 when every model is.
+int PlanExitCode(const materialize::Plan& plan) {
+  const auto refused = std::count_if(plan.models.begin(), plan.models.end(),
+                                     [](const materialize::PlannedModel& m) { return m.error; });
+  if (refused == 0) return 0;
+  return refused == static_cast<std::ptrdiff_t>(plan.models.size()) ? 1 : 2;
+}
+
 }  // namespace
 
 int RunPlan(const CommonOptions& common, const RunCommandOptions& options) {
@@ -120,7 +130,7 @@ int RunPlan(const CommonOptions& common, const RunCommandOptions& options) {
   std::optional<materialize::Plan> plan = MakeAndSavePlan(*session, common, options);
   if (!plan) return 1;
   PrintPlan(*plan, common);
-  return 0;
+  return PlanExitCode(*plan);
 }
 
 int RunApply(const CommonOptions& common, const std::string& plan_id, std::optional<int> parallel) {

@@ -156,10 +156,13 @@ def test_run_refuses_what_compile_refuses_with_the_catalog(project, select, code
     _, out = compile_json(project)
     assert [(d["model"], d["code"]) for d in out["diagnostics"]] == [("fct_events", code)], out
     plan = project.strata("plan", "--partition", "2026-04-06")
-    assert plan.returncode == 0, repr(plan)
+    assert plan.returncode == 2, repr(plan)  # as the run exits: fct_ok is planned, fct_events not
     errors = {m["model"]: m.get("error") for m in plan.json["models"]}
     assert errors["fct_events"] and errors["fct_events"]["code"] == code, plan.json
     assert not errors["fct_ok"], plan.json
+    only_refused = project.strata("plan", "--partition", "2026-04-06", "--model", "fct_events")
+    assert only_refused.returncode == 1, repr(only_refused)
+    assert only_refused.json["models"][0]["error"]["code"] == code, only_refused.json
     report = project.run("--partition", "2026-04-06", expect=2).json
     assert [(e["model"], e["code"]) for e in report["errors"]] == [("fct_events", code)], report
     assert project.query("SELECT count(*) FROM marts.fct_ok") == [(1,)]
