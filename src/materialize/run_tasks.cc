@@ -232,9 +232,35 @@ Status FlushDeferredState(RunContext& run, std::size_t worker) {
 
 namespace {
 
+// A bootstrap that failed because a table it reads does not exist: when that table belongs to
+// a model this one depends on that was never built (typically `--model` without it on a fresh
+// warehouse), the hint says to build it first. A failure to check leaves the error as it was.
+void HintUnbuiltUpstream(warehouse::Connection& connection, const project::Project& project,
+                         const PlannedModel& planned, Error& error) {
+  if (error.code != ErrorCode::kWarehouseCatalog) return;
+  std::vector<std::string> unbuilt;
+  for (const std::string& name : planned.model->depends_on) {
+    const project::Model* upstream = project.Find(name);
+    if (upstream == nullptr) continue;
+    Result<bool> exists = connection.TableExists(ToTableName(upstream->target));
+    if (exists.ok() && !*exists) unbuilt.push_back(upstream->name);
+  }
+  if (unbuilt.empty()) return;
+  std::string models, selection;
+  for (const std::string& name : unbuilt) {
+    models += (models.empty() ? "" : ", ") + name;
+    selection += " --model " + name;
+  }
+  error.hint = fmt::format(
+      "{} depends on {}, whose table does not exist yet: build it first (strata run{}) or "
+      "select it in the same run (add{})",
+      planned.model->name, models, selection, selection);
+}
+
 // Creates the target from the model over an empty window when it does not exist yet; true when
 // it did exist.
-Result<bool> EnsureTarget(warehouse::Connection& connection, const PlannedModel& planned) {
+Result<bool> EnsureTarget(warehouse::Connection& connection, const project::Project& project,
+                          const PlannedModel& planned) {
   const warehouse::TableName target = ToTableName(planned.model->target);
   Result<bool> exists = connection.TableExists(target);
   if (!exists.ok()) {
@@ -250,7 +276,9 @@ Result<bool> EnsureTarget(warehouse::Connection& connection, const PlannedModel&
   for (const std::string& statement : planned.bootstrap) {
     Result<warehouse::QueryResult> result = connection.Execute(statement);
     if (!result.ok()) {
-      return std::move(result.error().Note("while creating " + target.ToString() + " (bootstrap)"));
+      Error error = std::move(result).error();
+      HintUnbuiltUpstream(connection, project, planned, error);
+      return std::move(error.Note("while creating " + target.ToString() + " (bootstrap)"));
     }
   }
   return false;
@@ -547,7 +575,7 @@ Result<TaskOutcome> RunSetup(RunContext& run, std::size_t worker, const Task& ta
   std::optional<Error> error = WithRetries(
       run, worker,
       [&](warehouse::Connection& connection) -> std::optional<Error> {
-        Result<bool> existed = EnsureTarget(connection, planned);
+        Result<bool> existed = EnsureTarget(connection, run.project, planned);
         if (!existed.ok()) return std::move(existed).error();
         if (*existed) {
           if (Status same = CheckTargetColumns(connection, run.emitter, planned); !same.ok()) {

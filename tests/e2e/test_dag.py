@@ -110,3 +110,20 @@ def test_serial_run_of_a_dag_gives_the_same_tables_as_a_parallel_one(make_projec
         tables.append((project.query("SELECT * FROM marts.daily_rollup ORDER BY 1"),
                        project.query("SELECT * FROM marts.customer_totals ORDER BY 1")))
     assert tables[0] == tables[1]
+
+
+def test_a_model_run_without_its_never_built_upstream_says_to_build_it_first(project):
+    project.create_orders(rows_for_days(DAYS))
+    project.add_model("fct_daily_orders", DAILY_SQL, strategy_toml("day"))
+    project.add_model("daily_rollup", ROLLUP_SQL, strategy_toml("day"),
+                      depends_on=["fct_daily_orders"])
+    report = project.run("--model", "daily_rollup", "--partition", DAYS[0], expect=1).json
+    [error] = report["errors"]
+    assert error["code"] == "WarehouseCatalog", report
+    assert ("daily_rollup depends on fct_daily_orders, whose table does not exist yet"
+            in error["message"]), error
+    assert "--model fct_daily_orders" in error["message"], error
+    # once the upstream is built, the same selection runs
+    project.run("--model", "fct_daily_orders", "--partition", DAYS[0])
+    report = project.run("--model", "daily_rollup", "--partition", DAYS[0]).json
+    assert [m["status"] for m in report["materializations"]] == ["Computed"], report
