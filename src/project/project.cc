@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "base/ascii.h"
 #include "project/internal/did_you_mean.h"
@@ -88,6 +89,36 @@ Result<WarehouseConfig> SelectWarehouse(const ProjectConfig& config, std::string
                    SuggestionHint(name, names));
 }
 
+namespace {
+
+// --filter matched no model (a typo in a label selects nothing, which a run would report as a
+// success): the error lists the values each filtered key has in the project.
+Error NoModelLabelled(const Project& project, const std::vector<std::string>& names,
+                      const std::vector<std::pair<std::string, std::string>>& labels) {
+  std::string wanted, known;
+  for (const auto& [key, value] : labels) {
+    wanted += fmt::format("{}{}={}", wanted.empty() ? "" : ", ", key, value);
+    std::set<std::string> values;
+    for (const Model& model : project.models) {
+      if (auto found = model.labels.find(key); found != model.labels.end()) {
+        values.insert(found->second);
+      }
+    }
+    std::string listed;
+    for (const std::string& v : values) listed += (listed.empty() ? "" : ", ") + v;
+    known += fmt::format("{}{}: {}", known.empty() ? "" : "; ", key,
+                         values.empty() ? "no model has this label" : listed);
+  }
+  return MakeError(
+      ErrorCode::kModelNotFound,
+      fmt::format("no {}model has the label(s) {}", names.empty() ? "" : "selected ", wanted),
+      fmt::format("the labels in use ({}); a model's labels are `labels = {{ key = "
+                  "\"value\" }}` in its .toml",
+                  known));
+}
+
+}  // namespace
+
 Result<std::vector<const Model*>> SelectModels(const Project& project,
                                                const std::vector<std::string>& names,
                                                const std::vector<std::string>& filters) {
@@ -119,6 +150,7 @@ Result<std::vector<const Model*>> SelectModels(const Project& project,
     }
     if (named && labelled) selected.push_back(&model);
   }
+  if (selected.empty() && !labels.empty()) return NoModelLabelled(project, names, labels);
   return selected;
 }
 

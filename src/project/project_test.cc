@@ -73,6 +73,18 @@ TEST_F(ProjectTest, LoadsModelsInDependencyOrder) {
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().code, ErrorCode::kModelNotFound);
   EXPECT_NE(missing.error().hint.find("\"fct\""), std::string::npos);
+  // A filter that matches nothing is an error naming the values in use, not an empty selection.
+  auto nobody = SelectModels(project, {}, {"client=acmee"});
+  ASSERT_FALSE(nobody.ok());
+  EXPECT_EQ(nobody.error().code, ErrorCode::kModelNotFound);
+  EXPECT_NE(nobody.error().message.find("client=acmee"), std::string::npos);
+  EXPECT_NE(nobody.error().hint.find("client: acme"), std::string::npos);
+  auto unlabelled = SelectModels(project, {"fct"}, {"client=acme"});
+  ASSERT_FALSE(unlabelled.ok());
+  EXPECT_NE(unlabelled.error().message.find("no selected model"), std::string::npos);
+  auto no_key = SelectModels(project, {}, {"team=red"});
+  ASSERT_FALSE(no_key.ok());
+  EXPECT_NE(no_key.error().hint.find("team: no model has this label"), std::string::npos);
 }
 
 TEST_F(ProjectTest, SemanticFiscalYearStartMonth) {

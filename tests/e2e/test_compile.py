@@ -183,6 +183,12 @@ def test_model_and_filter_select_what_compile_checks(project):
     assert checked("--filter", "team=red") == (2, ["fct_a", "fct_c"])
     unknown = project.strata("compile", "--model", "fct_x")
     assert unknown.returncode == 1 and unknown.json["errors"][0]["code"] == "ModelNotFound", unknown
+    for command in ("compile", "plan", "run"):  # a label no model has selects nothing: an error
+        typo = project.strata(command, "--filter", "team=rde")
+        assert typo.returncode == 1, repr(typo)
+        [error] = typo.json["errors"]
+        assert error["code"] == "ModelNotFound" and "team=rde" in error["message"], error
+        assert "team: blue, red" in error["hint"], error
 
 
 def test_full_refresh_models_are_parsed_too(project):
