@@ -270,6 +270,28 @@ void WarnIfFirstPartitionInFuture(const project::Model& model, const PlanRequest
                    first->ToString(), model.name, current.ToString())});
 }
 
+// W042: --partition, --from/--to and --lookback select partitions of time_interval models; when
+// the selection holds none, each selected model runs whole, which deserves a word rather than
+// a silent full rebuild where one partition was asked for.
+void WarnIfWindowSelectsNoPartitionedModel(const PlanRequest& request,
+                                           std::vector<PlanWarning>& warnings) {
+  const SelectionOptions& selection = request.selection;
+  if (!selection.partition && !selection.from && !selection.lookback) return;
+  for (const project::Model* model : request.models) {
+    if (model->strategy == project::StrategyKind::kTimeInterval) return;
+  }
+  const char* flag = selection.partition ? "--partition"
+                     : selection.from    ? "--from/--to"
+                                         : "--lookback";
+  for (const project::Model* model : request.models) {
+    warnings.push_back(
+        {"W042", model->name, std::nullopt,
+         fmt::format("{} selects partitions of time_interval models, and none is selected: {} "
+                     "({}) runs whole",
+                     flag, model->name, project::StrategyName(model->strategy))});
+  }
+}
+
 }  // namespace
 
 Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& request,
@@ -279,6 +301,7 @@ Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& reque
   plan.created_at = request.now;
   plan.warehouse = request.warehouse;
   plan.parallel = request.parallel;
+  WarnIfWindowSelectsNoPartitionedModel(request, plan.warnings);
   for (const project::Model* model : request.models) {
     PlannedModel planned;
     planned.model = model;

@@ -32,3 +32,16 @@ def test_first_partition_in_the_future_warns_under_missing(project):
     human = project.strata("run", "--missing", output="human")
     assert human.returncode == 0, repr(human)
     assert "warning[W041]" in human.stderr and "2999-01-01" in human.stderr
+
+
+def test_a_partition_flag_with_no_time_interval_model_selected_is_w042(project):
+    project.create_orders(ORDERS)
+    project.add_model("fct_daily_orders", DAILY_SQL, strategy_toml("day"))
+    project.add_model("stg_copy", "SELECT * FROM stg_orders\n")
+    report = project.run("--model", "stg_copy", "--partition", "2026-04-07").json
+    assert [m["status"] for m in report["materializations"]] == ["Computed"]  # it ran whole
+    assert [(w["code"], w["model"]) for w in report["warnings"]] == [("W042", "stg_copy")], report
+    assert "--partition" in report["warnings"][0]["message"]
+    # beside a time_interval model the flags have a model to select from: no warning
+    report = project.run("--from", "2026-04-07", "--to", "2026-04-08").json
+    assert not [w for w in report["warnings"] if w["code"] == "W042"], report["warnings"]
