@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <set>
 
 #include "base/hash.h"
 #include "base/parallel_for.h"
@@ -42,10 +43,19 @@ int RunPartitions(const CommonOptions& common, const std::optional<std::string>&
                   const std::optional<std::string>& status_text) {
   std::optional<Session> session = OpenSession(common);
   if (!session) return 1;
-  if (model && session->project.Find(*model) == nullptr) {
-    PrintError(MakeError(ErrorCode::kModelNotFound, fmt::format("no model named \"{}\"", *model)),
-               common.output);
-    return 1;
+  // The positional MODEL is one more --model; with neither nor --filter, every model's rows.
+  std::vector<std::string> names = common.models;
+  if (model) names.push_back(*model);
+  std::optional<std::set<std::string>> selected;
+  if (!names.empty() || !common.filters.empty()) {
+    Result<std::vector<const project::Model*>> models =
+        project::SelectModels(session->project, names, common.filters);
+    if (!models.ok()) {
+      PrintError(models.error(), common.output);
+      return 1;
+    }
+    selected.emplace();
+    for (const project::Model* m : *models) selected->insert(m->name);
   }
   std::optional<state::PartitionStatus> status;
   if (status_text) {
@@ -58,10 +68,17 @@ int RunPartitions(const CommonOptions& common, const std::optional<std::string>&
     }
   }
   auto records = session->store->ListPartitions(
-      model ? std::optional<std::string_view>(*model) : std::nullopt, status);
+      selected && selected->size() == 1 ? std::optional<std::string_view>(*selected->begin())
+                                        : std::nullopt,
+      status);
   if (!records.ok()) {
     PrintError(records.error(), common.output);
     return 1;
+  }
+  if (selected) {
+    std::erase_if(*records, [&](const state::PartitionRecord& record) {
+      return !selected->contains(record.model_name);
+    });
   }
   if (common.output == OutputFormat::kJson) {
     json list = json::array();

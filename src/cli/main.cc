@@ -178,11 +178,16 @@ strata::Error ArgumentError(const CLI::App& app, const CLI::ParseError& error, i
 void AddCommon(CLI::App* command, CommonOptions& common, std::string& output) {
   command->add_option("--project", common.project_dir, "project folder (holds strata.toml)");
   command->add_option("--warehouse", common.warehouse, "named warehouse from [warehouses.NAME]");
-  command->add_option("--model", common.models, "select a model (repeatable)");
-  command->add_option("--filter", common.filters, "select models by label key=value (repeatable)");
   command->add_option("--output", output, "human | json")->check(CLI::IsMember({"human", "json"}));
   command->add_flag("-v,--verbose", common.verbose, "more detail");
   command->add_flag("--quiet", common.quiet, "only errors and the summary");
+}
+
+// Only on the commands that select models (compile, plan, run, models, partitions): elsewhere
+// CLI11 refuses them as unexpected arguments rather than ignoring a selection.
+void AddModelSelection(CLI::App* command, CommonOptions& common) {
+  command->add_option("--model", common.models, "select a model (repeatable)");
+  command->add_option("--filter", common.filters, "select models by label key=value (repeatable)");
 }
 
 void AddSelection(CLI::App* command, RunCommandOptions& options, NumericFlags& numeric) {
@@ -223,8 +228,10 @@ int Main(int argc, char** argv) {
   AddCommon(init, common, output);
   CLI::App* compile = app.add_subcommand("compile", "parse and check every model");
   AddCommon(compile, common, output);
+  AddModelSelection(compile, common);
   CLI::App* plan = app.add_subcommand("plan", "resolve and save a plan; prints its id");
   AddCommon(plan, common, output);
+  AddModelSelection(plan, common);
   AddSelection(plan, run_options, numeric);
   CLI::App* apply = app.add_subcommand("apply", "execute exactly a saved plan");
   apply->add_option("PLAN_ID", plan_id, "the id printed by strata plan")->required();
@@ -233,13 +240,16 @@ int Main(int argc, char** argv) {
   AddCommon(apply, common, output);
   CLI::App* run = app.add_subcommand("run", "plan and apply in one step");
   AddCommon(run, common, output);
+  AddModelSelection(run, common);
   AddSelection(run, run_options, numeric);
   CLI::App* partitions = app.add_subcommand("partitions", "show per-partition state");
   partitions->add_option("MODEL", partitions_model, "only this model");
   partitions->add_option("--status", status, "Computed | Failed | InProgress | Interrupted");
   AddCommon(partitions, common, output);
+  AddModelSelection(partitions, common);
   CLI::App* models = app.add_subcommand("models", "list the models with targets and strategies");
   AddCommon(models, common, output);
+  AddModelSelection(models, common);
   CLI::App* show = app.add_subcommand("show", "print the first rows of a model's table");
   show->add_option("MODEL", show_model, "the model")->required();
   show->add_option("--limit", numeric.limit, "rows to print (default 10)");

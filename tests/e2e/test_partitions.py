@@ -361,3 +361,34 @@ def test_batched_statistics_equal_per_partition_ones(make_project):
             results[batch_size]
     assert len(results[1]) == 8 and results[1]["2026-04-03"][0] == 0
     assert results[4] == results[1]
+
+
+def test_partitions_model_and_filter_select_rows_and_apply_refuses_a_selection(project):
+    project.create_orders(ORDERS)
+    project.add_model("fct_daily_orders", DAILY_SQL, strategy_toml("day"),
+                      extra='labels = { team = "red" }\n')
+    project.add_model("orders_by_day", PASS_THROUGH_SQL,
+                      strategy_toml("day", time_column="order_at"),
+                      extra='labels = { team = "blue" }\n')
+    project.run("--from", "2026-04-06", "--to", "2026-04-07")
+
+    def models_of(*args):
+        result = project.strata("partitions", *args)
+        assert result.returncode == 0, repr(result)
+        return sorted({p["model"] for p in result.json["partitions"]})
+    assert models_of() == ["fct_daily_orders", "orders_by_day"]
+    assert models_of("--model", "orders_by_day") == ["orders_by_day"]
+    assert models_of("orders_by_day") == ["orders_by_day"]
+    assert models_of("--filter", "team=red") == ["fct_daily_orders"]
+    assert models_of("--model", "orders_by_day", "--model", "fct_daily_orders") == [
+        "fct_daily_orders", "orders_by_day"]
+    unknown = project.strata("partitions", "--model", "nope")
+    assert unknown.returncode == 1 and unknown.json["errors"][0]["code"] == "ModelNotFound"
+
+    # apply runs exactly its plan: a model selection there is refused, not ignored
+    plan_id = project.strata("plan", "--partition", "2026-04-08").json["plan_id"]
+    refused = project.strata("apply", plan_id, "--model", "orders_by_day")
+    assert refused.returncode == 1, repr(refused)
+    assert "--model" in refused.stdout + refused.stderr, repr(refused)
+    assert "2026-04-08" not in {p["partition_key"] for p in
+                                project.strata("partitions").json["partitions"]}
