@@ -270,26 +270,29 @@ void WarnIfFirstPartitionInFuture(const project::Model& model, const PlanRequest
                    first->ToString(), model.name, current.ToString())});
 }
 
-// W042: --partition, --from/--to and --lookback select partitions of time_interval models; when
-// the selection holds none, each selected model runs whole, which deserves a word rather than
-// a silent full rebuild where one partition was asked for.
-void WarnIfWindowSelectsNoPartitionedModel(const PlanRequest& request,
-                                           std::vector<PlanWarning>& warnings) {
+// --partition, --from/--to and --lookback select partitions of time_interval models. When the
+// selection holds none, running would rebuild each selected model whole where one partition was
+// asked for (a full_refresh replaces its table): refused, naming the models.
+Status CheckWindowSelectsAPartitionedModel(const PlanRequest& request) {
   const SelectionOptions& selection = request.selection;
-  if (!selection.partition && !selection.from && !selection.lookback) return;
+  if (!selection.partition && !selection.from && !selection.lookback) return OkStatus();
+  std::string models;
   for (const project::Model* model : request.models) {
-    if (model->strategy == project::StrategyKind::kTimeInterval) return;
+    if (model->strategy == project::StrategyKind::kTimeInterval) return OkStatus();
+    models += fmt::format("{}{} ({})", models.empty() ? "" : ", ", model->name,
+                          project::StrategyName(model->strategy));
   }
+  if (models.empty()) return OkStatus();
   const char* flag = selection.partition ? "--partition"
                      : selection.from    ? "--from/--to"
                                          : "--lookback";
-  for (const project::Model* model : request.models) {
-    warnings.push_back(
-        {"W042", model->name, std::nullopt,
-         fmt::format("{} selects partitions of time_interval models, and none is selected: {} "
-                     "({}) runs whole",
-                     flag, model->name, project::StrategyName(model->strategy))});
-  }
+  return MakeError(ErrorCode::kSelection,
+                   fmt::format("{} selects partitions of time_interval models, and none is "
+                               "selected: {} {} no partitions",
+                               flag, models, request.models.size() == 1 ? "has" : "have"),
+                   fmt::format("run {} without {} (it is rebuilt whole), or select a "
+                               "time_interval model",
+                               request.models.size() == 1 ? "it" : "them", flag));
 }
 
 }  // namespace
@@ -297,11 +300,11 @@ void WarnIfWindowSelectsNoPartitionedModel(const PlanRequest& request,
 Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& request,
                        const warehouse::Emitter& emitter, state::StateStore& store) {
   STRATA_TRY(ValidateSelection(request.selection));
+  STRATA_TRY(CheckWindowSelectsAPartitionedModel(request));
   Plan plan;
   plan.created_at = request.now;
   plan.warehouse = request.warehouse;
   plan.parallel = request.parallel;
-  WarnIfWindowSelectsNoPartitionedModel(request, plan.warnings);
   for (const project::Model* model : request.models) {
     PlannedModel planned;
     planned.model = model;

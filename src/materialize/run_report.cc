@@ -148,7 +148,7 @@ const json& RunOutputSchema() {
     "partition_summaries": {"type": "array", "items": {"$ref": "#/$defs/PartitionSummary"}},
     "errors": {"type": "array", "items": {"$ref": "#/$defs/RunError"}},
     "warnings": {"type": "array", "items": {"$ref": "#/$defs/RunWarning"},
-                 "description": "Found while planning; the run went on (W040: a Computed partition the warehouse does not back, rebuilt by --missing; W041: first_partition is in the future; W042: --partition, --from/--to or --lookback with no time_interval model selected, so the selected models run whole)."},
+                 "description": "Found while planning; the run went on (W040: a Computed partition the warehouse does not back, rebuilt by --missing; W041: first_partition is in the future)."},
     "bisection": {"type": "array", "items": {"$ref": "#/$defs/SplitTransaction"},
                   "description": "Transactions of several partitions that failed and were split to isolate the failing partitions (batching = \"auto\"), in order."}
   },

@@ -108,7 +108,7 @@ def test_run_output_validates_against_published_schema(project, strata_bin):
     assert failed["status"] == "partial_failure"
     validator.validate(failed)
     # plan + apply output has the same shape
-    plan_id = project.strata("plan", "--partition", "2026-04-07", "--model", "stg_copy").json["plan_id"]
+    plan_id = project.strata("plan", "--model", "stg_copy").json["plan_id"]
     applied = project.strata("apply", plan_id)
     assert applied.returncode == 0, repr(applied)
     validator.validate(applied.json)

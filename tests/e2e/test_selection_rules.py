@@ -34,14 +34,20 @@ def test_first_partition_in_the_future_warns_under_missing(project):
     assert "warning[W041]" in human.stderr and "2999-01-01" in human.stderr
 
 
-def test_a_partition_flag_with_no_time_interval_model_selected_is_w042(project):
+def test_a_partition_flag_with_no_time_interval_model_selected_is_refused(project):
     project.create_orders(ORDERS)
     project.add_model("fct_daily_orders", DAILY_SQL, strategy_toml("day"))
     project.add_model("stg_copy", "SELECT * FROM stg_orders\n")
-    report = project.run("--model", "stg_copy", "--partition", "2026-04-07").json
-    assert [m["status"] for m in report["materializations"]] == ["Computed"]  # it ran whole
-    assert [(w["code"], w["model"]) for w in report["warnings"]] == [("W042", "stg_copy")], report
-    assert "--partition" in report["warnings"][0]["message"]
-    # beside a time_interval model the flags have a model to select from: no warning
+    for flags in (("--partition", "2026-04-07"), ("--from", "garbage", "--to", "x"),
+                  ("--lookback", "2")):
+        for command in ("run", "plan"):
+            refused = project.strata(command, "--model", "stg_copy", *flags)
+            assert refused.returncode == 1, repr(refused)
+            [error] = refused.json["errors"]
+            assert error["code"] == "Selection" and "stg_copy (full_refresh)" in error["message"]
+            assert flags[0] in error["message"] and "without" in error["hint"], error
+    assert not project.table_exists("marts", "stg_copy")  # nothing ran
+    # beside a time_interval model the flags have partitions to select; stg_copy runs whole
     report = project.run("--from", "2026-04-07", "--to", "2026-04-08").json
-    assert not [w for w in report["warnings"] if w["code"] == "W042"], report["warnings"]
+    assert {m["model"] for m in report["materializations"]} == {"fct_daily_orders", "stg_copy"}
+    project.run("--model", "stg_copy")  # and alone without them
