@@ -95,7 +95,15 @@ Result<PartitionKey> PartitionKey::Parse(std::string_view text, Grain grain) {
   const std::optional<TimeText> time = ParseTimeText(text);
   if (time && time->precision == PrecisionOf(grain) && time->separator == 'T' && !time->zulu) {
     PartitionKey key(grain, ToUnixSeconds(time->civil));
-    if (key.ToString() == text) return key;
+    if (key.ToString() == text) {
+      // The window's end must be a timestamp too: the last period of 9999 ends in year 10000,
+      // which ISO 8601 text (and the warehouses' TIMESTAMP) cannot hold.
+      if (ToCivil(key.Next().start()).year <= 9999) return key;
+      return MakeError(ErrorCode::kInvalidPartitionKey,
+                       "partition key \"" + std::string(text) + "\" is out of range: its " +
+                           std::string(GrainName(grain)) + " ends in the year 10000",
+                       "use a key whose window ends by 9999-12-31T23:59:59");
+    }
   }
   return MakeError(ErrorCode::kInvalidPartitionKey,
                    "invalid " + std::string(GrainName(grain)) + " partition key \"" +

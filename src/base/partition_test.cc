@@ -46,6 +46,21 @@ TEST(PartitionKeyTest, RejectsNonCanonicalKeys) {
   }
 }
 
+TEST(PartitionKeyTest, RejectsTheLastPeriodOf9999WhoseWindowEndsInTheYear10000) {
+  EXPECT_EQ(Key("9999-12-31T22", Grain::kHour).Next().ToString(), "9999-12-31T23");
+  EXPECT_EQ(Key("9998", Grain::kYear).Next().ToString(), "9999");
+  const std::pair<const char*, Grain> last[] = {{"9999-12-31T23", Grain::kHour},
+                                                {"9999-12-31", Grain::kDay},
+                                                {"9999-12", Grain::kMonth},
+                                                {"9999", Grain::kYear}};
+  for (const auto& [text, grain] : last) {
+    Result<PartitionKey> key = PartitionKey::Parse(text, grain);
+    ASSERT_FALSE(key.ok()) << text;
+    EXPECT_EQ(key.error().code, ErrorCode::kInvalidPartitionKey);
+    EXPECT_NE(key.error().message.find("10000"), std::string::npos) << key.error().message;
+  }
+}
+
 TEST(PartitionKeyTest, WindowsAreHalfOpenAndCalendarCorrect) {
   const Window day = Key("2026-04-07", Grain::kDay).window();
   EXPECT_EQ(FormatSqlTimestamp(day.start), "2026-04-07 00:00:00");

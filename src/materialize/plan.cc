@@ -270,12 +270,14 @@ void WarnIfFirstPartitionInFuture(const project::Model& model, const PlanRequest
                    first->ToString(), model.name, current.ToString())});
 }
 
-// --partition, --from/--to and --lookback select partitions of time_interval models. When the
-// selection holds none, running would rebuild each selected model whole where one partition was
-// asked for (a full_refresh replaces its table): refused, naming the models.
+// --partition, --from/--to, --missing and --lookback select partitions of time_interval models.
+// When the selection holds none, running would rebuild each selected model whole where one
+// partition was asked for (a full_refresh replaces its table): refused, naming the models.
 Status CheckWindowSelectsAPartitionedModel(const PlanRequest& request) {
   const SelectionOptions& selection = request.selection;
-  if (!selection.partition && !selection.from && !selection.lookback) return OkStatus();
+  if (!selection.partition && !selection.from && !selection.lookback && !selection.missing) {
+    return OkStatus();
+  }
   std::string models;
   for (const project::Model* model : request.models) {
     if (model->strategy == project::StrategyKind::kTimeInterval) return OkStatus();
@@ -285,6 +287,7 @@ Status CheckWindowSelectsAPartitionedModel(const PlanRequest& request) {
   if (models.empty()) return OkStatus();
   const char* flag = selection.partition ? "--partition"
                      : selection.from    ? "--from/--to"
+                     : selection.missing ? "--missing"
                                          : "--lookback";
   return MakeError(ErrorCode::kSelection,
                    fmt::format("{} selects partitions of time_interval models, and none is "

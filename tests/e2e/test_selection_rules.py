@@ -39,7 +39,7 @@ def test_a_partition_flag_with_no_time_interval_model_selected_is_refused(projec
     project.add_model("fct_daily_orders", DAILY_SQL, strategy_toml("day"))
     project.add_model("stg_copy", "SELECT * FROM stg_orders\n")
     for flags in (("--partition", "2026-04-07"), ("--from", "garbage", "--to", "x"),
-                  ("--lookback", "2")):
+                  ("--lookback", "2"), ("--missing",)):
         for command in ("run", "plan"):
             refused = project.strata(command, "--model", "stg_copy", *flags)
             assert refused.returncode == 1, repr(refused)
