@@ -30,8 +30,8 @@ if ! command -v npm >/dev/null 2>&1; then
 fi
 # The end-to-end tests read warehouses with an independent DuckDB (the same 1.4.4 release) and
 # validate JSON output against its schema.
-python3 -c 'import pytest' >/dev/null 2>&1 || python3 -m pip install -q pytest
-python3 -c 'import jsonschema' >/dev/null 2>&1 || python3 -m pip install -q jsonschema
+python3 -c 'import pytest' >/dev/null 2>&1 || python3 -m pip install -q pytest==9.2.0
+python3 -c 'import jsonschema' >/dev/null 2>&1 || python3 -m pip install -q jsonschema==4.26.0
 python3 -c 'import duckdb, sys; sys.exit(duckdb.__version__ != "1.4.4")' >/dev/null 2>&1 ||
   python3 -m pip install -q duckdb==1.4.4
 # pyarrow: the independent Parquet reader of the rollup store tests (tests/e2e/test_rollup_*.py).

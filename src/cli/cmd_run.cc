@@ -40,6 +40,7 @@ Result<materialize::Plan> MakePlan(Session& session, const CommonOptions& common
   request.catalog = catalog.catalog.get();
   request.connection = catalog.connection.get();
   request.warehouse_absent = catalog.absent;
+  if (!catalog.catalog && !catalog.absent) request.check_skipped = catalog.note;
   return materialize::BuildPlan(session.project, request, warehouse::Emitter(dialect),
                                 *session.store);
 }

@@ -319,8 +319,15 @@ Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& reque
       if (request.connection != nullptr || request.warehouse_absent) {
         STRATA_ASSIGN_OR_RETURN(
             computed, CheckedComputedKeys(*model, request, emitter, store, plan.warnings));
-      } else if (request.selection.missing) {
+      } else if (request.selection.missing || !request.check_skipped.empty()) {
         STRATA_ASSIGN_OR_RETURN(computed, store.ComputedKeys(model->name));
+        if (!computed.empty() && !request.check_skipped.empty()) {
+          plan.warnings.push_back(
+              {"W040", model->name, std::nullopt,
+               fmt::format("could not check the state store's {} Computed partition(s) of {} "
+                           "against the warehouse ({}); the state store is trusted",
+                           computed.size(), model->name, request.check_skipped)});
+        }
       }
       STRATA_ASSIGN_OR_RETURN(keys,
                               SelectPartitions(*model, request.selection, request.now, computed));

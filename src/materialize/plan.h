@@ -68,6 +68,10 @@ struct PlanRequest {
   // The warehouse does not exist (a DuckDB file not created yet, or deleted): no Computed
   // partition is backed. Each is a W040 warning and --missing selects it again.
   bool warehouse_absent = false;
+  // Why the warehouse could not be read for the state check (connection null and not absent:
+  // e.g. a DuckDB file locked by another process). Each time_interval model with Computed
+  // partitions then gets a W040 saying the check did not run, and the state store is trusted.
+  std::string check_skipped;
 };
 
 // Resolves partitions (reading Computed keys from `store` for --missing) and compiles every

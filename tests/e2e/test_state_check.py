@@ -106,3 +106,17 @@ def test_plan_lists_the_warnings(project):
     plan = project.strata("plan", "--missing")
     assert plan.returncode == 0, repr(plan)
     assert set(w040(plan.json)) == {"2026-04-05"}
+
+
+def test_a_state_check_that_cannot_read_the_warehouse_says_so(project):
+    import duckdb
+    backfilled(project)
+    holder = duckdb.connect(str(project.warehouse_path))  # another process holds the file's lock
+    try:
+        plan = project.strata("plan", "--missing")
+    finally:
+        holder.close()
+    assert plan.returncode == 0, repr(plan)
+    [warning] = plan.json["warnings"]
+    assert (warning["code"], warning["model"]) == ("W040", "fct_daily_orders"), warning
+    assert "could not check" in warning["message"] and "trusted" in warning["message"], warning
