@@ -125,7 +125,9 @@ std::string RenderAggregate(const Measure& measure, const std::string& input,
     case Aggregation::kCountDistinct:
       return "COUNT(DISTINCT " + input + ")";
     case Aggregation::kCountDistinctApprox:
-      return "CAST(NULL AS BIGINT)";
+      // A placeholder the sketch fills in afterwards (computed locally from the fetched values);
+      // an aggregate, so a query without dimensions still answers one row.
+      return "MAX(CAST(NULL AS BIGINT))";
     case Aggregation::kMedian:
     case Aggregation::kP90:
     case Aggregation::kP95:

@@ -566,6 +566,9 @@ def build_corpus(d) -> list[dict]:
           [td("Order.order_date", "day", (d.month(7), d.month(8)))]),
         f"SELECT c.region, date_trunc('day', o.order_at), count(DISTINCT o.customer_id) FROM {OC} "
         f"WHERE o.order_at >= {T(d.month(7))} AND o.order_at < {T(d.month(8))} GROUP BY 1, 2")
+    add("agg_approx_only_ungrouped", "agg",  # no dimension, no other measure: still one row
+        q(["Order.customer_id_approx"], filters=[flt("Order.status", "equals", "refunded")]),
+        "SELECT count(DISTINCT o.customer_id) FROM raw.orders o WHERE o.status = 'refunded'")
     add("agg_median_status", "agg", q(["Order.median_amount"], ["Order.status"]),
         f"SELECT o.status, {pct(0.5, 'o.amount')} FROM raw.orders o GROUP BY 1")
     add("agg_p90_region", "agg", q(["Order.p90_amount"], ["Customer.region"]),
