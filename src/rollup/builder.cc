@@ -103,7 +103,17 @@ Result<SourceTimes> ReadSourceTimes(const semantic::SemanticModel& model,
   return times;
 }
 
-// The periods the build covers, and which of the previous manifest's files it keeps.
+// A period file written while its period was still open (the current month at the time) holds
+// only the rows up to then: it is never kept, so the next build re-reads that period whether or
+// not refresh_last covers it. A file without a readable built_at is rebuilt too.
+bool BuiltAfterItEnded(const ManifestFile& file) {
+  const std::optional<UnixSeconds> built = ParseIso8601(file.built_at);
+  return built && file.end && *file.end <= *built;
+}
+
+// The periods the build covers, and which of the previous manifest's files it keeps: a file of
+// the same period (or a compacted one inside the kept periods) that was written after its period
+// ended, unless it is among the newest `refresh_last`.
 Result<RollupPlan> PlanPeriods(const semantic::SemanticModel& model, const semantic::Rollup& rollup,
                                warehouse::Warehouse& warehouse,
                                const std::optional<Manifest>& previous, bool full,
@@ -159,7 +169,7 @@ Result<RollupPlan> PlanPeriods(const semantic::SemanticModel& model, const seman
         const bool exact = *file.start == start && *file.end == end;
         const bool compacted = *file.start <= start && end <= *file.end && *file.start >= from &&
                                *file.end <= keep_until;
-        if (exact || compacted) planned.kept = file;
+        if ((exact || compacted) && BuiltAfterItEnded(file)) planned.kept = file;
       }
     }
     if (planned.kept) {

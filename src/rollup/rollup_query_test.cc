@@ -171,6 +171,39 @@ TEST_F(RollupQueryTest, PlainBuildKeepsOldPeriodsAndRebuildsTheNewest) {
   for (const PeriodOutcome& period : third.rollups[0].periods) EXPECT_EQ(period.status, "built");
 }
 
+// A period file written while its period was open (the current month) is re-read by the next
+// plain build even with refresh_last 0: otherwise the rows that arrived after it stayed out of
+// the rollup for good, while it kept answering that month as built.
+TEST_F(RollupQueryTest, APeriodOpenWhenItsFileWasWrittenIsReadAgainByTheNextBuild) {
+  Load(kDaily);  // partition: { by: month }, no refresh_last
+  const FixedClock december(ToUnixSeconds({2026, 12, 12, 23, 0, 0}));
+  BuildOptions options;
+  options.clock = &december;
+  Build(options);
+  ASSERT_TRUE(connection_
+                  ->Execute("INSERT INTO raw.orders VALUES (80001, 9, 'paid', 'web', "
+                            "TIMESTAMP '2026-12-12 23:30:00', 1000.00)")
+                  .ok());
+  const FixedClock january(ToUnixSeconds({2027, 1, 5, 0, 0, 0}));
+  options.clock = &january;
+  const BuildReport second = Build(options);
+  for (const PeriodOutcome& period : second.rollups[0].periods) {
+    if (period.null_time) continue;
+    EXPECT_EQ(period.status, period.label == "2026-12-01" ? "built" : "kept") << period.label;
+  }
+  EXPECT_EQ(ExpectSameAnswer(R"({"measures": ["Order.revenue", "Order.order_count"],
+                                 "time_dimensions": [{"dimension": "Order.order_date",
+                                   "grain": "month", "range": ["2026-12-01", "2027-01-01"]}]})"),
+            "daily");
+  // December has ended and its file was written after: the next build keeps it.
+  const BuildReport third = Build(options);
+  for (const PeriodOutcome& period : third.rollups[0].periods) {
+    if (!period.null_time) {
+      EXPECT_EQ(period.status, "kept") << period.label;
+    }
+  }
+}
+
 // Periods run from the oldest row's through the newest row's, not to the month of now; the
 // NULL-time file exists only while some row has no time. Months after the data are missing
 // (answered live), not stored empty.
