@@ -84,6 +84,16 @@ TEST_F(LiveTailTest, FilesHoldTheClosedPeriodsAndTheWatermarkIsPersisted) {
   }
 }
 
+// Without a build_range, a range that starts before the oldest built period (the data starts
+// in November 2025) misses as partition_missing: outside_build_range names a build_range.
+TEST_F(LiveTailTest, ARangeBeforeTheFilesWithoutABuildRangeIsPartitionMissing) {
+  EXPECT_EQ(Reason(R"({"measures": ["Order.revenue"], "time_dimensions": [
+                       {"dimension": "Order.order_date", "grain": "day",
+                        "range": ["2025-04-01", "2025-12-01"]}]})",
+                   "tail"),
+            "partition_missing");
+}
+
 TEST_F(LiveTailTest, RangesAcrossTheWatermarkUnionFilesAndWarehouse) {
   EXPECT_TRUE(ExpectTailAnswer(kAcross));
   EXPECT_TRUE(ExpectTailAnswer(kOnlyTail));

@@ -162,7 +162,11 @@ std::string RangeReason(const semantic::SemanticModel& model, const semantic::Ro
   if (dimension.path != manifest.time_dimension) return "";
   if (rollup.live_tail && manifest.range_start && manifest.range_end) {
     // The files hold [range_start, watermark); the tail answers everything after.
-    if (from < *manifest.range_start) return miss::kOutsideBuildRange;
+    if (from < *manifest.range_start) {
+      // Before the files: outside the build_range when there is one, else before the oldest
+      // built period (the data starts later).
+      return rollup.build_range ? miss::kOutsideBuildRange : miss::kPartitionMissing;
+    }
     const UnixSeconds stored_to = std::min(to, *manifest.range_end);
     if (from < stored_to && !manifest.partition_by.empty() &&
         !PeriodsCover(manifest, from, stored_to)) {
@@ -170,9 +174,8 @@ std::string RangeReason(const semantic::SemanticModel& model, const semantic::Ro
     }
     return "";
   }
-  const bool bounded = rollup.build_range.has_value() || rollup.live_tail;
   if (manifest.range_start && (from < *manifest.range_start || to > *manifest.range_end)) {
-    return bounded ? miss::kOutsideBuildRange : miss::kPartitionMissing;
+    return rollup.build_range ? miss::kOutsideBuildRange : miss::kPartitionMissing;
   }
   if (!manifest.partition_by.empty() && !PeriodsCover(manifest, from, to)) {
     return miss::kPartitionMissing;

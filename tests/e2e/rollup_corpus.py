@@ -393,12 +393,13 @@ def partial_reason(rollup: dict, query: dict, role, store: Store):
             start, stop = store.ranges[rollup["name"]]
             if rollup.get("live_tail") and start < stop:
                 # the files hold [start, stop); the live tail reads from stop on
-                if lo < start:
-                    return "outside_build_range"
+                if lo < start:  # before the files: the build_range's, else the data's start
+                    return "outside_build_range" if rollup.get("build_range") else \
+                        "partition_missing"
                 continue
             if lo < start or hi > stop:
-                bounded = rollup.get("build_range") or rollup.get("live_tail")
-                return "outside_build_range" if bounded else "partition_missing"
+                return "outside_build_range" if rollup.get("build_range") else \
+                    "partition_missing"
     tail = rollup.get("live_tail") and store.has_periods(rollup)
     if not ranged and (rollup.get("build_range") or (rollup.get("live_tail") and not tail)):
         return "outside_build_range"
