@@ -87,7 +87,7 @@ std::optional<std::string> RoleOf(std::size_t index) {
 
 bool PlanOne(std::size_t index) {
   auto plan = strata::query::PlanQuery(Model(), strata::sql::Dialect::kDuckDb, Queries()[index],
-                                       {RoleOf(index)});
+                                       {RoleOf(index), std::nullopt});
   benchmark::DoNotOptimize(plan);
   return plan.ok();
 }

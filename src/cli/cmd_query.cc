@@ -174,7 +174,7 @@ int RunQuery(const CommonOptions& common, const QueryCommandOptions& options) {
     return connection.get();
   };
   Result<query::QueryResponse> response =
-      query::Answer(loaded->model, context, *text, {options.role});
+      query::Answer(loaded->model, context, *text, {options.role, std::nullopt});
   if (!response.ok()) {
     PrintError(response.error(), errors_as.output);
     return 1;

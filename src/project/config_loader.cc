@@ -94,7 +94,8 @@ void ReadServe(const toml::table& table, std::vector<Error>* errors, ServeConfig
   TomlReader reader(table, "strata.toml", "[serve]", errors);
   reader.CheckKeys({"jwt_secret_env", "hook_token_env", "max_body_bytes", "max_header_bytes",
                     "request_timeout_ms", "max_concurrent_queries", "max_queued_queries",
-                    "shutdown_drain_ms", "refresh_check_seconds", "result_cache_bytes"});
+                    "shutdown_drain_ms", "refresh_check_seconds", "result_cache_bytes",
+                    "max_result_rows"});
   ReadVariableName(reader, "jwt_secret_env", "STRATA_JWT_SECRET", &serve->jwt_secret_env);
   ReadVariableName(reader, "hook_token_env", "STRATA_HOOK_TOKEN", &serve->hook_token_env);
   ReadLimit(reader, "max_body_bytes", 1, 1U << 30, &serve->max_body_bytes);
@@ -105,6 +106,7 @@ void ReadServe(const toml::table& table, std::vector<Error>* errors, ServeConfig
   ReadLimit(reader, "shutdown_drain_ms", 0, 600'000, &serve->shutdown_drain_ms);
   ReadLimit(reader, "refresh_check_seconds", 0, 86'400, &serve->refresh_check_seconds);
   ReadLimit(reader, "result_cache_bytes", 0, 1U << 31, &serve->result_cache_bytes);
+  ReadLimit(reader, "max_result_rows", 1, 100'000'000, &serve->max_result_rows);
 }
 
 }  // namespace

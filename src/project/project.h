@@ -65,6 +65,9 @@ struct ServeConfig {
   std::uint32_t refresh_check_seconds = 60;
   // The query port's result cache (serve/result_cache.h): its bound in bytes; 0: no cache.
   std::uint32_t result_cache_bytes = 64U << 20;
+  // The most rows one answer of the query port may hold: a larger answer is refused (400), never
+  // truncated, so one request cannot build gigabytes of JSON. `strata query` has no cap.
+  std::uint32_t max_result_rows = 100'000;
 };
 
 struct ProjectConfig {

@@ -31,14 +31,16 @@ class QueryDuckDbTest : public ::testing::Test {
   }
 
   json Rows(const std::string& query, const std::optional<std::string>& role = std::nullopt) {
-    auto response = AnswerQuery(model_, *connection_, sql::Dialect::kDuckDb, query, {role});
+    auto response =
+        AnswerQuery(model_, *connection_, sql::Dialect::kDuckDb, query, {role, std::nullopt});
     EXPECT_TRUE(response.ok()) << (response.ok() ? "" : response.error().ToString());
     if (!response.ok()) return json();
     return json::parse(response->ToJson()["rows"].dump());
   }
 
   ErrorCode Code(const std::string& query, const std::optional<std::string>& role = std::nullopt) {
-    auto response = AnswerQuery(model_, *connection_, sql::Dialect::kDuckDb, query, {role});
+    auto response =
+        AnswerQuery(model_, *connection_, sql::Dialect::kDuckDb, query, {role, std::nullopt});
     EXPECT_FALSE(response.ok());
     return response.ok() ? ErrorCode::kInternal : response.error().code;
   }
@@ -53,6 +55,29 @@ TEST_F(QueryDuckDbTest, SingleEntityByStatus) {
       Rows(R"({"measures": ["Order.revenue", "Order.order_count", "Order.average_order_value"],
                              "dimensions": ["Order.status"]})");
   EXPECT_EQ(rows, json::parse(R"([["paid", 142.0, 5, 28.4], ["shipped", 30.0, 1, 30.0]])"));
+}
+
+// max_rows caps an answer without truncating it: over the cap is kQueryInvalid with a hint; a
+// query whose own limit is within the cap, or whose answer fits, is answered whole.
+TEST_F(QueryDuckDbTest, MaxRowsRefusesALargerAnswerAndNeverTruncates) {
+  const std::string by_status =
+      R"({"measures": ["Order.revenue"], "dimensions": ["Order.status"]})";
+  const std::size_t statuses = Rows(by_status).size();
+  ASSERT_GE(statuses, 2u);
+  const auto answer = [&](const std::string& text, std::int64_t max_rows) {
+    return AnswerQuery(model_, *connection_, sql::Dialect::kDuckDb, text, {std::nullopt, max_rows});
+  };
+  const auto over = answer(by_status, static_cast<std::int64_t>(statuses) - 1);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.error().code, ErrorCode::kQueryInvalid);
+  EXPECT_NE(over.error().hint.find("limit"), std::string::npos) << over.error().hint;
+  const auto fits = answer(by_status, static_cast<std::int64_t>(statuses));
+  ASSERT_TRUE(fits.ok()) << fits.error().ToString();
+  EXPECT_EQ(fits->rows.size(), statuses);
+  const auto limited =
+      answer(R"({"measures": ["Order.revenue"], "dimensions": ["Order.status"], "limit": 2})", 2);
+  ASSERT_TRUE(limited.ok()) << limited.error().ToString();
+  EXPECT_EQ(limited->rows.size(), 2u);
 }
 
 TEST_F(QueryDuckDbTest, ResponseShape) {

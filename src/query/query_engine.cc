@@ -272,8 +272,9 @@ Result<bool> AnswerRouted(const semantic::SemanticModel& model, const QueryConte
 Result<QueryResponse> Answer(const semantic::SemanticModel& model, const QueryContext& context,
                              std::string_view query_json, const QueryOptions& options) {
   const auto started = std::chrono::steady_clock::now();
-  STRATA_ASSIGN_OR_RETURN(const semantic::SemanticQuery query,
-                          semantic::ParseQueryJson(query_json));
+  STRATA_ASSIGN_OR_RETURN(semantic::SemanticQuery query, semantic::ParseQueryJson(query_json));
+  const bool capped = options.max_rows && (!query.limit || *query.limit > *options.max_rows);
+  if (capped) query.limit = *options.max_rows + 1;
   STRATA_ASSIGN_OR_RETURN(const semantic::LivePlan plan,
                           semantic::PlanLiveQuery(model, query, {context.dialect, options.role}));
   QueryResponse response;
@@ -287,6 +288,15 @@ Result<QueryResponse> Answer(const semantic::SemanticModel& model, const QueryCo
     if (!context.live) return MakeError(ErrorCode::kInternal, "no warehouse connection");
     STRATA_ASSIGN_OR_RETURN(warehouse::Connection * connection, context.live());
     STRATA_TRY(AnswerLive(*connection, plan, response));
+  }
+  if (capped && static_cast<std::int64_t>(response.rows.size()) > *options.max_rows) {
+    return MakeError(
+        ErrorCode::kQueryInvalid,
+        fmt::format("the answer has more than {} rows, the most one answer may hold",
+                    *options.max_rows),
+        fmt::format("add a \"limit\" of at most {} (with an \"order\" to choose the rows), "
+                    "filters or coarser dimensions; or raise [serve] max_result_rows",
+                    *options.max_rows));
   }
   response.duration_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();

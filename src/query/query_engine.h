@@ -58,6 +58,10 @@ struct QueryResponse {
 
 struct QueryOptions {
   std::optional<std::string> role;  // nullopt: a trusted caller (see semantic/live_sql.h)
+  // The most rows the answer may hold: a query whose `limit` is absent or larger runs with a
+  // limit of one more, and an answer over it is kQueryInvalid (never a truncated answer).
+  // nullopt: no cap.
+  std::optional<std::int64_t> max_rows;
 };
 
 // Where answers may come from.

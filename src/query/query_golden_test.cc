@@ -52,7 +52,7 @@ void RunGolden(sql::Dialect dialect) {
         golden.headers.count("role") ? std::optional<std::string>(golden.headers.at("role"))
                                      : std::nullopt;
     const Result<semantic::LivePlan> plan =
-        PlanQuery(*outcome.model, dialect, golden.input, {role});
+        PlanQuery(*outcome.model, dialect, golden.input, {role, std::nullopt});
     golden.actual = Render(plan);
     if (!sql::testing::RewriteRequested()) {
       EXPECT_EQ(sql::testing::TrimTrailingBlankLines(golden.actual), golden.expected);

@@ -52,7 +52,8 @@ class QueryPostgresTest : public ::testing::Test {
   }
 
   json Rows(const std::string& query, const std::optional<std::string>& role = std::nullopt) {
-    auto response = AnswerQuery(model_, *connection_, sql::Dialect::kPostgres, query, {role});
+    auto response =
+        AnswerQuery(model_, *connection_, sql::Dialect::kPostgres, query, {role, std::nullopt});
     EXPECT_TRUE(response.ok()) << (response.ok() ? "" : response.error().ToString());
     if (!response.ok()) return json();
     return json::parse(response->ToJson()["rows"].dump());

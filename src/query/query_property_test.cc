@@ -113,7 +113,8 @@ TEST_F(QueryPropertyTest, EveryPlannedQueryRuns) {
   for (int i = 0; i < 400; ++i) {
     const std::string text = RandomQuery().dump();
     const std::optional<std::string> role = Pick(kRoles);
-    auto response = AnswerQuery(model_, *connection_, sql::Dialect::kDuckDb, text, {role});
+    auto response =
+        AnswerQuery(model_, *connection_, sql::Dialect::kDuckDb, text, {role, std::nullopt});
     if (response.ok()) {
       ++answered;
       continue;

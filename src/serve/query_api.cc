@@ -291,7 +291,8 @@ ApiResponse QueryApi::Run(const ApiRequest& request, const std::string& role, bo
     return worker.warehouse.get();
   };
   Result<query::QueryResponse> answer =
-      query::Answer(*config_.model, context, request.body, {role});
+      query::Answer(*config_.model, context, request.body,
+                    {role, static_cast<std::int64_t>(config_.limits.max_result_rows)});
   if (deadlines_.Finish(watch)) worker.interrupted = true;
 
   ApiResponse response;

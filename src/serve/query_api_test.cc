@@ -146,7 +146,7 @@ TEST_F(QueryApiTest, QueryAnswersWhatQueryAnswerAnswers) {
   auto connection = (*warehouse)->Connect();
   ASSERT_TRUE(connection.ok());
   auto direct = query::AnswerQuery(model_, **connection, sql::Dialect::kDuckDb, query,
-                                   {std::string("north_analyst")});
+                                   {std::string("north_analyst"), std::nullopt});
   ASSERT_TRUE(direct.ok()) << direct.error().ToString();
   const json body = json::parse(response.body);
   const json expected = json::parse(direct->ToJson().dump());

@@ -854,6 +854,22 @@ def test_a_body_over_the_limit_is_413(strata_bin, limited):
         assert running.stop() == 0
 
 
+def test_an_answer_over_max_result_rows_is_refused_never_truncated(strata_bin, limited):
+    running = Server(strata_bin, limited(max_result_rows=2))
+    try:
+        by_status = {"measures": ["Order.revenue"], "dimensions": ["Order.status"]}  # 3 statuses
+        refused = running.query(by_status)
+        assert refused.status == 400 and refused.code == "QueryInvalid", refused
+        assert "more than 2 rows" in refused.json["error"]["message"], refused
+        assert "max_result_rows" in refused.json["error"]["hint"], refused
+        limited_answer = running.query({**by_status, "limit": 2,
+                                        "order": [{"member": "Order.status"}]})
+        assert limited_answer.status == 200 and len(limited_answer.json["rows"]) == 2
+        assert running.query({"measures": ["Order.revenue"]}).status == 200
+    finally:
+        assert running.stop() == 0
+
+
 def test_a_form_encoded_body_is_read_as_the_query_like_json(server):
     # curl -d sends application/x-www-form-urlencoded: the body is the query all the same, up to
     # max_body_bytes (cpp-httplib's own 8 KiB cap for form bodies does not apply).

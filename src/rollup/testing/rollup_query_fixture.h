@@ -133,7 +133,7 @@ class RollupQueryTest : public ::testing::Test {
       context.engine = engine_connection_.get();
       context.router = router_;
     }
-    return query::Answer(model_, context, text, {role});
+    return query::Answer(model_, context, text, {role, std::nullopt});
   }
 
   static bool Close(const json& a, const json& b) {
