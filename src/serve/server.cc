@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <mutex>
@@ -269,6 +270,9 @@ Status HttpServer::Bind() {
   return OkStatus();
 }
 
+// After shutdown_drain_ms, cancelled requests get this long to end before the process exits.
+constexpr std::uint32_t kCancelGraceMs = 1000;
+
 Status HttpServer::Run(const std::atomic<bool>& stop) {
   httplib::Server& server = http_->server;
   std::mutex mutex;
@@ -283,10 +287,22 @@ Status HttpServer::Run(const std::atomic<bool>& stop) {
     }
     if (finished) return;
     server.stop();  // no new connections; in-flight requests go on
-    if (!finished_signal.wait_for(lock, std::chrono::milliseconds(drain_ms),
-                                  [&] { return finished; })) {
-      if (handler_.cancel_all) handler_.cancel_all();
+    if (finished_signal.wait_for(lock, std::chrono::milliseconds(drain_ms),
+                                 [&] { return finished; })) {
+      return;
     }
+    if (handler_.cancel_all) handler_.cancel_all();
+    if (finished_signal.wait_for(lock, std::chrono::milliseconds(kCancelGraceMs),
+                                 [&] { return finished; })) {
+      return;
+    }
+    // Still not done: a client trickling its request, or an answer being rendered or written,
+    // which no cancellation reaches. The drain bound holds: the process exits 0 now (a rollup
+    // build in flight is crash-safe: its manifest is replaced atomically or not at all).
+    WriteLogLine(
+        {{"event", "forced_exit"}, {"api", handler_.api}, {"after_ms", drain_ms + kCancelGraceMs}});
+    std::fflush(nullptr);
+    std::_Exit(0);
   });
   WriteLogLine(
       {{"event", "listening"}, {"api", handler_.api}, {"host", options_.host}, {"port", port_}});

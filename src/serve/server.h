@@ -59,7 +59,9 @@ class HttpServer {
 
   // Serves until `stop` becomes true (SIGTERM/SIGINT), then stops accepting, lets in-flight
   // requests finish for up to [serve] shutdown_drain_ms, cancels the queries still running
-  // (answered 503) and returns once every HTTP thread has ended. Prints
+  // (answered 503) and returns once every HTTP thread has ended. When a thread has not ended 1 s
+  // after the cancel (a client still sending its request, an answer still being written), logs
+  // {"event":"forced_exit"} and ends the process with status 0: the drain bound holds. Prints
   // {"event":"listening","api","host","port"} on stderr first and {"event":"stopped","api"}
   // last.
   // REQUIRES: Bind() succeeded.

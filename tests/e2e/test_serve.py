@@ -991,6 +991,34 @@ def test_sigterm_after_the_drain_bound_cancels_and_exits_0(strata_bin, limited):
         running.kill()
 
 
+def test_a_client_trickling_its_request_does_not_hold_sigterm_past_the_drain(strata_bin, limited):
+    running = Server(strata_bin, limited(shutdown_drain_ms=500))
+    stop = threading.Event()
+
+    def trickle():  # headers one byte every 0.2 s, for up to a minute
+        with socket.create_connection(("127.0.0.1", running.port), timeout=70) as sock:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\n")
+            for byte in (b"X-Slow: " + b"a" * 300):
+                if stop.is_set():
+                    return
+                try:
+                    sock.sendall(bytes([byte]))
+                except OSError:
+                    return
+                time.sleep(0.2)
+    client = threading.Thread(target=trickle, daemon=True)
+    try:
+        client.start()
+        time.sleep(1.0)
+        running.process.send_signal(signal.SIGTERM)
+        # bounded by the drain and the cancel's grace, not by the client's minute
+        assert running.process.wait(30) == 0
+        assert any('"forced_exit"' in line for line in running.lines), running.lines[-5:]
+    finally:
+        stop.set()
+        running.kill()
+
+
 def test_serve_listens_on_localhost_by_default(strata_bin):
     completed = subprocess.run([strata_bin, "serve", "--help"], capture_output=True, text=True,
                                timeout=30)
