@@ -15,6 +15,7 @@
 #include <thread>
 #include <utility>
 
+#include "base/ascii.h"
 #include "base/time.h"
 #include "serve/thread_pool.h"
 
@@ -110,6 +111,32 @@ Error TransportError(const std::string& api, const httplib::Request& request, in
   return error;
 }
 
+// Framing a request body may not have (RFC 9112 section 6.3): Content-Length given twice with
+// different values, or together with Transfer-Encoding, or a transfer coding other than chunked.
+// Two parsers (a proxy and this server) could disagree about where such a request ends. Empty
+// when the framing is sound.
+std::string FramingProblem(const httplib::Request& request) {
+  const std::size_t lengths = request.get_header_value_count("Content-Length");
+  for (std::size_t i = 1; i < lengths; ++i) {
+    if (request.get_header_value("Content-Length", i) !=
+        request.get_header_value("Content-Length", 0)) {
+      return "Content-Length is given twice with different values";
+    }
+  }
+  if (!request.has_header("Transfer-Encoding")) return "";
+  if (lengths > 0) return "Content-Length and Transfer-Encoding are both given";
+  if (request.get_header_value_count("Transfer-Encoding") > 1 ||
+      !EqualsIgnoreAsciiCase(request.get_header_value("Transfer-Encoding"), "chunked")) {
+    return "the only transfer coding accepted is chunked";
+  }
+  return "";
+}
+
+Error FramingError(std::string problem) {
+  return MakeError(ErrorCode::kUsage, "malformed HTTP request: " + std::move(problem),
+                   "send the body with one Content-Length, or with Transfer-Encoding: chunked");
+}
+
 }  // namespace
 
 struct HttpServer::Http {
@@ -188,12 +215,28 @@ HttpServer::HttpServer(PortHandler handler, const project::ServeConfig& limits,
                                               httplib::Response& response,
                                               const httplib::ContentReader& content) {
     std::string body;
+    const auto refuse = [&](int status, const Error& error) {
+      const std::int64_t started = MonotonicMillis();
+      const ApiResponse refused = ErrorResponse(error);
+      Write(refused, response);
+      response.status = status;
+      response.set_header("Connection", "close");  // where the next request starts is unknown
+      LogRequest(api, request, refused, started);
+    };
+    if (std::string problem = FramingProblem(request); !problem.empty()) {
+      return refuse(400, FramingError(std::move(problem)));
+    }
+    // Neither Content-Length nor Transfer-Encoding: the body is empty (RFC 9112 section 6.3),
+    // not "whatever comes until the connection closes", which would take the next request.
+    const bool framed =
+        request.has_header("Content-Length") || request.has_header("Transfer-Encoding");
     // With a content reader cpp-httplib passes a Content-Length body over its limit cut short,
     // without a 413: the declared length is checked here first.
     bool too_large =
         request.get_header_value<std::uint64_t>("Content-Length") > limits.max_body_bytes;
-    if (!too_large)
-      content([&](const char* data, std::size_t size) {
+    bool complete = true;
+    if (framed && !too_large) {
+      complete = content([&](const char* data, std::size_t size) {
         if (body.size() + size > limits.max_body_bytes) {
           too_large = true;
           return false;
@@ -201,6 +244,11 @@ HttpServer::HttpServer(PortHandler handler, const project::ServeConfig& limits,
         body.append(data, size);
         return true;
       });
+    }
+    if (!too_large && !complete) {
+      return refuse(400, FramingError("the body ended before its framing did (a broken chunk, "
+                                      "or the connection closed early)"));
+    }
     if (too_large) {
       const std::int64_t started = MonotonicMillis();
       ApiResponse refused = ErrorResponse(TransportError(api, request, 413, limits));
