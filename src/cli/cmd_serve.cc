@@ -189,12 +189,28 @@ void WatchModel(const LoadedModel& loaded, const serve::ApiConfig& base,
   const std::filesystem::path folder =
       loaded.project.config.root / loaded.project.config.semantic_dir;
   ModelStamp last = StampOf(folder);
+  // A changed file is read once it has stayed unchanged for two polls (500 ms), and not while a
+  // file is empty: an editor's or cp's write truncates the file first, and a model loaded from
+  // the half-written file would replace the working one (an empty file loads as a model without
+  // entities). SIGHUP reloads at once.
+  int settled_polls = -1;  // -1: no change pending
+  const auto has_empty_file = [](const ModelStamp& stamp) {
+    return std::any_of(stamp.begin(), stamp.end(),
+                       [](const auto& file) { return std::get<1>(file) == 0; });
+  };
   while (!stop.load()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
     const bool hangup = ReloadFlag().exchange(false);
     ModelStamp stamp = StampOf(folder);
-    if (!hangup && stamp == last) continue;
-    last = std::move(stamp);
+    if (stamp != last) {
+      last = std::move(stamp);
+      settled_polls = 0;
+      if (!hangup) continue;
+    } else if (settled_polls >= 0 && ++settled_polls < 2 && !hangup) {
+      continue;
+    }
+    if (!hangup && (settled_polls < 0 || has_empty_file(last))) continue;
+    settled_polls = -1;
     semantic::SemanticLoadOutcome outcome =
         semantic::LoadProjectSemanticModel(loaded.project.config, loaded.dialect);
     nlohmann::ordered_json line = {{"event", "reload"},

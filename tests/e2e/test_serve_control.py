@@ -266,6 +266,22 @@ def test_sighup_and_model_changes_reload_and_a_bad_model_keeps_the_old_one(contr
     assert rollup_state(server)["state"] == "not_built"
 
 
+def test_a_model_file_being_rewritten_is_not_loaded_half_written(control):
+    server = control()
+    model = server.root / "semantic" / "model.yml"
+    text = model.read_text()
+    seen = len(reload_events(server))
+    model.write_text("")  # as `cp` or `cat >` start a rewrite: truncated first
+    time.sleep(1.5)       # then the rest arrives late
+    assert server.query(QUERY).status == 200  # the model in force still answers
+    assert len(reload_events(server)) == seen, reload_events(server)[seen:]
+    model.write_text(text + "\n")
+    wait_for(lambda: len(reload_events(server)) > seen, "the reload of the rewritten model")
+    assert [e["ok"] for e in reload_events(server)[seen:]] == [True], reload_events(server)[seen:]
+    assert reload_events(server)[-1]["entities"] > 0
+    assert server.query(QUERY).status == 200
+
+
 # Seconds of the soak's load before its memory is measured (the soak test says why).
 SOAK_WARM_UP_S = 150
 
