@@ -2,8 +2,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
+#include "base/hash.h"
 #include "cli/commands.h"
 #include "cli/render.h"
 #include "cli/session.h"
@@ -45,14 +48,37 @@ Result<materialize::Plan> MakePlan(Session& session, const CommonOptions& common
                                 *session.store);
 }
 
+// What a warehouse name points to when a plan is made: its type and location (a DuckDB file's
+// absolute path; a server's DSN, read from its variable), hashed so no secret is stored. `apply`
+// refuses a plan whose warehouse now points elsewhere, as it refuses another --warehouse.
+std::string WarehouseLocationId(const project::ProjectConfig& project,
+                                const project::WarehouseConfig& warehouse) {
+  std::string location = warehouse.type + "\n";
+  if (warehouse.type == "duckdb") {
+    location += warehouse.path == ":memory:"
+                    ? warehouse.path
+                    : std::filesystem::weakly_canonical(project.root / warehouse.path).string();
+  } else if (!warehouse.dsn.empty()) {
+    location += warehouse.dsn;
+  } else if (const char* dsn = std::getenv(warehouse.dsn_env.c_str()); dsn != nullptr) {
+    location += dsn;
+  }
+  return HexHash64(Hash64(location));
+}
+
 // Builds the plan and saves it in the state store (a run's plan can be inspected afterwards by
 // its id); prints the error and returns nullopt on failure.
 std::optional<materialize::Plan> MakeAndSavePlan(Session& session, const CommonOptions& common,
                                                  const RunCommandOptions& options) {
   Result<materialize::Plan> plan = MakePlan(session, common, options);
-  Status saved = plan.ok() ? session.store->SavePlan(plan->plan_id, plan->created_at,
-                                                     DumpJson(materialize::PlanToJson(*plan)))
-                           : Status(plan.error());
+  Status saved = Status(OkStatus());
+  if (plan.ok()) {
+    json body = materialize::PlanToJson(*plan);
+    body["warehouse_location"] = WarehouseLocationId(session.project.config, session.warehouse);
+    saved = session.store->SavePlan(plan->plan_id, plan->created_at, DumpJson(body));
+  } else {
+    saved = Status(plan.error());
+  }
   if (!saved.ok()) {
     PrintError(saved.error(), common.output);
     return std::nullopt;
@@ -159,6 +185,16 @@ int RunApply(const CommonOptions& common, const std::string& plan_id, std::optio
                          fmt::format("plan {} was made for warehouse \"{}\", not \"{}\"", plan_id,
                                      plan->warehouse, session->warehouse.name),
                          fmt::format("pass --warehouse {}", plan->warehouse)),
+               common.output);
+    return 1;
+  }
+  const std::string location = WarehouseLocationId(session->project.config, session->warehouse);
+  if (parsed.contains("warehouse_location") && parsed["warehouse_location"] != location) {
+    PrintError(MakeError(ErrorCode::kPlanStale,
+                         fmt::format("plan {} was made for warehouse \"{}\" at another location "
+                                     "(its path or DSN changed since)",
+                                     plan_id, plan->warehouse),
+                         "make a new plan with `strata plan`"),
                common.output);
     return 1;
   }

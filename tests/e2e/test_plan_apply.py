@@ -112,3 +112,19 @@ def test_run_output_validates_against_published_schema(project, strata_bin):
     applied = project.strata("apply", plan_id)
     assert applied.returncode == 0, repr(applied)
     validator.validate(applied.json)
+
+
+def test_apply_refuses_a_plan_whose_warehouse_now_points_elsewhere(project):
+    project.create_orders(rows_for(["2026-04-06"]))
+    project.add_model("fct_daily_orders", DAILY_SQL, strategy_toml("day"))
+    plan_id = project.strata("plan", "--partition", "2026-04-06").json["plan_id"]
+    config = project.root / "strata.toml"
+    original = config.read_text()
+    config.write_text(original.replace('path = "warehouse.duckdb"', 'path = "other.duckdb"'))
+    moved = project.strata("apply", plan_id)
+    assert moved.returncode == 1, repr(moved)
+    [error] = moved.json["errors"]
+    assert error["code"] == "PlanStale" and "another location" in error["message"], error
+    assert not (project.root / "other.duckdb").exists()  # nothing was opened or created there
+    config.write_text(original)
+    assert project.strata("apply", plan_id).returncode == 0
