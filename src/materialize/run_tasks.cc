@@ -606,6 +606,15 @@ Result<TaskOutcome> RunSetup(RunContext& run, std::size_t worker, const Task& ta
   if (!error) return TaskOutcome::kSucceeded;
   if (run.watcher.cancelled()) return TaskOutcome::kFailed;
   run.AddError(planned.model->name, std::nullopt, *error);
+  // Each selected partition is reported Failed with the error, as for a model that cannot
+  // compile: nothing of them was written, so the state store is left as it was.
+  BatchOutcome outcome;
+  outcome.status = BatchStatus::kFailed;
+  outcome.error = *error;
+  outcome.attempts = 0;  // their statements never ran
+  std::vector<BatchResult> results;
+  for (const PlannedBatch& batch : planned.batches) results.push_back({&batch, outcome, 0});
+  RecordBatches(run, model_run, results, StateWrite::kNone);
   {
     std::lock_guard<std::mutex> lock(run.mutex);
     model_run.setup_failed = true;

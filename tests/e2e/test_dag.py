@@ -123,6 +123,10 @@ def test_a_model_run_without_its_never_built_upstream_says_to_build_it_first(pro
     assert ("daily_rollup depends on fct_daily_orders, whose table does not exist yet"
             in error["message"]), error
     assert "--model fct_daily_orders" in error["message"], error
+    # each selected partition is in the document, Failed with that error, never attempted
+    assert [(m["partition"]["key"], m["status"], m["attempts"])
+            for m in report["materializations"]] == [(DAYS[0], "Failed", 0)], report
+    assert "does not exist yet" in report["materializations"][0]["error"]
     # once the upstream is built, the same selection runs
     project.run("--model", "fct_daily_orders", "--partition", DAYS[0])
     report = project.run("--model", "daily_rollup", "--partition", DAYS[0]).json

@@ -3,7 +3,9 @@
 Every call passes `--output json` and `--project`; stdout is one JSON document (strata never mixes
 human text into it), stderr carries warnings. Exit codes (spec/project.md): 0 success, 1 usage,
 configuration or compile error (the document is {"errors": [...]}), 2 partial failure, 130
-interrupted; run documents come back for 0, 1 (every partition failed), 2 and 130.
+interrupted; run documents come back for 0, 1 (no partition's statements ran: every model refused
+by the compiler or unable to create its table), 2 (some partition or model failed after running;
+status partial_failure, or failure when nothing committed) and 130.
 """
 from __future__ import annotations
 
