@@ -103,13 +103,13 @@ int RunPartitions(const CommonOptions& common, const std::optional<std::string>&
 int RunShow(const CommonOptions& common, const std::string& model_name, int limit) {
   std::optional<Session> session = OpenSession(common);
   if (!session) return 1;
-  const project::Model* model = session->project.Find(model_name);
-  if (model == nullptr) {
-    PrintError(
-        MakeError(ErrorCode::kModelNotFound, fmt::format("no model named \"{}\"", model_name)),
-        common.output);
+  // SelectModels names the closest model ("did you mean") for a misspelt one.
+  auto selected = project::SelectModels(session->project, {model_name}, {});
+  if (!selected.ok()) {
+    PrintError(selected.error(), common.output);
     return 1;
   }
+  const project::Model* model = selected->front();
   auto warehouse = warehouse::OpenWarehouse(session->project.config, session->warehouse);
   if (!warehouse.ok()) {
     PrintError(warehouse.error(), common.output);
@@ -120,17 +120,26 @@ int RunShow(const CommonOptions& common, const std::string& model_name, int limi
     PrintError(connection.error(), common.output);
     return 1;
   }
+  const warehouse::TableName table = materialize::ToTableName(model->target);
   const warehouse::Emitter emitter((*warehouse)->dialect());
   std::string order;
   if (model->time_interval)
     order = " ORDER BY " + emitter.QuoteIdentifier(model->time_interval->time_column) + " DESC";
-  auto result =
-      (*connection)
-          ->Execute(fmt::format("SELECT * FROM {}{} LIMIT {}",
-                                emitter.QualifiedName(materialize::ToTableName(model->target)),
-                                order, std::max(0, limit)));
+  auto result = (*connection)
+                    ->Execute(fmt::format("SELECT * FROM {}{} LIMIT {}",
+                                          emitter.QualifiedName(table), order, std::max(0, limit)));
   if (!result.ok()) {
-    PrintError(result.error(), common.output);
+    Error error = std::move(result).error();
+    // A model never built: its table (or view) is missing, and the warehouse's own message
+    // does not say what to do.
+    if (error.code == ErrorCode::kWarehouseCatalog &&
+        model->strategy != project::StrategyKind::kView) {
+      if (Result<bool> exists = (*connection)->TableExists(table); exists.ok() && !*exists) {
+        error.hint = fmt::format("model {} has not been built yet: strata run --model {}",
+                                 model->name, model->name);
+      }
+    }
+    PrintError(error, common.output);
     return 1;
   }
   std::vector<std::string> header;

@@ -135,6 +135,18 @@ def test_numeric_flags_at_their_bounds_are_accepted(project):
     assert shown.returncode == 0 and shown.json["rows"] == [], repr(shown)
 
 
+def test_show_names_the_closest_model_and_says_to_build_an_unbuilt_one(project):
+    project.create_orders(ROWS)
+    project.add_model("fct_daily_orders", DAILY_SQL, strategy_toml("day"))
+    misspelt = only_error(project.strata("show", "fct_daily_order"), "ModelNotFound")
+    assert "fct_daily_orders" in misspelt["hint"], misspelt
+    unbuilt = only_error(project.strata("show", "fct_daily_orders"), "WarehouseCatalog")
+    assert "strata run --model fct_daily_orders" in unbuilt["hint"], unbuilt
+    project.run("--partition", "2026-04-07")
+    shown = project.strata("show", "fct_daily_orders")
+    assert shown.returncode == 0 and len(shown.json["rows"]) == 1, repr(shown)
+
+
 # ----- 4. unreadable model files -------------------------------------------------------------
 
 def test_sql_path_that_is_a_directory_is_an_io_error(project):
