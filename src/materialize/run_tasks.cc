@@ -62,6 +62,35 @@ std::string DescribeKeys(const PlannedBatch& first, const PlannedBatch& last) {
 }
 std::string DescribeKeys(const PlannedBatch& batch) { return DescribeKeys(batch, batch); }
 
+// A task the run never started because it was interrupted: its partitions (or its whole model)
+// are reported Skipped with attempts 0, so the report lists every planned partition. Nothing was
+// written; the state store keeps what they had (`--missing` picks them up).
+void ReportNotStartedByInterrupt(RunContext& run, ModelRun& model_run, const Task& task) {
+  constexpr const char* kReason = "not started: the run was interrupted";
+  const project::Model& model = *model_run.planned->model;
+  std::vector<Materialization> materializations;
+  if (task.kind == TaskKind::kBatch) {
+    const PlannedBatch& batch = model_run.planned->batches[task.batch];
+    for (std::size_t i = 0; i < batch.keys.size(); ++i) {
+      materializations.push_back(PartitionMaterialization(model, batch, i, "Skipped"));
+    }
+  } else if (task.kind == TaskKind::kWholeModel) {
+    Materialization m;
+    m.model = model.name;
+    m.asset_key = AssetKey(model.target);
+    m.strategy = std::string(project::StrategyName(model.strategy));
+    m.status = "Skipped";
+    materializations.push_back(std::move(m));
+  }
+  std::lock_guard<std::mutex> lock(run.mutex);
+  for (Materialization& m : materializations) {
+    m.attempts = 0;
+    m.error = kReason;
+    run.report.materializations.push_back(std::move(m));
+  }
+  model_run.summary.partitions_skipped += static_cast<int>(materializations.size());
+}
+
 // Reports `error` (once, here) and stops the run: the error returned goes to the task graph,
 // which starts no task after it.
 Error StopRun(RunContext& run, const std::string& model, std::optional<std::string> partition,
@@ -521,8 +550,7 @@ Result<TaskOutcome> RunIncremental(RunContext& run, std::size_t worker, const Ta
   const PlannedModel& planned = *model_run.planned;
   const project::Model& model = *planned.model;
   if (run.watcher.cancelled()) {
-    std::lock_guard<std::mutex> lock(run.mutex);
-    model_run.summary.partitions_skipped = 1;
+    ReportNotStartedByInterrupt(run, model_run, task);
     return TaskOutcome::kFailed;
   }
   Materialization m;
@@ -873,8 +901,7 @@ Result<TaskOutcome> RunBatch(RunContext& run, std::size_t worker, const Task& ta
   const PlannedModel& work = model_run.bound ? *model_run.bound : *model_run.planned;
   const project::Model& model = *work.model;
   if (run.watcher.cancelled()) {
-    std::lock_guard<std::mutex> lock(run.mutex);
-    model_run.summary.partitions_skipped += static_cast<int>(work.batches[task.batch].keys.size());
+    ReportNotStartedByInterrupt(run, model_run, task);
     return TaskOutcome::kFailed;
   }
   const std::vector<std::size_t> indexes = TakeGroup(run, task, group, work);
@@ -927,8 +954,7 @@ Result<TaskOutcome> RunWholeModel(RunContext& run, std::size_t worker, const Tas
   const PlannedModel& planned = *model_run.planned;
   const project::Model& model = *planned.model;
   if (run.watcher.cancelled()) {
-    std::lock_guard<std::mutex> lock(run.mutex);
-    model_run.summary.partitions_skipped = 1;
+    ReportNotStartedByInterrupt(run, model_run, task);
     return TaskOutcome::kFailed;
   }
   Materialization m;
@@ -1003,8 +1029,7 @@ Status SkipTask(RunContext& run, const Task& task, const Task& root_cause) {
                     : task.kind == TaskKind::kWholeModel ? 1
                                                          : 0;
   if (run.watcher.cancelled()) {
-    std::lock_guard<std::mutex> lock(run.mutex);
-    model_run.summary.partitions_skipped += count;
+    ReportNotStartedByInterrupt(run, model_run, task);
     return OkStatus();
   }
   // The model's own setup failed: its partitions already count as failed.

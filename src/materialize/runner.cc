@@ -239,6 +239,31 @@ void ReportNotStarted(RunContext& run, const Error& cause) {
   }
 }
 
+// After an interrupt: one error per model that lost work to it, counting its partitions
+// interrupted in flight (rolled back) and those never started.
+void ReportInterrupted(RunContext& run) {
+  std::map<std::string, std::pair<int, int>> lost;  // model -> (interrupted, not started)
+  for (const Materialization& m : run.report.materializations) {
+    if (m.status == "Interrupted") ++lost[m.model].first;
+    if (m.status == "Skipped" && m.attempts == 0 && m.error.rfind("not started:", 0) == 0) {
+      ++lost[m.model].second;
+    }
+  }
+  for (const ModelRun& model_run : run.models) {
+    auto found = lost.find(model_run.summary.model);
+    if (found == lost.end()) continue;
+    const auto [interrupted, not_started] = found->second;
+    run.AddError(
+        model_run.summary.model, std::nullopt,
+        MakeError(ErrorCode::kInterrupted,
+                  fmt::format("the run was interrupted (SIGINT/SIGTERM): {} partition(s) rolled "
+                              "back in flight, {} not started",
+                              interrupted, not_started),
+                  "nothing of them was written; `strata run --missing` runs exactly what is "
+                  "left"));
+  }
+}
+
 void SortReport(const Plan& plan, RunReport& report) {
   // Tasks finish in any order; report in plan order, then by partition.
   std::map<std::string, std::size_t> model_order;
@@ -356,6 +381,7 @@ Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
   if (!executed.ok() && !run.stopped.load()) return executed.error();
   ReportSkips(run);
   if (run.stopped.load()) ReportNotStarted(run, executed.error());
+  if (run.watcher.cancelled()) ReportInterrupted(run);
   for (const ModelRun& model_run : run.models) {
     run.report.partition_summaries.push_back(model_run.summary);
   }

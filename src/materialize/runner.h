@@ -19,7 +19,9 @@
 // their partitions keep the state and rows they had. Transient errors (retryable codes) are
 // retried per the project's [run] config with jittered exponential backoff; every retried
 // attempt is in the report. Cancellation (SIGINT/SIGTERM) interrupts in-flight statements, rolls
-// their transactions back and records those partitions Interrupted; tasks not started are skipped.
+// their transactions back and records those partitions Interrupted; tasks not started are
+// reported Skipped (attempts 0, state untouched), and each model that lost work gets one
+// Interrupted error counting both.
 #pragma once
 
 #include <atomic>

@@ -173,6 +173,19 @@ def test_sigint_mid_backfill_exits_130_and_marks_interrupted(project):
     m = mats_by_key(report)
     for key, p in state.items():
         assert m[key]["status"] == p["status"]
+    # Every planned partition is in the report: those the interrupt kept from starting are
+    # Skipped with attempts 0 (and have no state); one Interrupted error per model counts them.
+    daily = mats_by_key(report, "fct_daily_orders")
+    assert sorted(daily) == days
+    not_started = [k for k in days if k not in state]
+    assert not_started, "the run should have stopped before the last partitions"
+    for key in not_started:
+        assert daily[key]["status"] == "Skipped" and daily[key]["attempts"] == 0, daily[key]
+        assert "interrupted" in daily[key]["error"], daily[key]
+    errors = [e for e in report["errors"] if e["model"] == "fct_daily_orders"]
+    assert [e["code"] for e in errors] == ["Interrupted"], report["errors"]
+    assert f"{len(not_started)} not started" in errors[0]["message"], errors[0]
+    assert {e["code"] for e in report["errors"]} == {"Interrupted"}, report["errors"]
     assert project.state_query("SELECT status FROM runs WHERE run_id = ?", (report["run_id"],)) == \
         [("interrupted",)]
 
