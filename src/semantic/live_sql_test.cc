@@ -231,6 +231,25 @@ TEST(QueryJson, DeepNestingAndNulBytesAreRefusedBeforeTheParse) {
                   .ok());
 }
 
+TEST(QueryJson, ARepeatedKeyIsRefusedNotResolvedToTheLastOne) {
+  for (const char* bad :
+       {R"({"measures": ["Order.revenue"], "limit": 1, "limit": 1000})",
+        R"({"measures": ["Order.revenue"], "measures": ["Order.count"]})",
+        R"({"measures": ["Order.revenue"], "filters": [{"member": "Order.status", "op": "equals",
+            "values": ["a"], "member": "Order.id"}]})"}) {
+    auto query = ParseQueryJson(bad);
+    ASSERT_FALSE(query.ok()) << bad;
+    EXPECT_EQ(query.error().code, ErrorCode::kQueryInvalid) << bad;
+    EXPECT_NE(query.error().message.find("appears twice"), std::string::npos)
+        << query.error().message;
+  }
+  // The same key in two different objects is no repetition.
+  EXPECT_TRUE(ParseQueryJson(R"({"measures": ["Order.revenue"], "filters": [
+      {"member": "Order.status", "op": "equals", "values": ["a"]},
+      {"member": "Order.status", "op": "equals", "values": ["b"]}]})")
+                  .ok());
+}
+
 TEST(QueryJson, FullQuery) {
   auto query = ParseQueryJson(R"({"measures": ["Order.revenue"], "dimensions": ["Order.status"],
       "time_dimensions": [{"dimension": "Order.order_date", "grain": "fiscal_quarter", "range": ["2026-01-01", "2026-07-01"]}],

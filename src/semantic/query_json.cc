@@ -1,6 +1,10 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "project/did_you_mean.h"
 #include "semantic/query.h"
@@ -171,8 +175,21 @@ Result<SemanticQuery> ParseQueryJson(std::string_view json_text) {
                    "a semantic query nests 4 levels at most: {\"filters\": [{\"values\": [...]}]}");
   }
   json root;
+  // nlohmann keeps the last of two equal keys in an object; a query that says "limit" twice is
+  // ambiguous, so the first repeated key is refused.
+  std::vector<std::set<std::string>> keys_seen;
+  std::optional<std::string> repeated;
+  const json::parser_callback_t note_keys = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) keys_seen.emplace_back();
+    if (event == json::parse_event_t::object_end && !keys_seen.empty()) keys_seen.pop_back();
+    if (event == json::parse_event_t::key && !keys_seen.empty() && !repeated &&
+        !keys_seen.back().insert(parsed.get<std::string>()).second) {
+      repeated = parsed.get<std::string>();
+    }
+    return true;
+  };
   try {
-    root = json::parse(json_text);
+    root = json::parse(json_text, note_keys);
   } catch (const json::parse_error& error) {
     // nlohmann's text is "[json.exception.parse_error.101] parse error at line 1, column 2: ...".
     std::string what = error.what();
@@ -183,6 +200,11 @@ Result<SemanticQuery> ParseQueryJson(std::string_view json_text) {
   } catch (const json::exception& error) {  // a number out of range, and the like
     return Invalid(std::string("the query is not valid JSON: ") + error.what(),
                    "numbers must fit a 64-bit float or integer");
+  }
+  if (repeated) {
+    return Invalid(fmt::format("the query is not valid: the key \"{}\" appears twice in one object",
+                               *repeated),
+                   "give each key once; to ask for several members, list them in one array");
   }
   if (!root.is_object()) {
     return Invalid("the query must be a JSON object",
