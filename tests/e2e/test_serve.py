@@ -323,6 +323,18 @@ def without_duration(answer: dict) -> dict:
     return {**answer, "meta": meta}
 
 
+def served_as_cli(answer: dict, query: dict) -> dict:
+    """An HTTP answer without its duration and, for a query without a limit, without the
+    `LIMIT 100001` the query port's max_result_rows (100,000) adds to its SQL (strata query has no
+    such cap); asserts that LIMIT is there."""
+    served = without_duration(answer)
+    if "limit" not in query:
+        sql = served["meta"]["sql"]
+        assert sql.endswith("\nLIMIT 100001"), sql
+        served["meta"]["sql"] = sql[:-len("\nLIMIT 100001")]
+    return served
+
+
 SLOW_QUERY = {"measures": ["Slow.digest_sum"], "dimensions": ["Slow.bucket"]}
 FAST_QUERY = {"measures": ["Order.order_count"]}
 
@@ -628,10 +640,7 @@ def test_http_answers_equal_strata_query(server, strata_bin, project, index):
     over_http = server.query(query, role=role)
     assert over_http.status == 200, (described(role, query), over_http)
     from_cli = cli_query(strata_bin, project, query, role)
-    served = without_duration(over_http.json)
-    if "limit" not in query:  # the query port's max_result_rows (100,000) runs as a LIMIT of one more
-        assert served["meta"]["sql"].endswith("\nLIMIT 100001"), served["meta"]["sql"]
-        served["meta"]["sql"] = served["meta"]["sql"][:-len("\nLIMIT 100001")]
+    served = served_as_cli(over_http.json, query)
     assert served == without_duration(from_cli), \
         f"HTTP and strata query answer differently {described(role, query)}"
     assert list(over_http.json) == ["columns", "rows", "meta"], described(role, query)
@@ -723,7 +732,7 @@ def test_a_roles_row_filter_applies_on_rollup_and_live_answers(server, strata_bi
         body = response.json
         assert routed in body["meta"]["rollup"], body["meta"]
         assert [row[0] for row in body["rows"]] == ["north"], body["rows"]
-        assert without_duration(body) == without_duration(
+        assert served_as_cli(body, query) == without_duration(
             cli_query(strata_bin, project, query, "north_analyst"))
         everyone = server.query(query, role="admin").json
         assert len(everyone["rows"]) == 3
