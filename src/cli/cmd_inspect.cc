@@ -171,9 +171,11 @@ int RunSchema(const std::string& name) {
     PrintJson(ModelsOutputSchema());
   } else if (name == "partitions-output") {
     PrintJson(PartitionsOutputSchema());
+  } else if (name == "errors-output") {
+    PrintJson(ErrorsOutputSchema());
   } else {
     PrintError(MakeError(ErrorCode::kUsage, fmt::format("unknown schema \"{}\"", name),
-                         "available: run-output, models-output, partitions-output"),
+                         "available: run-output, models-output, partitions-output, errors-output"),
                OutputFormat::kHuman);
     return 1;
   }

@@ -310,7 +310,9 @@ int Main(int argc, char** argv) {
   serve->add_option("--output", output, "errors as human | json")
       ->check(CLI::IsMember({"human", "json"}));
   CLI::App* schema = app.add_subcommand("schema", "print a JSON Schema of an output document");
-  schema->add_option("NAME", schema_name, "run-output | models-output | partitions-output")
+  schema
+      ->add_option("NAME", schema_name,
+                   "run-output | models-output | partitions-output | errors-output")
       ->required();
 
   try {

@@ -110,4 +110,36 @@ const nlohmann::json& PartitionsOutputSchema() {
   return kSchema;
 }
 
+const nlohmann::json& ErrorsOutputSchema() {
+  static const nlohmann::json kSchema = nlohmann::json::parse(R"json({
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://strata.dev/schemas/errors-output.json",
+  "title": "ErrorsOutput",
+  "description": "The document a command prints with JSON output when it refuses to run (exit 1): usage, configuration, compile, selection and connection errors. A run that started prints the run document instead (run-output), whose errors have the same code and message.",
+  "type": "object",
+  "required": ["errors"],
+  "additionalProperties": false,
+  "properties": {
+    "errors": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/ErrorInfo"}}
+  },
+  "$defs": {
+    "ErrorInfo": {
+      "type": "object",
+      "required": ["code", "message"],
+      "additionalProperties": false,
+      "properties": {
+        "code": {"type": "string", "description": "A stable code from docs/error-codes.md (Usage, Config, ModelNotFound, ...) or a compiler diagnostic code (E024, ...)."},
+        "message": {"type": "string"},
+        "hint": {"type": "string", "description": "What to do about it; absent when there is nothing to add."},
+        "file": {"type": "string", "description": "The file the error concerns (line and column within it)."},
+        "line": {"type": ["integer", "null"], "minimum": 1},
+        "column": {"type": ["integer", "null"], "minimum": 1},
+        "notes": {"type": "array", "items": {"type": "string"}, "description": "Context: the member, filter or statement the error concerns."}
+      }
+    }
+  }
+})json");
+  return kSchema;
+}
+
 }  // namespace strata::cli

@@ -12,5 +12,8 @@ namespace strata::cli {
 const nlohmann::json& ModelsOutputSchema();
 // `strata partitions --output json`: the state store's per-partition records.
 const nlohmann::json& PartitionsOutputSchema();
+// `{"errors": [...]}`: what every command prints (JSON output) when it refuses before running:
+// usage, configuration, compile and connection errors (cli/render.cc's PrintErrors).
+const nlohmann::json& ErrorsOutputSchema();
 
 }  // namespace strata::cli

@@ -113,8 +113,25 @@ def test_partitions_output_validates_against_its_schema(project, strata_bin):
         check.validate({"partitions": [{"model": "x"}]})
 
 
+def test_refusals_validate_against_the_errors_schema(project, strata_bin):
+    small_project(project)
+    check, jsonschema = validator(strata_bin, "errors-output")
+    project.write("models/bad.toml", 'name = "bad"\nlookbak = 3\n')
+    project.write("models/bad.sql", "SELECT 1 AS x\n")
+    refusals = [project.strata("models"), project.strata("run", "--model", "nope"),
+                project.strata("run", "--bogus-flag")]
+    for refused in refusals:
+        assert refused.returncode == 1, repr(refused)
+        check.validate(refused.json)
+    assert any("file" in e for r in refusals for e in r.json["errors"]), refusals[0].json
+    with pytest.raises(jsonschema.ValidationError):
+        check.validate({"errors": []})
+    with pytest.raises(jsonschema.ValidationError):
+        check.validate({"errors": [{"code": "Usage"}]})
+
+
 def test_schema_names(strata_bin):
-    for name in ("run-output", "models-output", "partitions-output"):
+    for name in ("run-output", "models-output", "partitions-output", "errors-output"):
         assert schema(strata_bin, name)["$schema"].startswith("https://json-schema.org/")
     completed = subprocess.run([strata_bin, "schema", "nope"], capture_output=True, text=True,
                                timeout=30)
