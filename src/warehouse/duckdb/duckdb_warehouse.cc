@@ -2,6 +2,7 @@
 
 #include <duckdb.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -336,6 +337,15 @@ Error OpenError(const std::string& path, const std::string& message) {
                      fmt::format("free space on the device that holds {} (or make it writable) "
                                  "and try again",
                                  path));
+  }
+  if (message.find("Permission denied") != std::string::npos) {
+    // Not retryable: waiting does not change a file's owner or mode. A storage failure (as a
+    // read-only file is), so `strata serve` answers it 502 like the warehouse's other failures.
+    return MakeError(ErrorCode::kWarehouseStorage,
+                     fmt::format("cannot open DuckDB database {}: {}", path, message),
+                     fmt::format("this user (uid {}) may not open {} or its folder: check their "
+                                 "owner and mode (ls -l), or run strata as the file's owner",
+                                 ::getuid(), path));
   }
   return MakeError(ErrorCode::kWarehouseConnection,
                    fmt::format("cannot open DuckDB database {}: {}", path, message),

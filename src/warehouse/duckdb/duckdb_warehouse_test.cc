@@ -1,6 +1,7 @@
 #include "warehouse/duckdb/duckdb_warehouse.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -326,6 +327,42 @@ TEST(DuckDbWarehouseTest, ReadOnlyOpenReadsAndRefusesWrites) {
     EXPECT_EQ(
         std::get<std::int64_t>(Exec(*connection, "SELECT seven FROM kept").columns[0].values[0]),
         7);
+  }
+  std::filesystem::remove(path);
+}
+
+// A file this user may not open is a WarehouseStorage error (not retryable: waiting changes
+// nothing; not WarehouseConnection, which is) whose
+// hint is about owner and mode. As root the open runs in a child that has become nobody.
+TEST(DuckDbWarehouseTest, AFileThisUserMayNotOpenIsANonRetryableStorageError) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("strata_duckdb_denied_" + std::to_string(::getpid()) + ".duckdb");
+  std::filesystem::remove(path);
+  {
+    auto warehouse = OpenDuckDb(path.string());
+    ASSERT_TRUE(warehouse.ok());
+    Exec(*Connect(**warehouse), "CREATE TABLE kept AS SELECT 7 AS seven");
+  }
+  std::filesystem::permissions(path, std::filesystem::perms::none);
+  const auto denied = [&]() -> bool {
+    auto warehouse = OpenDuckDb(path.string());
+    return !warehouse.ok() && warehouse.error().code == ErrorCode::kWarehouseStorage &&
+           !warehouse.error().retryable() &&
+           warehouse.error().hint.find("owner and mode") != std::string::npos;
+  };
+  if (::getuid() != 0) {
+    EXPECT_TRUE(denied());
+  } else {
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(3);
+      ::_exit(denied() ? 0 : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "3: could not become nobody; 1: not the expected error";
   }
   std::filesystem::remove(path);
 }
