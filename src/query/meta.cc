@@ -4,6 +4,8 @@
 
 #include <functional>
 
+#include "semantic/path.h"
+
 namespace strata::query {
 namespace {
 
@@ -57,9 +59,28 @@ json EntityJson(const semantic::Entity& entity,
   return out;
 }
 
-json RollupJson(const semantic::Rollup& rollup, const rollup::RollupStatus& status) {
+// A rollup dimension whose path reads an entity `readable` refuses is left out: the role may not
+// learn that entity's members, and a query using it is refused anyway.
+bool DimensionReadable(const semantic::SemanticModel& model, const semantic::Rollup& rollup,
+                       const semantic::RollupDimension& dimension,
+                       const std::function<bool(const std::string&)>& readable) {
+  const semantic::Entity* entity = model.FindEntity(rollup.entity);
+  if (entity == nullptr) return false;
+  Result<semantic::MemberPath> path =
+      semantic::WalkPath(model, *entity, dimension.path, ErrorCode::kSemanticInvalid);
+  if (!path.ok()) return false;
+  for (const semantic::Relationship* hop : path->hops) {
+    if (!readable(hop->entity)) return false;
+  }
+  return true;
+}
+
+json RollupJson(const semantic::SemanticModel& model, const semantic::Rollup& rollup,
+                const rollup::RollupStatus& status,
+                const std::function<bool(const std::string&)>& readable) {
   json dimensions = json::array();
   for (const auto& d : rollup.dimensions) {
+    if (!DimensionReadable(model, rollup, d, readable)) continue;
     dimensions.push_back(d.grain ? json{{"name", d.path}, {"grain", *d.grain}} : json(d.path));
   }
   return {{"name", rollup.name},
@@ -95,7 +116,7 @@ Result<nlohmann::json> MetaJson(const semantic::SemanticModel& model,
   }
   for (std::size_t i = 0; i < model.rollups.size() && i < statuses.size(); ++i) {
     if (readable(model.rollups[i].entity)) {
-      rollups.push_back(RollupJson(model.rollups[i], statuses[i]));
+      rollups.push_back(RollupJson(model, model.rollups[i], statuses[i], readable));
     }
   }
   if (data_role != nullptr) {

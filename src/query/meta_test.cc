@@ -66,6 +66,19 @@ TEST(MetaJson, ListsWhatTheRoleMayRead) {
   EXPECT_TRUE(Names(order_of(*paid)["metrics"]).count("average_order_value"));
   EXPECT_FALSE(order_of(*admin)["relationships"].empty());
   EXPECT_TRUE(order_of(*paid)["relationships"].empty());
+  // A rollup's dimension through Customer is not listed to a role that may not read Customer.
+  const auto dimensions_of = [](const nlohmann::json& meta) {
+    std::set<std::string> paths;
+    for (const auto& rollup : meta["rollups"]) {
+      for (const auto& d : rollup["dimensions"]) {
+        paths.insert(d.is_string() ? d.get<std::string>() : d["name"].get<std::string>());
+      }
+    }
+    return paths;
+  };
+  EXPECT_TRUE(dimensions_of(*admin).count("customer.region"));
+  EXPECT_FALSE(dimensions_of(*paid).count("customer.region"));
+  EXPECT_TRUE(dimensions_of(*paid).count("status"));
 }
 
 TEST(MetaJson, AnUnknownRoleIsRefused) {

@@ -81,7 +81,7 @@ class Planner {
   }
 
   Result<std::pair<MemberRef, const Dimension*>> DimensionRef(const std::string& written) {
-    STRATA_ASSIGN_OR_RETURN(MemberRef ref, ParseMemberRef(model_, written));
+    STRATA_ASSIGN_OR_RETURN(MemberRef ref, Ref(written));
     const Dimension* dimension = ref.path.target->FindDimension(ref.path.member);
     if (dimension == nullptr) {
       return Invalid(fmt::format("\"{}\" is not a dimension", written),
@@ -176,7 +176,7 @@ class Planner {
 
   // An Entity.member naming a measure or metric (no relationship path).
   Result<OutputMeasure> MeasureRef(const std::string& written) {
-    STRATA_ASSIGN_OR_RETURN(MemberRef ref, ParseMemberRef(model_, written));
+    STRATA_ASSIGN_OR_RETURN(MemberRef ref, Ref(written));
     const Entity& entity = *ref.path.target;
     OutputMeasure out{written, &entity, entity.FindMeasure(ref.path.member),
                       entity.FindMetric(ref.path.member)};
@@ -218,7 +218,7 @@ class Planner {
 
   Status ResolveFilters() {
     for (const FilterRequest& filter : query_.filters) {
-      STRATA_ASSIGN_OR_RETURN(MemberRef ref, ParseMemberRef(model_, filter.member));
+      STRATA_ASSIGN_OR_RETURN(MemberRef ref, Ref(filter.member));
       if (const Dimension* dimension = ref.path.target->FindDimension(ref.path.member)) {
         dimension_filters_.push_back({std::move(ref), dimension, &filter});
         continue;
@@ -240,21 +240,56 @@ class Planner {
     return OkStatus();
   }
 
+  Error Denied(const Entity& entity) const {
+    return MakeError(
+        ErrorCode::kAccessDenied,
+        fmt::format("data role \"{}\" may not read entity \"{}\"", role_->name, entity.name),
+        fmt::format("leave out the members that read {} (a measure, dimension, "
+                    "filter or metric of it, or a path through it): GET /v1/meta "
+                    "lists what this role may read; or use a role whose access "
+                    "lists {}",
+                    entity.name, entity.name));
+  }
+
   Status CheckAccess(const Partial& partial) const {
     if (role_ == nullptr || role_->all) return OkStatus();
     for (const JoinNode& node : partial.nodes()) {
-      if (node.from_query && role_->Find(node.entity->name) == nullptr) {
-        return MakeError(ErrorCode::kAccessDenied,
-                         fmt::format("data role \"{}\" may not read entity \"{}\"", role_->name,
-                                     node.entity->name),
-                         fmt::format("leave out the members that read {} (a measure, dimension, "
-                                     "filter or metric of it, or a path through it): GET /v1/meta "
-                                     "lists what this role may read; or use a role whose access "
-                                     "lists {}",
-                                     node.entity->name, node.entity->name));
-      }
+      if (node.from_query && role_->Find(node.entity->name) == nullptr) return Denied(*node.entity);
     }
     return OkStatus();
+  }
+
+  // ParseMemberRef for the query's role. What a role may not read is never described to it: a
+  // member whose path reads such an entity is AccessDenied at once (the resolved query would be,
+  // by CheckAccess), before anything about that entity's members (a "did you mean", "is a
+  // dimension, not a measure") is said; an unknown entity is suggested among readable ones only.
+  Result<MemberRef> Ref(const std::string& written) const {
+    Result<MemberRef> ref = ParseMemberRef(model_, written);
+    if (role_ == nullptr || role_->all) return ref;
+    std::vector<std::string> parts;
+    for (std::size_t start = 0;;) {
+      const std::size_t dot = written.find('.', start);
+      parts.push_back(written.substr(start, dot == std::string::npos ? dot : dot - start));
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    const Entity* at = model_.FindEntity(parts.front());
+    if (at == nullptr) {
+      if (ref.ok() || parts.size() < 2) return ref;
+      Error error = std::move(ref).error();
+      std::vector<std::string> readable;
+      for (const EntityAccess& access : role_->access) readable.push_back(access.entity);
+      error.hint = project::SuggestionHint(parts.front(), readable);
+      return error;
+    }
+    // Every entity the path reaches, as far as it resolves.
+    for (std::size_t i = 1; at != nullptr; ++i) {
+      if (role_->Find(at->name) == nullptr) return Denied(*at);
+      if (i + 1 >= parts.size()) break;
+      const Relationship* hop = at->FindRelationship(parts[i]);
+      at = hop == nullptr ? nullptr : model_.FindEntity(hop->entity);
+    }
+    return ref;
   }
 
   Status ApplyRowFilters(Partial& partial) const {

@@ -231,6 +231,42 @@ TEST(QueryJson, DeepNestingAndNulBytesAreRefusedBeforeTheParse) {
                   .ok());
 }
 
+// A role is never told about what it may not read: no "did you mean" naming a member of an
+// entity it may not read, no "is a dimension, not a measure" about one; such a member is
+// AccessDenied, and an unknown entity is suggested among the readable ones only.
+TEST(Resolution, ErrorsNameNothingTheRoleMayNotRead) {
+  const SemanticModel model = Load(testing::kExampleModelYaml);
+  const std::string paid = "paid_orders_only";
+  for (
+      const char* query :
+      {R"({"measures": ["Order.revenue"], "dimensions": ["Customer.regin"]})",
+       R"({"measures": ["Order.revenue"], "dimensions": ["Order.customer.regin"]})",
+       R"({"measures": ["Customer.region"]})",
+       R"({"measures": ["Order.revenue"], "filters": [{"member": "Ticket.nope", "op": "set"}]})"}) {
+    auto refused = Plan(model, query, paid);
+    ASSERT_FALSE(refused.ok()) << query;
+    EXPECT_EQ(refused.error().code, ErrorCode::kAccessDenied) << query;
+    EXPECT_EQ(refused.error().hint.find("region"), std::string::npos) << refused.error().hint;
+  }
+  auto unknown = Plan(model, R"({"measures": ["Custmer.revenue"]})", paid);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().code, ErrorCode::kQueryInvalid);
+  EXPECT_EQ(unknown.error().hint.find("Customer"), std::string::npos) << unknown.error().hint;
+  // A role that may read everything, and a trusted caller, still get the suggestion.
+  for (const std::optional<std::string>& role :
+       {std::optional<std::string>("admin"), std::optional<std::string>()}) {
+    auto misspelt =
+        Plan(model, R"({"measures": ["Order.revenue"], "dimensions": ["Customer.regin"]})", role);
+    ASSERT_FALSE(misspelt.ok());
+    EXPECT_EQ(misspelt.error().code, ErrorCode::kQueryInvalid);
+    EXPECT_NE(misspelt.error().hint.find("region"), std::string::npos);
+    EXPECT_NE(Plan(model, R"({"measures": ["Custmer.customer_count"]})", role)
+                  .error()
+                  .hint.find("Customer"),
+              std::string::npos);
+  }
+}
+
 TEST(QueryJson, ARepeatedKeyIsRefusedNotResolvedToTheLastOne) {
   for (const char* bad :
        {R"({"measures": ["Order.revenue"], "limit": 1, "limit": 1000})",
