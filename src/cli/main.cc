@@ -210,7 +210,23 @@ std::string CommandLine(int argc, char** argv) {
   return line;
 }
 
+// The commands that stop cleanly on SIGINT/SIGTERM (they poll the cancel flag: a run's document,
+// a build that publishes nothing more, a server that drains). Every other command keeps the
+// default action and ends at once: it writes nothing that a kill could leave half done (`init`
+// aside, whose folder is then removed by hand), and a flag nobody reads would make Ctrl-C do
+// nothing until, say, a long live query finished.
+bool StopsCleanlyOnSignals(int argc, char** argv) {
+  if (argc < 2) return false;
+  const std::string_view command = argv[1];
+  return command == "run" || command == "apply" || command == "serve" ||
+         (command == "rollups" && argc > 2 &&
+          (std::string_view(argv[2]) == "build" || std::string_view(argv[2]) == "refresh"));
+}
+
 int Main(int argc, char** argv) {
+  // First, so that a signal in the moments of argument parsing and project loading is a clean
+  // stop too.
+  if (StopsCleanlyOnSignals(argc, argv)) strata::cli::InstallSignalHandlers();
   CLI::App app{"strata: time-partitioned SQL models and a semantic layer"};
   app.require_subcommand(1);
   CommonOptions common;
@@ -335,7 +351,6 @@ int Main(int argc, char** argv) {
   }
   run_options.selection.lookback = values->lookback;
   if (values->parallel) run_options.parallel = *values->parallel;
-  strata::cli::InstallSignalHandlers();
   if (*init) return strata::cli::RunInit(init_dir, example, common);
   if (*compile) return strata::cli::RunCompile(common);
   if (*plan) return strata::cli::RunPlan(common, run_options);

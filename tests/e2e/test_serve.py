@@ -317,6 +317,25 @@ def cli_query(strata_bin, root: Path, query: dict, role: str) -> dict:
     return json.loads(completed.stdout)
 
 
+def test_ctrl_c_stops_a_long_strata_query(strata_bin, project):
+    """`strata query` reads no cancel flag: SIGINT must end it at once with the default action
+    (a handler that only set the flag made Ctrl-C wait for the query: minutes here)."""
+    process = subprocess.Popen(
+        [strata_bin, "query", json.dumps({"measures": ["Endless.digest_sum"]}),
+         "--project", str(project), "--output", "json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        time.sleep(1.0)
+        assert process.poll() is None, "the endless query ended by itself"
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == -signal.SIGINT, process.returncode
+
+
 def without_duration(answer: dict) -> dict:
     meta = dict(answer["meta"])
     meta.pop("duration_ms", None)
