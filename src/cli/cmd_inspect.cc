@@ -41,7 +41,7 @@ json PartitionJson(const state::PartitionRecord& record) {
 
 int RunPartitions(const CommonOptions& common, const std::optional<std::string>& model,
                   const std::optional<std::string>& status_text) {
-  std::optional<Session> session = OpenSession(common);
+  std::optional<Session> session = OpenSession(common, StoreAccess::kRead);
   if (!session) return 1;
   // The positional MODEL is one more --model; with neither nor --filter, every model's rows.
   std::vector<std::string> names = common.models;
@@ -101,7 +101,8 @@ int RunPartitions(const CommonOptions& common, const std::optional<std::string>&
 }
 
 int RunShow(const CommonOptions& common, const std::string& model_name, int limit) {
-  std::optional<Session> session = OpenSession(common);
+  // Reads the warehouse only: no state store, and the warehouse opened read-only.
+  std::optional<LoadedProject> session = LoadProjectAndWarehouse(common);
   if (!session) return 1;
   // SelectModels names the closest model ("did you mean") for a misspelt one.
   auto selected = project::SelectModels(session->project, {model_name}, {});
@@ -110,7 +111,8 @@ int RunShow(const CommonOptions& common, const std::string& model_name, int limi
     return 1;
   }
   const project::Model* model = selected->front();
-  auto warehouse = warehouse::OpenWarehouse(session->project.config, session->warehouse);
+  auto warehouse = warehouse::OpenWarehouse(session->project.config, session->warehouse,
+                                            warehouse::AccessMode::kReadOnly);
   if (!warehouse.ok()) {
     PrintError(warehouse.error(), common.output);
     return 1;

@@ -40,11 +40,13 @@ std::optional<LoadedModel> LoadModel(const CommonOptions& common) {
                      std::move(*semantic.model)};
 }
 
-std::optional<Session> OpenSession(const CommonOptions& common) {
+std::optional<Session> OpenSession(const CommonOptions& common, StoreAccess access) {
   std::optional<LoadedProject> loaded = LoadProjectAndWarehouse(common);
   if (!loaded) return std::nullopt;
-  Result<std::unique_ptr<state::StateStore>> store =
-      state::StateStore::Open(loaded->project.config.state_path.string());
+  const std::string path = loaded->project.config.state_path.string();
+  Result<std::unique_ptr<state::StateStore>> store = access == StoreAccess::kRead
+                                                         ? state::StateStore::OpenForReading(path)
+                                                         : state::StateStore::Open(path);
   if (!store.ok()) {
     PrintError(store.error(), common.output);
     return std::nullopt;

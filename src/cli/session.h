@@ -42,7 +42,10 @@ struct LoadedModel {
 std::optional<LoadedModel> LoadModel(const CommonOptions& common);
 
 // LoadProjectAndWarehouse, then opens the state store; prints every error and returns nullopt
-// on failure.
-std::optional<Session> OpenSession(const CommonOptions& common);
+// on failure. A command that only reads the store passes kRead: a store this user may not write
+// is then opened read-only (state::StateStore::OpenForReading).
+enum class StoreAccess { kWrite, kRead };
+std::optional<Session> OpenSession(const CommonOptions& common,
+                                   StoreAccess access = StoreAccess::kWrite);
 
 }  // namespace strata::cli

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <bit>
 #include <cctype>
+#include <filesystem>
+#include <system_error>
 #include <utility>
 
 #include "base/ascii.h"
@@ -144,6 +146,25 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const std::string& path, co
                           internal::Database::Open(path));
   STRATA_TRY(internal::Migrate(*database));
   return std::unique_ptr<StateStore>(new StateStore(std::move(database), path, clock));
+}
+
+Result<std::unique_ptr<StateStore>> StateStore::OpenForReading(const std::string& path,
+                                                               const Clock& clock) {
+  Result<std::unique_ptr<StateStore>> writable = Open(path, clock);
+  std::error_code missing;
+  if (writable.ok() || writable.error().code != ErrorCode::kIo ||
+      !std::filesystem::exists(path, missing)) {
+    return writable;
+  }
+  Result<std::unique_ptr<internal::Database>> database = internal::Database::OpenReadOnly(path);
+  if (!database.ok()) {
+    Error error = std::move(writable).error();
+    error.Note("read-only too: " + database.error().message);
+    return error;
+  }
+  // Migrate writes nothing when the schema is the newest; an older one cannot be migrated here.
+  STRATA_TRY(internal::Migrate(**database));
+  return std::unique_ptr<StateStore>(new StateStore(std::move(database).value(), path, clock));
 }
 
 Result<RunLock> StateStore::AcquireRunLock(const std::string& run_id, const std::string& command) {

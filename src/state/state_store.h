@@ -99,6 +99,12 @@ class StateStore {
   // anything else SQLite refuses (e.g. the file is not a database). Messages name the path.
   static Result<std::unique_ptr<StateStore>> Open(const std::string& path,
                                                   const Clock& clock = SystemClock());
+  // For commands that only read (`strata partitions`): Open, or, when that fails with kIo on an
+  // existing file (a read-only checkout, another user's project, a read-only mount), the file
+  // opened read-only (internal::Database::OpenReadOnly), whose schema must then be the newest.
+  // Writes through a read-only store fail with kIo.
+  static Result<std::unique_ptr<StateStore>> OpenForReading(const std::string& path,
+                                                            const Clock& clock = SystemClock());
 
   StateStore(const StateStore&) = delete;
   StateStore& operator=(const StateStore&) = delete;

@@ -2,11 +2,14 @@
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <thread>
@@ -357,6 +360,65 @@ TEST_F(StateStoreTest, UnwritableDirectoryIsAnIoError) {
   auto store = StateStore::Open(blocker + "/sub/state.db", clock_);
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.error().code, ErrorCode::kIo);
+}
+
+// A store this user may not write (a read-only checkout, another user's project): Open fails,
+// OpenForReading reads it, and a write through it fails. As root, the checks run in a child that
+// has become nobody.
+TEST_F(StateStoreTest, AStoreThisUserMayNotWriteIsOpenedForReading) {
+  namespace fs = std::filesystem;
+  const std::string path = PathTo("models/.strata-state.db");
+  {
+    auto store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    ASSERT_TRUE(
+        store->UpsertPartitions({Partition("orders", "2026-04-07", PartitionStatus::kComputed)})
+            .ok());
+  }
+  ASSERT_FALSE(fs::exists(path + "-wal"));  // the last close checkpointed it
+  const fs::path root = fs::path(path).parent_path().parent_path();
+  fs::permissions(root, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                            fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(fs::path(path).parent_path(),
+                  fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                      fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(path, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  // 0 when every expectation holds; the number of the first that does not.
+  const auto check = [&]() -> int {
+    auto writable = StateStore::Open(path, clock_);
+    if (writable.ok() || writable.error().code != ErrorCode::kIo) return 1;
+    auto store = StateStore::OpenForReading(path, clock_);
+    if (!store.ok()) return 2;
+    auto records = (*store)->ListPartitions(std::nullopt, std::nullopt);
+    if (!records.ok() || records->size() != 1 || records->front().partition_key != "2026-04-07")
+      return 3;
+    if ((*store)
+            ->UpsertPartitions({Partition("orders", "2026-04-08", PartitionStatus::kComputed)})
+            .ok())
+      return 4;
+    if (fs::exists(path + "-shm") || fs::exists(path + "-wal")) return 5;
+    return 0;
+  };
+  int failed = 0;
+  if (::getuid() != 0) {
+    failed = check();
+  } else {
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(9);
+      ::_exit(check());
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status));
+    failed = WEXITSTATUS(status);
+  }
+  fs::permissions(fs::path(path).parent_path(), fs::perms::owner_all);
+  fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(failed, 0) << "1: Open did not fail with Io; 2: OpenForReading failed; 3: wrong "
+                          "records; 4: a write succeeded; 5: a -shm or -wal file was made; 9: "
+                          "could not become nobody";
 }
 
 TEST_F(StateStoreTest, ConcurrentWritersFromSeveralThreads) {

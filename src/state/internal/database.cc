@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <system_error>
@@ -131,6 +132,61 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path) {
   }
   STRATA_TRY(database->Exec("PRAGMA synchronous=NORMAL"));
   return database;
+}
+
+namespace {
+
+// `path` as a SQLite URI filename: every byte but [A-Za-z0-9/._~-] percent-encoded.
+std::string FileUri(const std::string& path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string uri = "file:";
+  for (const char c : path) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (std::isalnum(byte) != 0 || c == '/' || c == '.' || c == '_' || c == '~' || c == '-') {
+      uri += c;
+    } else {
+      uri += '%';
+      uri += kHex[byte >> 4];
+      uri += kHex[byte & 0xf];
+    }
+  }
+  return uri;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Database>> Database::OpenReadOnly(const std::string& path) {
+  std::error_code missing;
+  if (!std::filesystem::exists(path, missing)) {
+    return MakeError(ErrorCode::kIo, "state store " + path + " does not exist",
+                     "run `strata run` once to create it, or check the [state] path");
+  }
+  const auto open = [&](const std::string& query) -> Result<std::unique_ptr<Database>> {
+    sqlite3* handle = nullptr;
+    const int result =
+        sqlite3_open_v2((FileUri(path) + query).c_str(), &handle,
+                        SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
+    std::unique_ptr<Database> database(new Database(handle, path));
+    if (result != SQLITE_OK) return database->MakeSqliteError(result, "opening to read");
+    sqlite3_extended_result_codes(handle, 1);
+    sqlite3_busy_timeout(handle, kBusyTimeoutMillis);
+    // The first read is where a WAL database without a usable -shm file fails.
+    STRATA_TRY(database->Exec("SELECT count(*) FROM sqlite_schema"));
+    return database;
+  };
+  Result<std::unique_ptr<Database>> shared = open("?mode=ro");
+  if (shared.ok()) return shared;
+  std::error_code no_wal;
+  const std::uintmax_t wal_bytes = std::filesystem::file_size(path + "-wal", no_wal);
+  if (!no_wal && wal_bytes > 0) {
+    Error error = std::move(shared).error();
+    error.hint =
+        "its -wal file holds commits that only a process allowed to write the folder "
+        "can read: run the command as the project's owner, or once `strata run` has "
+        "checkpointed it";
+    return error;
+  }
+  return open("?mode=ro&immutable=1");
 }
 
 Result<std::string> Database::EnableWal() {

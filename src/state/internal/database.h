@@ -62,6 +62,11 @@ class Database {
   // busy_timeout and synchronous=NORMAL. Errors: kIo (directories, cannot open, I/O),
   // kStateStore (not a database, WAL refused, ...); messages name the path.
   static Result<std::unique_ptr<Database>> Open(const std::string& path);
+  // Opens the existing file at `path` for reading only: nothing is created or changed. A WAL
+  // database whose folder this user may not write (so SQLite cannot make its -shm file) is read
+  // as immutable, unless a non-empty -wal file holds commits not yet in the database: then kIo,
+  // since reading without them would show an old state.
+  static Result<std::unique_ptr<Database>> OpenReadOnly(const std::string& path);
 
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
