@@ -55,6 +55,15 @@ Materialization PartitionMaterialization(const project::Model& model, const Plan
   return m;
 }
 
+// The report entry of a whole-model task (full_refresh, view, incremental), status unset.
+Materialization WholeModelMaterialization(const project::Model& model) {
+  Materialization m;
+  m.model = model.name;
+  m.asset_key = AssetKey(model.target);
+  m.strategy = std::string(project::StrategyName(model.strategy));
+  return m;
+}
+
 // "2026-04-07" or "2026-04-07..2026-04-09" for the keys from `first`'s to `last`'s.
 std::string DescribeKeys(const PlannedBatch& first, const PlannedBatch& last) {
   if (&first == &last && first.keys.size() == 1) return first.keys.front().ToString();
@@ -75,12 +84,8 @@ void ReportNotStartedByInterrupt(RunContext& run, ModelRun& model_run, const Tas
       materializations.push_back(PartitionMaterialization(model, batch, i, "Skipped"));
     }
   } else if (task.kind == TaskKind::kWholeModel) {
-    Materialization m;
-    m.model = model.name;
-    m.asset_key = AssetKey(model.target);
-    m.strategy = std::string(project::StrategyName(model.strategy));
-    m.status = "Skipped";
-    materializations.push_back(std::move(m));
+    materializations.push_back(WholeModelMaterialization(model));
+    materializations.back().status = "Skipped";
   }
   std::lock_guard<std::mutex> lock(run.mutex);
   for (Materialization& m : materializations) {
@@ -553,10 +558,7 @@ Result<TaskOutcome> RunIncremental(RunContext& run, std::size_t worker, const Ta
     ReportNotStartedByInterrupt(run, model_run, task);
     return TaskOutcome::kFailed;
   }
-  Materialization m;
-  m.model = model.name;
-  m.asset_key = AssetKey(model.target);
-  m.strategy = "incremental";
+  Materialization m = WholeModelMaterialization(model);
   const warehouse::TableName target = ToTableName(model.target);
   const std::int64_t started = MonotonicMillis();
   std::optional<Error> error = WithRetries(
@@ -957,10 +959,7 @@ Result<TaskOutcome> RunWholeModel(RunContext& run, std::size_t worker, const Tas
     ReportNotStartedByInterrupt(run, model_run, task);
     return TaskOutcome::kFailed;
   }
-  Materialization m;
-  m.model = model.name;
-  m.asset_key = AssetKey(model.target);
-  m.strategy = std::string(project::StrategyName(model.strategy));
+  Materialization m = WholeModelMaterialization(model);
   const std::int64_t started = MonotonicMillis();
   std::optional<std::int64_t> row_count;
   std::optional<Error> error = WithRetries(
@@ -1055,10 +1054,7 @@ Status SkipTask(RunContext& run, const Task& task, const Task& root_cause) {
       return StopRun(run, model.name, batch.keys.front().ToString(), std::move(error));
     }
   } else if (task.kind == TaskKind::kWholeModel) {
-    Materialization m;
-    m.model = model.name;
-    m.asset_key = AssetKey(model.target);
-    m.strategy = std::string(project::StrategyName(model.strategy));
+    Materialization m = WholeModelMaterialization(model);
     m.status = "Skipped";
     m.attempts = 0;
     m.error = reason;
