@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 
 from test_serve import bearer, without_duration
 from test_serve_control import base, control, rebuild, wait_job  # noqa: F401 (fixtures)
@@ -51,7 +52,14 @@ def test_a_repeated_rollup_answer_is_a_hit_with_the_same_rows_and_meta(control):
     # Live answers are never stored.
     assert cache_of(server.query(LIVE)) == "bypass"
     assert cache_of(server.query(LIVE)) == "bypass"
-    logged = [entry for entry in server.access_log() if entry["route"] == "/v1/query"]
+    # The access log line is written after the answer and read from stderr by a thread: wait
+    # for the sixth (a hang guard, not a timing threshold).
+    deadline = time.monotonic() + 30
+    while True:
+        logged = [entry for entry in server.access_log() if entry["route"] == "/v1/query"]
+        if len(logged) >= 6 or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
     assert [entry["cache"] for entry in logged] == ["miss", "hit", "miss", "hit", "bypass",
                                                     "bypass"]
     assert [entry["rollup"] for entry in logged[:2]] == ["daily_orders", "daily_orders"]
