@@ -136,12 +136,12 @@ Result<std::string> MergeStoredRows(const semantic::SemanticModel& model,
 
 namespace {
 
-// The append of one rollup: the staged new rows and the files written from them.
+// The append of one rollup: the staged new rows (settled and slice) and the files written.
 class Append {
  public:
   Append(const semantic::SemanticModel& model, const semantic::Rollup& rollup, sql::Dialect dialect,
          warehouse::Connection& source, warehouse::Connection& engine, const RollupStore& store,
-         const Manifest& previous, UnixSeconds now)
+         const Manifest& previous, const AppendRequest& request, UnixSeconds now)
       : model_(model),
         rollup_(rollup),
         dialect_(dialect),
@@ -149,24 +149,24 @@ class Append {
         engine_(engine),
         store_(store),
         previous_(previous),
+        request_(request),
         now_(now) {}
 
   ~Append() {
-    if (!table_.empty()) (void)engine_.Execute("DROP TABLE IF EXISTS " + Q(table_));
+    for (const Staged* staged : {&settled_, &slice_}) {
+      if (!staged->table.empty()) (void)engine_.Execute("DROP TABLE IF EXISTS " + Q(staged->table));
+    }
   }
   Append(const Append&) = delete;
   Append& operator=(const Append&) = delete;
 
-  Result<AppendedFiles> Run(const semantic::AppendBounds& bounds) {
+  Result<AppendedFiles> Run() {
     STRATA_TRY(Init());
     const std::optional<Period> window = Window();
-    STRATA_ASSIGN_OR_RETURN(const semantic::RollupBuildPlan plan,
-                            semantic::PlanRollupBuild(model_, rollup_, dialect_, window,
-                                                      /*null_time=*/false, bounds));
-    STRATA_TRY(
-        StageStoredRows(source_, engine_, plan, table_,
-                        (store_.FolderOf(rollup_.name) / previous_.files.front().path).string()));
-    STRATA_TRY(ReadTouched());
+    STRATA_TRY(Stage(request_.slice, window, slice_));
+    STRATA_ASSIGN_OR_RETURN(result_.slice_rows, SliceRows());
+    if (request_.settled) STRATA_TRY(Stage(*request_.settled, window, settled_));
+    if (request_.carve) return Carve();
     PlanRange(window);
     STRATA_TRY(WritePeriodFiles());
     STRATA_TRY(WriteNullFile());
@@ -174,9 +174,21 @@ class Append {
   }
 
  private:
+  // Staged rows of one read, and the periods (and whether the NULL-time file) they fall in.
+  struct Staged {
+    std::string table;
+    std::set<UnixSeconds> touched;
+    bool touched_null = false;
+
+    bool Touches(std::optional<Period> span) const {
+      if (table.empty()) return false;
+      if (!span) return touched_null;
+      const auto first = touched.lower_bound(span->first);
+      return first != touched.end() && *first < span->second;
+    }
+  };
+
   Status Init() {
-    static std::atomic<std::uint64_t> counter{0};
-    table_ = fmt::format("strata_append_{}", counter++);
     by_ = semantic::ParseTimeGrain(rollup_.partition->by).value_or(semantic::TimeGrain::kDay);
     for (const ManifestColumn& column : previous_.columns) {
       if (column.role == "dimension" && column.source == previous_.time_dimension) {
@@ -198,24 +210,43 @@ class Append {
                   NextPeriodStart(PeriodStart(now_, by_), by_)};
   }
 
-  // The periods (and whether the NULL-time file) the staged rows fall in.
-  Status ReadTouched() {
+  Status Stage(const semantic::AppendBounds& bounds, const std::optional<Period>& window,
+               Staged& staged) {
+    static std::atomic<std::uint64_t> counter{0};
+    STRATA_ASSIGN_OR_RETURN(const semantic::RollupBuildPlan plan,
+                            semantic::PlanRollupBuild(model_, rollup_, dialect_, window,
+                                                      /*null_time=*/false, bounds));
+    staged.table = fmt::format("strata_append_{}", counter++);
+    STRATA_TRY(
+        StageStoredRows(source_, engine_, plan, staged.table,
+                        (store_.FolderOf(rollup_.name) / previous_.files.front().path).string()));
+    return ReadTouched(staged);
+  }
+
+  Status ReadTouched(Staged& staged) {
     STRATA_ASSIGN_OR_RETURN(const warehouse::QueryResult counted,
-                            engine_.Execute("SELECT COUNT(*) FROM " + Q(table_)));
-    result_.read_rows = std::stoll(warehouse::ValueToString(counted.columns.at(0).values.at(0)));
-    STRATA_ASSIGN_OR_RETURN(
-        const warehouse::QueryResult times,
-        engine_.Execute("SELECT DISTINCT CAST(" + Q(time_) + " AS TIMESTAMP) FROM " + Q(table_)));
+                            engine_.Execute("SELECT COUNT(*) FROM " + Q(staged.table)));
+    result_.read_rows += std::stoll(warehouse::ValueToString(counted.columns.at(0).values.at(0)));
+    STRATA_ASSIGN_OR_RETURN(const warehouse::QueryResult times,
+                            engine_.Execute("SELECT DISTINCT CAST(" + Q(time_) +
+                                            " AS TIMESTAMP) FROM " + Q(staged.table)));
     for (const warehouse::Value& value : times.columns.at(0).values) {
       if (std::holds_alternative<std::monostate>(value)) {
-        touched_null_ = true;
+        staged.touched_null = true;
         continue;
       }
       const std::optional<UnixSeconds> t = ParseSqlTimeValue(warehouse::ValueToString(value));
       if (!t) return MakeError(ErrorCode::kInternal, "an appended row's time does not parse");
-      touched_.insert(PeriodStart(*t, by_));
+      staged.touched.insert(PeriodStart(*t, by_));
     }
     return OkStatus();
+  }
+
+  Result<std::int64_t> SliceRows() {
+    STRATA_ASSIGN_OR_RETURN(const warehouse::QueryResult summed,
+                            engine_.Execute("SELECT CAST(COALESCE(SUM(" + Q("__rows") +
+                                            "), 0) AS BIGINT) FROM " + Q(slice_.table)));
+    return std::stoll(warehouse::ValueToString(summed.columns.at(0).values.at(0)));
   }
 
   void PlanRange(const std::optional<Period>& window) {
@@ -226,25 +257,104 @@ class Append {
     }
     result_.range_start = previous_.range_start;
     result_.range_end = previous_.range_end;
-    if (touched_.empty()) return;
-    const UnixSeconds lo = *touched_.begin();
-    const UnixSeconds hi = NextPeriodStart(*touched_.rbegin(), by_);
+    std::set<UnixSeconds> touched = settled_.touched;
+    touched.insert(slice_.touched.begin(), slice_.touched.end());
+    if (touched.empty()) return;
+    const UnixSeconds lo = *touched.begin();
+    const UnixSeconds hi = NextPeriodStart(*touched.rbegin(), by_);
     result_.range_start = std::min(result_.range_start.value_or(lo), lo);
     result_.range_end = std::max(result_.range_end.value_or(hi), hi);
   }
 
-  bool Touches(UnixSeconds start, UnixSeconds end) const {
-    const auto first = touched_.lower_bound(start);
-    return first != touched_.end() && *first < end;
-  }
-
-  // The staged rows of [start, end), or those without a time.
-  std::string StagedRows(std::optional<Period> span) const {
+  // The staged rows of `staged` in [start, end), or those without a time.
+  std::string StagedRows(const Staged& staged, std::optional<Period> span) const {
     const std::string time = "CAST(" + Q(time_) + " AS TIMESTAMP)";
     const std::string where = span ? time + " >= " + TimestampLiteral(span->first) + " AND " +
                                          time + " < " + TimestampLiteral(span->second)
                                    : Q(time_) + " IS NULL";
-    return "SELECT * FROM " + Q(table_) + " WHERE " + where;
+    return "SELECT * FROM " + Q(staged.table) + " WHERE " + where;
+  }
+
+  // The rows of `file` with those of `staged` in its span.
+  std::string FilePlus(const ManifestFile& file, const Staged& staged,
+                       std::optional<Period> span) const {
+    const std::string path =
+        sql::QuoteString((store_.FolderOf(rollup_.name) / file.path).string(), kEngine);
+    return "(SELECT * FROM read_parquet(" + path + ") UNION ALL BY NAME " +
+           StagedRows(staged, span) + ")";
+  }
+
+  const ManifestFile* BaseOf(const ManifestFile& file) const {
+    if (!request_.from_bases) return nullptr;
+    for (const ManifestFile& base : previous_.append_bases) {
+      if (base.start == file.start && base.end == file.end && base.null_time == file.null_time) {
+        return &base;
+      }
+    }
+    return nullptr;
+  }
+
+  static std::optional<Period> SpanOf(const ManifestFile& file) {
+    if (!file.start) return std::nullopt;
+    return Period{*file.start, *file.end};
+  }
+
+  // The files as they are, with a base for each one the slice touches: its settled rows.
+  Result<AppendedFiles> Carve() {
+    result_.range_start = previous_.range_start;
+    result_.range_end = previous_.range_end;
+    for (const ManifestFile& file : previous_.files) {
+      const std::optional<Period> span = SpanOf(file);
+      Push(file, "kept", 0);
+      if (!slice_.Touches(span)) continue;
+      const std::string relation = settled_.table.empty()
+                                       ? "(" + StagedRows(slice_, span) + " LIMIT 0)"
+                                       : "(" + StagedRows(settled_, span) + ")";
+      STRATA_ASSIGN_OR_RETURN(ManifestFile base, Write(Label(span), span, relation));
+      result_.bases.push_back(std::move(base));
+    }
+    return std::move(result_);
+  }
+
+  // The new version of a stored file: from its base (or itself), plus the settled rows in its
+  // span, plus the slice's rows (then the file before them becomes its base).
+  Status Rewrite(const ManifestFile& file) {
+    const std::optional<Period> span = SpanOf(file);
+    const ManifestFile* base = BaseOf(file);
+    const bool settled = settled_.Touches(span), slice = slice_.Touches(span);
+    if (base == nullptr && !settled && !slice) {
+      Push(file, "kept", 0);
+      return OkStatus();
+    }
+    ManifestFile start = base != nullptr ? *base : file;
+    if (settled) {
+      STRATA_ASSIGN_OR_RETURN(start, Write(Label(span), span, FilePlus(start, settled_, span)));
+    }
+    return Finish(std::move(start), span, slice, "appended");
+  }
+
+  // Publishes `start` as the period's file, or, when the slice has rows in it, the merge of
+  // both with `start` kept as the period's base.
+  Status Finish(ManifestFile start, std::optional<Period> span, bool slice,
+                const std::string& status) {
+    if (!slice) {
+      Push(start, status, start.build_ms);
+      return OkStatus();
+    }
+    STRATA_ASSIGN_OR_RETURN(ManifestFile merged,
+                            Write(Label(span), span, FilePlus(start, slice_, span)));
+    result_.bases.push_back(std::move(start));
+    Push(merged, status, merged.build_ms);
+    return OkStatus();
+  }
+
+  // A period (or the NULL-time file) that had no file: the settled rows, then the slice's.
+  Status Build(std::optional<Period> span) {
+    const std::string relation = settled_.table.empty()
+                                     ? "(" + StagedRows(slice_, span) + " LIMIT 0)"
+                                     : "(" + StagedRows(settled_, span) + ")";
+    STRATA_ASSIGN_OR_RETURN(ManifestFile start, Write(Label(span), span, relation));
+    return Finish(std::move(start), span, slice_.Touches(span), "built");
   }
 
   Status WritePeriodFiles() {
@@ -254,53 +364,32 @@ class Append {
     for (const ManifestFile& file : previous_.files) {
       if (!file.start || *file.end <= from || *file.start >= to) continue;  // outside: dropped
       covered.emplace_back(*file.start, *file.end);
-      if (!Touches(*file.start, *file.end)) {
-        result_.files.push_back(file);
-        result_.periods.push_back(Outcome(file, "kept", 0));
-        continue;
-      }
-      const std::string old =
-          sql::QuoteString((store_.FolderOf(rollup_.name) / file.path).string(), kEngine);
-      STRATA_TRY(Write(PeriodLabel(*file.start), {{*file.start, *file.end}},
-                       "(SELECT * FROM read_parquet(" + old + ") UNION ALL BY NAME " +
-                           StagedRows(Period{*file.start, *file.end}) + ")",
-                       "appended"));
+      STRATA_TRY(Rewrite(file));
     }
     for (const Period& period : PeriodsCovering(from, to, by_)) {
       const bool has_file = std::any_of(covered.begin(), covered.end(), [&](const Period& file) {
         return file.first <= period.first && period.second <= file.second;
       });
-      if (has_file) continue;
-      STRATA_TRY(Write(PeriodLabel(period.first), period, "(" + StagedRows(period) + ")", "built"));
+      if (!has_file) STRATA_TRY(Build(period));
     }
     return OkStatus();
   }
 
   Status WriteNullFile() {
-    const ManifestFile* previous = nullptr;
     for (const ManifestFile& file : previous_.files) {
-      if (file.null_time) previous = &file;
+      if (file.null_time) return Rewrite(file);
     }
-    if (!touched_null_) {
-      if (previous != nullptr) {
-        result_.files.push_back(*previous);
-        result_.periods.push_back(Outcome(*previous, "kept", 0));
-      }
-      return OkStatus();
-    }
-    std::string relation = "(" + StagedRows(std::nullopt) + ")";
-    if (previous != nullptr) {
-      relation =
-          "(SELECT * FROM read_parquet(" +
-          sql::QuoteString((store_.FolderOf(rollup_.name) / previous->path).string(), kEngine) +
-          ") UNION ALL BY NAME " + StagedRows(std::nullopt) + ")";
-    }
-    return Write("null", std::nullopt, relation, previous != nullptr ? "appended" : "built");
+    if (!settled_.Touches(std::nullopt) && !slice_.Touches(std::nullopt)) return OkStatus();
+    return Build(std::nullopt);
   }
 
-  // Writes the merged rows of `relation` as the file of `span` (nullopt: the NULL-time file).
-  Status Write(const std::string& label, std::optional<Period> span, const std::string& relation,
-               const std::string& status) {
+  static std::string Label(std::optional<Period> span) {
+    return span ? PeriodLabel(span->first) : "null";
+  }
+
+  // Writes the merged rows of `relation` as a file of `span` (nullopt: the NULL-time file).
+  Result<ManifestFile> Write(const std::string& label, std::optional<Period> span,
+                             const std::string& relation) {
     const auto started = std::chrono::steady_clock::now();
     STRATA_ASSIGN_OR_RETURN(const std::string select,
                             MergeStoredRows(model_, rollup_, previous_.columns, relation));
@@ -325,12 +414,10 @@ class Append {
     file.checksum = digest.checksum;
     file.build_ms = MillisSince(started);
     file.built_at = FormatIso8601(now_);
-    result_.periods.push_back(Outcome(file, status, file.build_ms));
-    result_.files.push_back(std::move(file));
-    return OkStatus();
+    return file;
   }
 
-  static PeriodOutcome Outcome(const ManifestFile& file, const std::string& status, double ms) {
+  void Push(const ManifestFile& file, const std::string& status, double ms) {
     PeriodOutcome outcome;
     outcome.label = file.null_time ? "null" : file.start ? PeriodLabel(*file.start) : "all";
     outcome.start = file.start;
@@ -340,7 +427,8 @@ class Append {
     outcome.rows = file.rows;
     outcome.bytes = file.bytes;
     outcome.duration_ms = ms;
-    return outcome;
+    result_.periods.push_back(std::move(outcome));
+    result_.files.push_back(file);
   }
 
   const semantic::SemanticModel& model_;
@@ -350,23 +438,52 @@ class Append {
   warehouse::Connection& engine_;
   const RollupStore& store_;
   const Manifest& previous_;
+  const AppendRequest& request_;
   const UnixSeconds now_;
   semantic::TimeGrain by_ = semantic::TimeGrain::kDay;
-  std::string table_, time_;
-  std::set<UnixSeconds> touched_;  // period starts with new rows
-  bool touched_null_ = false;
+  std::string time_;
+  Staged settled_, slice_;
   AppendedFiles result_;
 };
 
+// The time dimension's stored grain, when it is the append column.
+std::optional<semantic::TimeGrain> SliceGrain(const semantic::Rollup& rollup) {
+  if (rollup.refresh && rollup.refresh->when_changed) return std::nullopt;
+  const std::optional<std::string> time = semantic::RollupTimeDimension(rollup);
+  if (!time) return std::nullopt;
+  std::optional<semantic::TimeGrain> grain = semantic::RollupDimensionGrain(rollup, *time);
+  if (grain == semantic::TimeGrain::kFiscalQuarter || grain == semantic::TimeGrain::kFiscalYear) {
+    grain = semantic::TimeGrain::kMonth;  // a fiscal bucket starts on a month's first day
+  }
+  return grain;
+}
+
 }  // namespace
+
+std::string AppendSliceFrom(const semantic::Rollup& rollup, const std::string& marker) {
+  const std::optional<semantic::TimeGrain> grain = SliceGrain(rollup);
+  const std::optional<UnixSeconds> t = ParseSqlTimeValue(marker);
+  if (!grain || !t) return marker;
+  const UnixSeconds start = PeriodStart(*t, *grain);
+  const std::string text = FormatSqlTimestamp(start);
+  return start % kDay == 0 ? text.substr(0, 10) : text;
+}
+
+bool AppendSliceIsPast(const semantic::Rollup& rollup, const std::string& slice_from,
+                       const std::string& marker) {
+  if (!SliceGrain(rollup)) return slice_from != marker;  // the slice starts at its own marker
+  const std::optional<UnixSeconds> from = ParseSqlTimeValue(slice_from);
+  const std::optional<UnixSeconds> t = ParseSqlTimeValue(marker);
+  return from && t && *from > *t;
+}
 
 Result<AppendedFiles> AppendToFiles(const semantic::SemanticModel& model,
                                     const semantic::Rollup& rollup, sql::Dialect dialect,
                                     warehouse::Connection& source, warehouse::Connection& engine,
                                     const RollupStore& store, const Manifest& previous,
-                                    const semantic::AppendBounds& bounds, UnixSeconds now) {
+                                    const AppendRequest& request, UnixSeconds now) {
   Result<AppendedFiles> appended =
-      Append(model, rollup, dialect, source, engine, store, previous, now).Run(bounds);
+      Append(model, rollup, dialect, source, engine, store, previous, request, now).Run();
   if (!appended.ok()) {
     appended.error().Note(fmt::format("while appending the new rows of rollup {}", rollup.name));
   }

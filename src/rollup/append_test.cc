@@ -6,6 +6,7 @@
 #include "rollup/append.h"
 
 #include <map>
+#include <random>
 
 #include "rollup/testing/rollup_query_fixture.h"
 
@@ -232,6 +233,100 @@ TEST_F(AppendTest, RowsPastTheMarkerMergeIntoCompactedFiles) {
     }
   }
   EXPECT_TRUE(quarter);
+}
+
+// Rows that arrive after a refresh with the marker's own value (a batch stamped with one time,
+// second-resolution timestamps) are read by the next refresh, exactly once.
+TEST_F(AppendTest, RowsThatTieWithTheMarkerAreReadByTheNextRefresh) {
+  Load(AppendRollup("    refresh: { when_changed: batch }\n"));
+  InsertBatch(1);
+  ASSERT_EQ(Refresh().status, "built");
+  EXPECT_EQ(Current().append_marker, std::optional<std::string>("1"));
+  EXPECT_FALSE(Current().append_bases.empty());
+  // More of batch 1 lands after the refresh: the marker does not move.
+  InsertBatch(1);
+  RollupOutcome tied = Refresh();
+  ASSERT_EQ(tied.status, "built") << tied.reason;
+  ExpectAnswersEqualLive();
+  // Again, together with a new batch; then nothing new: skipped.
+  InsertBatch(1);
+  InsertBatch(2);
+  ASSERT_EQ(Refresh().status, "built");
+  ExpectAnswersEqualLive();
+  EXPECT_EQ(Refresh().status, "skipped");
+  ExpectAnswersEqualLive();
+}
+
+TEST_F(AppendTest, RowsInTheMarkersBucketAreReadByTheNextRefresh) {
+  Load(AppendRollup(""));
+  Exec(
+      "INSERT INTO raw.orders VALUES (300001, 3, 'paid', 'web', TIMESTAMP '2027-01-10 12:00:00', "
+      "10.00, 0)");
+  ASSERT_EQ(Refresh().status, "built");
+  EXPECT_EQ(Current().append_marker, std::optional<std::string>("2027-01-10 12:00:00"));
+  EXPECT_EQ(Current().append_slice_from, std::optional<std::string>("2027-01-10"));
+  // A tie with the marker and an earlier row of the marker's day (the rollup's grain).
+  Exec(
+      "INSERT INTO raw.orders VALUES "
+      "(300002, 4, 'paid', 'web', TIMESTAMP '2027-01-10 12:00:00', 20.00, 0), "
+      "(300003, 5, 'shipped', 'store', TIMESTAMP '2027-01-10 08:30:00', 30.00, 0)");
+  ASSERT_EQ(Refresh().status, "built");
+  ExpectAnswersEqualLive();
+  // Late rows of the marker's day with a later marker, then a new day with a tie.
+  Exec(
+      "INSERT INTO raw.orders VALUES "
+      "(300004, 6, 'paid', 'web', TIMESTAMP '2027-01-10 01:00:00', 1.00, 0), "
+      "(300005, 7, 'paid', 'store', TIMESTAMP '2027-01-10 23:00:00', 2.00, 0), "
+      "(300006, 8, 'paid', 'store', TIMESTAMP '2027-01-12 09:00:00', 3.00, 0)");
+  ASSERT_EQ(Refresh().status, "built");
+  ExpectAnswersEqualLive();
+  Exec(
+      "INSERT INTO raw.orders VALUES "
+      "(300007, 9, 'refunded', 'web', TIMESTAMP '2027-01-12 09:00:00', 4.00, 0)");
+  ASSERT_EQ(Refresh().status, "built");
+  ExpectAnswersEqualLive();
+  EXPECT_EQ(Refresh().status, "skipped");
+}
+
+// Random inserts (ties with the marker, duplicates of stored rows, rows in the marker's bucket,
+// new batches) and refreshes: after each refresh every query equals live, at every grain the
+// rollup serves.
+TEST_F(AppendTest, RandomInsertsAndRefreshesStayEqualToLive) {
+  const char* const grains[] = {"day", "week", "month", "quarter", "year"};
+  for (const bool by_time : {false, true}) {
+    SCOPED_TRACE(by_time ? "time dimension" : "when_changed");
+    Load(AppendRollup(by_time ? "" : "    refresh: { when_changed: batch }\n"));
+    ASSERT_EQ(Refresh(/*full=*/true).status, "built");
+    std::mt19937 random(by_time ? 7 : 11);
+    int id = 400000, batch = 0;
+    for (int step = 0; step < 8; ++step) {
+      const int rows = 1 + static_cast<int>(random() % 4);
+      for (int r = 0; r < rows; ++r) {
+        const unsigned kind = random() % 4;  // 0 tie, 1 duplicate, 2 in the bucket, 3 new batch
+        if (kind == 3) ++batch;
+        const std::string at =
+            kind == 0 || kind == 1 ? "(SELECT MAX(order_at) FROM raw.orders)"
+            : kind == 2 ? "date_trunc('day', (SELECT MAX(order_at) FROM raw.orders)) + INTERVAL 1 "
+                          "MINUTE"
+                        : "(SELECT MAX(order_at) FROM raw.orders) + INTERVAL 5 HOUR";
+        Exec(fmt::format("INSERT INTO raw.orders VALUES ({}, {}, '{}', 'web', {}, {}.25, {})", id++,
+                         random() % 200, kind == 1 ? "paid" : "shipped", at, random() % 90, batch));
+      }
+      RollupOutcome refreshed = Refresh();
+      ASSERT_NE(refreshed.status, "failed") << refreshed.error->ToString();
+      for (const char* grain : grains) {
+        EXPECT_EQ(ExpectSameAnswer(fmt::format(
+                      R"({{"measures": ["Order.revenue", "Order.order_count", "Order.max_amount",
+                         "Order.avg_amount"], "dimensions": ["Order.status"],
+                         "time_dimensions": [{{"dimension": "Order.order_date", "grain": "{}"}}]}})",
+                      grain)),
+                  "appended")
+            << "step " << step << ", grain " << grain;
+      }
+    }
+    TearDown();
+    SetUp();
+  }
 }
 
 TEST(MergeStoredRows, RefusesAColumnThatDoesNotMerge) {

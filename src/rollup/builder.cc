@@ -219,8 +219,10 @@ class RollupBuild {
     const std::string hash = DefinitionHash(model_, rollup_);
     const bool changed = !previous || previous->definition_hash != hash;
     const bool append = rollup_.partition && rollup_.partition->append;
-    // An append rollup whose files hold no append marker yet is rebuilt whole.
-    bool full = options_.full || changed || (append && !previous->append_marker);
+    // An append rollup whose files hold no append marker (or no slice: an older manifest) yet
+    // is rebuilt whole.
+    bool full = options_.full || changed ||
+                (append && (!previous->append_marker || !previous->append_slice_rows));
     // A published file that is gone or has another size (deleted, truncated, a full disk's
     // copy) sends every query around the rollup: it is rebuilt whole, due or not.
     bool damaged = false;
@@ -242,8 +244,9 @@ class RollupBuild {
     STRATA_ASSIGN_OR_RETURN(marker_, ReadMarker());
     outcome_.marker = marker_;
     if (append) {
-      STRATA_ASSIGN_OR_RETURN(const AppendMarker read, ReadAppendMarker(std::nullopt));
+      STRATA_ASSIGN_OR_RETURN(const AppendMarker read, ReadAppendMarker(nullptr));
       append_to_ = read.value;
+      if (append_to_) STRATA_TRY(CountSlice());
     }
     STRATA_ASSIGN_OR_RETURN(RollupPlan plan,
                             PlanPeriods(model_, rollup_, warehouse_, previous, full, now_));
@@ -258,7 +261,54 @@ class RollupBuild {
       outcome_.error = Interrupted();
       return OkStatus();
     }
-    return PublishAndCompact(NewManifest(plan, hash, previous));
+    Manifest manifest = NewManifest(plan, hash, previous);
+    if (append_to_) {
+      STRATA_TRY(AppendBuiltSlice(manifest));
+      if (outcome_.error) return CollectAfterFailure();
+    }
+    return PublishAndCompact(manifest);
+  }
+
+  // The marker's slice of a full build and how many rows it holds, counted before the files
+  // are read: a row that lands in the slice later makes the next refresh read it again.
+  Status CountSlice() {
+    slice_from_ = AppendSliceFrom(rollup_, *append_to_);
+    Manifest counted;
+    counted.append_marker = append_to_;
+    counted.append_slice_from = slice_from_;
+    STRATA_ASSIGN_OR_RETURN(const AppendMarker read, ReadAppendMarker(&counted));
+    slice_rows_ = read.in_slice.value_or(0);
+    return OkStatus();
+  }
+
+  // A full build of an append rollup reads every row through the marker; the files the
+  // marker's slice touches then get their bases (append.h), from the rows before the slice.
+  Status AppendBuiltSlice(Manifest& manifest) {
+    AppendRequest request;
+    request.carve = true;
+    request.slice.from = slice_from_;
+    request.slice.through = append_to_;
+    request.settled = semantic::AppendBounds{};
+    request.settled->before = slice_from_;
+    request.settled->with_nulls = true;
+    Result<AppendedFiles> appended = AppendLocked(manifest, request);
+    if (!appended.ok()) {
+      outcome_.error = std::move(appended).error();
+      return OkStatus();
+    }
+    appended->slice_rows = slice_rows_;
+    SetAppended(manifest, *appended);
+    return OkStatus();
+  }
+
+  void SetAppended(Manifest& manifest, AppendedFiles& appended) const {
+    manifest.append_marker = append_to_;
+    manifest.append_slice_from = slice_from_;
+    manifest.append_slice_rows = appended.slice_rows;
+    manifest.range_start = appended.range_start;
+    manifest.range_end = appended.range_end;
+    manifest.files = std::move(appended.files);
+    manifest.append_bases = std::move(appended.bases);
   }
 
   Status CollectAfterFailure() {
@@ -305,13 +355,16 @@ class RollupBuild {
         return true;
       }
     }
-    STRATA_ASSIGN_OR_RETURN(const AppendMarker read, ReadAppendMarker(previous.append_marker));
+    STRATA_ASSIGN_OR_RETURN(const AppendMarker read, ReadAppendMarker(&previous));
     if (read.behind || !read.value) return false;
     if (rollup_.refresh && rollup_.refresh->when_changed && !own_marker) {
       marker_ = read.value;  // the freshness marker is the append column's maximum
       outcome_.marker = marker_;
     }
-    if (read.value == previous.append_marker && !WindowMoved(previous)) {
+    // The slice is as it was read when no row arrived in it since (a tie with the marker, a
+    // late row of the marker's bucket): then a marker that did not move reads nothing.
+    const bool slice_intact = read.in_slice == previous.append_slice_rows;
+    if (read.value == previous.append_marker && slice_intact && !WindowMoved(previous)) {
       STRATA_TRY(Skip(previous, rollup_.refresh && rollup_.refresh->when_changed && !own_marker
                                     ? "the freshness marker did not move since the build of " +
                                           previous.built_at
@@ -319,7 +372,8 @@ class RollupBuild {
       return true;
     }
     append_to_ = read.value;
-    Result<AppendedFiles> appended = AppendLocked(previous, *read.value);
+    slice_from_ = AppendSliceFrom(rollup_, *append_to_);
+    Result<AppendedFiles> appended = AppendLocked(previous, RefreshRequest(previous, slice_intact));
     if (!appended.ok()) {
       outcome_.error = std::move(appended).error();
       STRATA_TRY(CollectAfterFailure());
@@ -335,22 +389,41 @@ class RollupBuild {
     manifest.built_at = FormatIso8601(now_);
     manifest.built_through = now_;
     manifest.freshness_marker = marker_;
-    manifest.append_marker = append_to_;
-    manifest.range_start = appended->range_start;
-    manifest.range_end = appended->range_end;
-    manifest.files = std::move(appended->files);
+    SetAppended(manifest, *appended);
     STRATA_TRY(PublishAndCompact(manifest));
     return true;
   }
 
-  Result<AppendedFiles> AppendLocked(const Manifest& previous, const std::string& through) {
+  // What a refresh reads (append.h): the rows between what the files hold and the new slice,
+  // then the slice. The files are the start when the stored slice is intact and the new one
+  // starts past the stored marker; otherwise the periods restart from their bases and the
+  // stored slice is read again.
+  AppendRequest RefreshRequest(const Manifest& previous, bool slice_intact) const {
+    AppendRequest request;
+    request.slice.from = slice_from_;
+    request.slice.through = append_to_;
+    if (slice_intact && AppendSliceIsPast(rollup_, *slice_from_, *previous.append_marker)) {
+      request.settled = semantic::AppendBounds{};
+      request.settled->after = previous.append_marker;
+      request.settled->before = slice_from_;
+      return request;
+    }
+    request.from_bases = true;
+    if (previous.append_slice_from != slice_from_) {
+      request.settled = semantic::AppendBounds{};
+      request.settled->from = previous.append_slice_from;
+      request.settled->before = slice_from_;
+    }
+    return request;
+  }
+
+  Result<AppendedFiles> AppendLocked(const Manifest& previous, const AppendRequest& request) {
     STRATA_ASSIGN_OR_RETURN(auto source, warehouse_.Connect());
     STRATA_ASSIGN_OR_RETURN(auto engine, engine_.Connect());
     watcher_.Register(source.get());
     watcher_.Register(engine.get());
-    Result<AppendedFiles> appended =
-        AppendToFiles(model_, rollup_, warehouse_.dialect(), *source, *engine, store_, previous,
-                      semantic::AppendBounds{previous.append_marker, through}, now_);
+    Result<AppendedFiles> appended = AppendToFiles(model_, rollup_, warehouse_.dialect(), *source,
+                                                   *engine, store_, previous, request, now_);
     watcher_.Unregister(source.get());
     watcher_.Unregister(engine.get());
     if (!appended.ok() && watcher_.cancelled()) return Interrupted();
@@ -445,14 +518,22 @@ class RollupBuild {
   }
 
   struct AppendMarker {
-    std::optional<std::string> value;  // the append column's maximum; nullopt: no row has one
-    bool behind = false;               // below the stored marker
+    std::optional<std::string> value;      // the append column's maximum; nullopt: no row has one
+    bool behind = false;                   // below the stored marker
+    std::optional<std::int64_t> in_slice;  // the rows in the stored marker's slice now
   };
 
-  Result<AppendMarker> ReadAppendMarker(const std::optional<std::string>& previous) {
-    STRATA_ASSIGN_OR_RETURN(
-        const std::string sql,
-        semantic::PlanRollupAppendMarker(model_, rollup_, warehouse_.dialect(), previous));
+  // The append column's maximum; with `previous`, whether it went below its marker and how many
+  // rows its slice holds now.
+  Result<AppendMarker> ReadAppendMarker(const Manifest* previous) {
+    std::optional<std::string> stored, slice_from;
+    if (previous != nullptr) {
+      stored = previous->append_marker;
+      slice_from = previous->append_slice_from;
+    }
+    STRATA_ASSIGN_OR_RETURN(const std::string sql,
+                            semantic::PlanRollupAppendMarker(model_, rollup_, warehouse_.dialect(),
+                                                             stored, slice_from));
     STRATA_ASSIGN_OR_RETURN(auto connection, warehouse_.Connect());
     Result<warehouse::QueryResult> result = connection->Execute(sql);
     if (!result.ok()) {
@@ -469,6 +550,12 @@ class RollupBuild {
       const warehouse::Value& behind = result->columns[1].values[0];
       marker.behind = !std::holds_alternative<std::monostate>(behind) &&
                       warehouse::ValueToString(behind) == "true";
+    }
+    if (result->columns.size() > 2) {
+      const warehouse::Value& in_slice = result->columns[2].values[0];
+      marker.in_slice = std::holds_alternative<std::monostate>(in_slice)
+                            ? 0
+                            : std::stoll(warehouse::ValueToString(in_slice));
     }
     return marker;
   }
@@ -581,7 +668,11 @@ class RollupBuild {
     const PeriodOutcome& first = batch.front()->outcome;
     PeriodRequest request;
     request.null_time = first.null_time;
-    if (append_to_) request.append = semantic::AppendBounds{std::nullopt, append_to_};
+    if (append_to_) {
+      request.append = semantic::AppendBounds{};
+      request.append->through = append_to_;
+      request.append->with_nulls = true;
+    }
     if (first.start) request.window = {*first.start, *batch.back()->outcome.end};
     for (PlannedPeriod* period : batch) {
       Result<std::filesystem::path> path = store_.NewFilePath(rollup_.name, period->outcome.label);
@@ -654,7 +745,9 @@ class RollupBuild {
   std::map<const PlannedPeriod*, ManifestFile> written_;
   std::vector<ManifestColumn> columns_;
   std::optional<std::string> marker_;
-  std::optional<std::string> append_to_;  // partition.append: the marker the files are read to
+  std::optional<std::string> append_to_;   // partition.append: the marker the files are read to
+  std::optional<std::string> slice_from_;  // partition.append: where the marker's slice starts
+  std::int64_t slice_rows_ = 0;            // a full build's: the rows of its slice
   bool skipped_ = false;
   std::size_t done_ = 0, total_ = 0;
   BuildLock lock_;  // held from the start of Build() until Record()

@@ -44,22 +44,22 @@ std::string OrderBy(const semantic::Rollup& rollup) {
   return order.empty() ? "" : " ORDER BY " + order;
 }
 
-// Writes the merged file of `group` and returns its manifest entry.
-Result<ManifestFile> Merge(const semantic::Rollup& rollup, const Manifest& manifest,
-                           const std::vector<std::size_t>& group, warehouse::Connection& engine,
-                           const RollupStore& store, UnixSeconds now) {
+// Writes the merged file of `group` (adjacent files, in order) and returns its manifest entry.
+Result<ManifestFile> Merge(const semantic::Rollup& rollup,
+                           const std::vector<const ManifestFile*>& group,
+                           warehouse::Connection& engine, const RollupStore& store,
+                           UnixSeconds now) {
   const auto started = std::chrono::steady_clock::now();
-  const ManifestFile& first = manifest.files[group.front()];
-  const ManifestFile& last = manifest.files[group.back()];
+  const ManifestFile& first = *group.front();
+  const ManifestFile& last = *group.back();
   STRATA_ASSIGN_OR_RETURN(const std::filesystem::path path,
                           store.NewFilePath(rollup.name, PeriodLabel(*first.start)));
   std::string list;
   std::int64_t rows = 0;
-  for (const std::size_t index : group) {
+  for (const ManifestFile* file : group) {
     list += (list.empty() ? "" : ", ") +
-            sql::QuoteString((store.FolderOf(rollup.name) / manifest.files[index].path).string(),
-                             kEngine);
-    rows += manifest.files[index].rows;
+            sql::QuoteString((store.FolderOf(rollup.name) / file->path).string(), kEngine);
+    rows += file->rows;
   }
   STRATA_ASSIGN_OR_RETURN(
       const warehouse::QueryResult copied,
@@ -77,6 +77,39 @@ Result<ManifestFile> Merge(const semantic::Rollup& rollup, const Manifest& manif
   merged.build_ms = MillisSince(started);
   merged.built_at = FormatIso8601(now);
   return merged;
+}
+
+// The append base of `file` (append.h), or null.
+const ManifestFile* BaseOf(const Manifest& manifest, const ManifestFile& file) {
+  for (const ManifestFile& base : manifest.append_bases) {
+    if (base.start == file.start && base.end == file.end && base.null_time == file.null_time) {
+      return &base;
+    }
+  }
+  return nullptr;
+}
+
+// Merges the files of `group` into one (added to `files`); when one of them has an append base,
+// their bases (or the files themselves) into the merged file's base (added to `bases`).
+Status MergeGroup(const semantic::Rollup& rollup, const Manifest& manifest,
+                  const std::vector<std::size_t>& group, warehouse::Connection& engine,
+                  const RollupStore& store, UnixSeconds now, std::vector<ManifestFile>& files,
+                  std::vector<ManifestFile>& bases) {
+  std::vector<const ManifestFile*> members, base_members;
+  bool any_base = false;
+  for (const std::size_t index : group) {
+    const ManifestFile& file = manifest.files[index];
+    const ManifestFile* base = BaseOf(manifest, file);
+    any_base = any_base || base != nullptr;
+    members.push_back(&file);
+    base_members.push_back(base != nullptr ? base : &file);
+  }
+  STRATA_ASSIGN_OR_RETURN(ManifestFile merged, Merge(rollup, members, engine, store, now));
+  files.push_back(std::move(merged));
+  if (!any_base) return OkStatus();
+  STRATA_ASSIGN_OR_RETURN(ManifestFile base, Merge(rollup, base_members, engine, store, now));
+  bases.push_back(std::move(base));
+  return OkStatus();
 }
 
 CompactionOutcome Unchanged(CompactionOutcome outcome, std::string reason) {
@@ -153,21 +186,23 @@ CompactionOutcome CompactLocked(const semantic::SemanticModel& model,
   Result<std::unique_ptr<warehouse::Connection>> connection = engine.Connect();
   if (!connection.ok()) return failed(std::move(connection).error());
   std::vector<bool> merged(manifest.files.size(), false);
-  std::vector<ManifestFile> files;
+  std::vector<ManifestFile> files, bases;
   for (const std::vector<std::size_t>& group : groups) {
-    Result<ManifestFile> file = Merge(rollup, manifest, group, **connection, store, now);
-    if (!file.ok()) {
-      return failed(std::move(file.error().Note("while compacting rollup " + rollup.name)));
+    Status written = MergeGroup(rollup, manifest, group, **connection, store, now, files, bases);
+    if (!written.ok()) {
+      return failed(std::move(written.error().Note("while compacting rollup " + rollup.name)));
     }
-    files.push_back(std::move(*file));
     for (const std::size_t index : group) merged[index] = true;
     outcome.merged_files += group.size();
   }
   outcome.written_files = files.size();
   for (std::size_t i = 0; i < manifest.files.size(); ++i) {
-    if (!merged[i]) files.push_back(manifest.files[i]);
+    if (merged[i]) continue;
+    files.push_back(manifest.files[i]);
+    if (const ManifestFile* base = BaseOf(manifest, manifest.files[i])) bases.push_back(*base);
   }
   manifest.files = std::move(files);
+  manifest.append_bases = std::move(bases);
   Result<std::int64_t> version = store.Publish(lock, manifest);
   if (!version.ok()) return failed(std::move(version).error());
   outcome.version = *version;

@@ -167,6 +167,10 @@ Manifest ReadManifest(const Json& json, std::optional<std::string>* problem) {
   manifest.built_at = reader.String("built_at");
   manifest.freshness_marker = reader.OptionalString("freshness_marker");
   manifest.append_marker = reader.OptionalString("append_marker");
+  manifest.append_slice_from = reader.OptionalString("append_slice_from");
+  if (reader.Field("append_slice_rows", false) != nullptr) {
+    manifest.append_slice_rows = reader.Integer("append_slice_rows");
+  }
   manifest.built_through = reader.OptionalTime("built_through");
   manifest.range_start = reader.OptionalTime("range_start");
   manifest.range_end = reader.OptionalTime("range_end");
@@ -174,6 +178,9 @@ Manifest ReadManifest(const Json& json, std::optional<std::string>* problem) {
   manifest.time_dimension = reader.OptionalString("time_dimension").value_or("");
   manifest.columns = ReadArray<ManifestColumn>(reader, "columns", ReadColumn, problem);
   manifest.files = ReadArray<ManifestFile>(reader, "files", ReadFile, problem);
+  if (reader.Field("append_bases", false) != nullptr) {
+    manifest.append_bases = ReadArray<ManifestFile>(reader, "append_bases", ReadFile, problem);
+  }
   return manifest;
 }
 
@@ -274,7 +281,22 @@ std::optional<std::string> ManifestProblem(const Manifest& manifest) {
   for (std::size_t i = 0; i < manifest.files.size(); ++i) {
     if (auto problem = FileProblem(manifest.files[i], i, partitioned, &paths)) return problem;
   }
-  return LayoutProblem(manifest.files);
+  if (auto problem = LayoutProblem(manifest.files)) return problem;
+  if (manifest.append_slice_rows && *manifest.append_slice_rows < 0) {
+    return "append_slice_rows is negative";
+  }
+  for (std::size_t i = 0; i < manifest.append_bases.size(); ++i) {
+    const ManifestFile& base = manifest.append_bases[i];
+    if (auto problem = FileProblem(base, i, partitioned, &paths))
+      return "append_bases: " + *problem;
+    const bool has_file =
+        std::any_of(manifest.files.begin(), manifest.files.end(), [&](const ManifestFile& file) {
+          return file.start == base.start && file.end == base.end &&
+                 file.null_time == base.null_time;
+        });
+    if (!has_file) return fmt::format("append_bases[{}]: no file has its period", i);
+  }
+  return LayoutProblem(manifest.append_bases);
 }
 
 }  // namespace
@@ -309,18 +331,24 @@ std::string ManifestToJson(const Manifest& manifest) {
                        {"source", column.source},
                        {"part", column.part}});
   }
-  OrderedJson files = OrderedJson::array();
-  for (const ManifestFile& file : manifest.files) {
-    files.push_back({{"start", TimeJson(file.start)},
-                     {"end", TimeJson(file.end)},
-                     {"null_time", file.null_time},
-                     {"path", file.path},
-                     {"rows", file.rows},
-                     {"bytes", file.bytes},
-                     {"checksum", file.checksum},
-                     {"build_ms", file.build_ms},
-                     {"built_at", file.built_at}});
-  }
+  const auto files_json = [](const std::vector<ManifestFile>& list) {
+    OrderedJson files = OrderedJson::array();
+    for (const ManifestFile& file : list) {
+      files.push_back({{"start", TimeJson(file.start)},
+                       {"end", TimeJson(file.end)},
+                       {"null_time", file.null_time},
+                       {"path", file.path},
+                       {"rows", file.rows},
+                       {"bytes", file.bytes},
+                       {"checksum", file.checksum},
+                       {"build_ms", file.build_ms},
+                       {"built_at", file.built_at}});
+    }
+    return files;
+  };
+  const auto optional_json = [](const auto& value) {
+    return value ? OrderedJson(*value) : OrderedJson(nullptr);
+  };
   const OrderedJson document = {
       {"format_version", manifest.format_version},
       {"rollup", manifest.rollup},
@@ -329,8 +357,9 @@ std::string ManifestToJson(const Manifest& manifest) {
       {"built_at", manifest.built_at},
       {"freshness_marker",
        manifest.freshness_marker ? OrderedJson(*manifest.freshness_marker) : OrderedJson(nullptr)},
-      {"append_marker",
-       manifest.append_marker ? OrderedJson(*manifest.append_marker) : OrderedJson(nullptr)},
+      {"append_marker", optional_json(manifest.append_marker)},
+      {"append_slice_from", optional_json(manifest.append_slice_from)},
+      {"append_slice_rows", optional_json(manifest.append_slice_rows)},
       {"built_through", TimeJson(manifest.built_through)},
       {"range_start", TimeJson(manifest.range_start)},
       {"range_end", TimeJson(manifest.range_end)},
@@ -338,7 +367,8 @@ std::string ManifestToJson(const Manifest& manifest) {
       {"time_dimension", manifest.time_dimension},
       {"total_rows", manifest.TotalRows()},  // informational; not read back
       {"columns", std::move(columns)},
-      {"files", std::move(files)}};
+      {"files", files_json(manifest.files)},
+      {"append_bases", files_json(manifest.append_bases)}};
   // Invalid UTF-8 in a name is replaced rather than thrown: the manifest stays writable.
   return document.dump(2, ' ', false, OrderedJson::error_handler_t::replace) + "\n";
 }

@@ -60,6 +60,13 @@ struct Manifest {
   // of the rows the files hold, as text; the next append reads the rows past it. nullopt for
   // other rollups, and when no row had one (the next refresh rebuilds).
   std::optional<std::string> append_marker;
+  // partition.append (rollup/append.h): where the marker's slice starts, as text (the marker
+  // itself for a when_changed column, the start of the stored time bucket holding it for the
+  // time dimension), and how many source rows with a value in [append_slice_from,
+  // append_marker] the files hold. nullopt in manifests written before slices were kept: the
+  // next refresh rebuilds whole.
+  std::optional<std::string> append_slice_from;
+  std::optional<std::int64_t> append_slice_rows;
   std::optional<UnixSeconds> built_through;  // watermark: source rows up to here are included
   std::optional<UnixSeconds> range_start;    // what the files cover, [range_start, range_end)
   std::optional<UnixSeconds> range_end;
@@ -67,6 +74,11 @@ struct Manifest {
   std::string time_dimension;  // the rollup's time dimension path; "" when it has none
   std::vector<ManifestColumn> columns;
   std::vector<ManifestFile> files;
+  // partition.append: for each file that holds rows of the marker's slice, a file of the same
+  // period (start, end, null_time) with the same rows but those of the slice; the next append
+  // starts from it, so the slice's rows are read again and none is counted twice. Never read by
+  // queries; kept (and checked, synced, collected) like `files`.
+  std::vector<ManifestFile> append_bases;
 
   // The sum of the files' rows.
   std::int64_t TotalRows() const;
@@ -81,7 +93,8 @@ struct Manifest {
 // used twice; a file with only one of start/end, start >= end, null_time with a period, negative
 // rows, a checksum that is not 16 lowercase hex digits, a negative build_ms; overlapping periods;
 // more than one whole-rollup or null_time file; a whole-rollup file in a partitioned rollup or a
-// period file in an unpartitioned one; range_start >= range_end.
+// period file in an unpartitioned one; range_start >= range_end; an append base whose period is
+// not a file's, or whose path is used elsewhere; a negative append_slice_rows.
 Status ValidateManifest(const Manifest& manifest);
 
 // The manifest as JSON text (2-space indented, keys in declaration order, timestamps ISO 8601 UTC,

@@ -131,9 +131,11 @@ Status CheckFileSize(const std::filesystem::path& folder, const Manifest& manife
 // Every file exists with its recorded size; each is fsynced so the manifest never outlives
 // (across a power loss) the data it names.
 Status CheckAndSyncFiles(const std::filesystem::path& folder, const Manifest& manifest) {
-  for (const ManifestFile& file : manifest.files) {
-    STRATA_TRY(CheckFileSize(folder, manifest, file, "publish"));
-    STRATA_TRY(internal::SyncPath(folder / file.path));
+  for (const std::vector<ManifestFile>* list : {&manifest.files, &manifest.append_bases}) {
+    for (const ManifestFile& file : *list) {
+      STRATA_TRY(CheckFileSize(folder, manifest, file, "publish"));
+      STRATA_TRY(internal::SyncPath(folder / file.path));
+    }
   }
   return internal::SyncPath(folder);  // the files' names, before a manifest can name them
 }
@@ -375,7 +377,11 @@ Result<std::int64_t> RollupStore::Publish(const BuildLock& lock, Manifest manife
 Status RollupStore::VerifyFiles(const Manifest& manifest, bool checksums) const {
   STRATA_TRY(CheckRollupName(manifest.rollup));
   const std::filesystem::path folder = FolderOf(manifest.rollup);
-  for (const ManifestFile& file : manifest.files) {
+  std::vector<const ManifestFile*> files;
+  for (const ManifestFile& file : manifest.files) files.push_back(&file);
+  for (const ManifestFile& file : manifest.append_bases) files.push_back(&file);
+  for (const ManifestFile* file_pointer : files) {
+    const ManifestFile& file = *file_pointer;
     STRATA_TRY(CheckFileSize(folder, manifest, file, "read"));
     if (!checksums) continue;
     STRATA_ASSIGN_OR_RETURN(FileDigest digest, ChecksumFile(folder / file.path));
@@ -465,6 +471,7 @@ Result<GarbageReport> RollupStore::CollectGarbage(const BuildLock& lock) const {
   std::set<std::string> referenced;
   if (manifest) {
     for (const ManifestFile& file : manifest->files) referenced.insert(file.path);
+    for (const ManifestFile& file : manifest->append_bases) referenced.insert(file.path);
   }
   STRATA_ASSIGN_OR_RETURN(std::vector<std::string> names, ListFiles(folder));
   GarbageReport report;

@@ -213,14 +213,19 @@ class BuildPlanner {
   Status Append(const AppendBounds& bounds) {
     STRATA_ASSIGN_OR_RETURN(const std::string column, AppendColumn(model_, rollup_, partial_));
     std::string bounded;
-    if (bounds.after) bounded = column + " > " + sql::QuoteString(*bounds.after, dialect_);
-    if (bounds.through) {
-      bounded += (bounded.empty() ? "" : " AND ") + column +
-                 " <= " + sql::QuoteString(*bounds.through, dialect_);
+    const auto add = [&](const std::optional<std::string>& bound, const char* op) {
+      if (!bound) return;
+      bounded +=
+          (bounded.empty() ? "" : " AND ") + column + op + sql::QuoteString(*bound, dialect_);
+    };
+    add(bounds.after, " > ");
+    add(bounds.from, " >= ");
+    add(bounds.before, " < ");
+    add(bounds.through, " <= ");
+    if (bounded.empty() && !bounds.with_nulls) return OkStatus();
+    if (bounds.with_nulls) {
+      bounded = "(" + (bounded.empty() ? "TRUE" : bounded) + " OR " + column + " IS NULL)";
     }
-    if (bounded.empty()) return OkStatus();
-    // A full build (no lower bound) also holds the rows without a value: no append reads them.
-    if (!bounds.after) bounded = "(" + bounded + " OR " + column + " IS NULL)";
     partial_.AddWhere(bounded);
     return OkStatus();
   }
@@ -311,7 +316,8 @@ Result<std::string> PlanRollupTimeBounds(const SemanticModel& model, const Rollu
 
 Result<std::string> PlanRollupAppendMarker(const SemanticModel& model, const Rollup& rollup,
                                            sql::Dialect dialect,
-                                           const std::optional<std::string>& previous) {
+                                           const std::optional<std::string>& previous,
+                                           const std::optional<std::string>& slice_from) {
   const Entity* entity = model.FindEntity(rollup.entity);
   if (entity == nullptr) {
     return MakeError(
@@ -324,6 +330,11 @@ Result<std::string> PlanRollupAppendMarker(const SemanticModel& model, const Rol
   if (previous) {
     behind = ", MAX(" + column + ") < " + sql::QuoteString(*previous, dialect) + " AS " +
              Quote("behind", dialect);
+  }
+  if (previous && slice_from) {
+    behind += ", SUM(CASE WHEN " + column + " >= " + sql::QuoteString(*slice_from, dialect) +
+              " AND " + column + " <= " + sql::QuoteString(*previous, dialect) +
+              " THEN 1 ELSE 0 END) AS " + Quote("in_slice", dialect);
   }
   return "SELECT MAX(" + column + ") AS " + Quote("marker", dialect) + behind + "\n" +
          partial.FromAndWhere();

@@ -61,12 +61,15 @@ std::optional<std::string> RollupTimeDimension(const Rollup& rollup);
 // The stored grain of `rollup`'s dimension `path` (nullopt: not a time dimension with a grain).
 std::optional<TimeGrain> RollupDimensionGrain(const Rollup& rollup, std::string_view path);
 
-// The rows of a partition.append rollup by their append column (PlanRollupAppendMarker):
-// `after` < value <= `through`, each bound as the marker text read from the warehouse (compared
-// as a literal the column's type casts, so a marker round-trips). An absent bound is open; a row
-// whose value is NULL is read only when `after` is absent (a full build).
+// The rows of a partition.append rollup by their append column (PlanRollupAppendMarker): each
+// bound present applies (`after` < value, `from` <= value, value < `before`, value <=
+// `through`), each the text of a value read from the warehouse or of a time bucket's start,
+// compared as a literal the column's type casts (so a marker round-trips). `with_nulls`: the
+// rows whose value is NULL too (a full build; no append reads them). No bound and no
+// with_nulls: every row.
 struct AppendBounds {
-  std::optional<std::string> after, through;
+  std::optional<std::string> after, from, before, through;
+  bool with_nulls = false;
 };
 
 // The rows of `rollup` whose time dimension (RollupTimeDimension) lies in [from, to) when a
@@ -83,10 +86,12 @@ Result<RollupBuildPlan> PlanRollupBuild(const SemanticModel& model, const Rollup
 // marker): its refresh.when_changed column (or the dimension of that name), else its time
 // dimension, untruncated. SELECT MAX of it over the entity's rows as "marker"; with `previous`
 // (the stored marker) also "behind": whether that maximum is below it (the rows were rewritten;
-// NULL when no row has a value). One row.
-Result<std::string> PlanRollupAppendMarker(const SemanticModel& model, const Rollup& rollup,
-                                           sql::Dialect dialect,
-                                           const std::optional<std::string>& previous);
+// NULL when no row has a value); with `slice_from` too, "in_slice": how many rows have a value
+// in [slice_from, previous] (the stored marker's slice, docs/rollup-store.md "Append"). One row.
+Result<std::string> PlanRollupAppendMarker(
+    const SemanticModel& model, const Rollup& rollup, sql::Dialect dialect,
+    const std::optional<std::string>& previous,
+    const std::optional<std::string>& slice_from = std::nullopt);
 
 // The rows of `rollup` a live tail reads (spec/semantic.md "Live tail"): those whose time
 // dimension is at or after `from` and, when `to` is given, before it; with `with_null_time`
