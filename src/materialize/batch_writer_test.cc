@@ -135,6 +135,38 @@ TEST(BatchWriterTest, StatisticsAreReturnedOnlyWhileTheRowsAreKnownToBeFew) {
   EXPECT_EQ(StatsOf(read_back), StatsOf(scanned));
 }
 
+// Each key of a multi-key batch gets the count and checksum of its own rows: those it gets
+// when it is a batch of its own (read back by its own scan), whichever way the batch takes its
+// statistics; and the counts are the source's rows per day.
+TEST(BatchWriterTest, EachKeyOfABatchHasTheCountAndChecksumOfItsOwnRows) {
+  Fixture alone = Open(1);
+  const BatchOutcome single = Write(alone, std::nullopt);
+  ASSERT_EQ(single.status, BatchStatus::kCommitted) << single.error->message;
+  ASSERT_EQ(single.stats.size(), 6u);
+  for (int day = 0; day < 6; ++day) {
+    auto count = alone.connection->Execute(
+        "SELECT count(*) FROM raw.events WHERE t >= TIMESTAMP '2026-01-01' + to_days(" +
+        std::to_string(day) + ") AND t < TIMESTAMP '2026-01-01' + to_days(" +
+        std::to_string(day + 1) + ")");
+    ASSERT_TRUE(count.ok());
+    EXPECT_EQ(single.stats[day].row_count, std::get<std::int64_t>(count->columns[0].values[0]));
+    for (int other = 0; other < day; ++other) {
+      EXPECT_NE(single.stats[day].checksum, single.stats[other].checksum) << day << " " << other;
+    }
+  }
+  for (const int batch_size : {2, 3, 6}) {
+    for (const std::optional<double> rows_per_key :
+         {std::optional<double>(), std::optional<double>(206.0), std::optional<double>(110'000.0),
+          std::optional<double>(400'000.0)}) {
+      Fixture batched = Open(batch_size);
+      const BatchOutcome outcome = Write(batched, rows_per_key);
+      ASSERT_EQ(outcome.status, BatchStatus::kCommitted);
+      EXPECT_EQ(StatsOf(outcome), StatsOf(single))
+          << "batches of " << batch_size << ", rows per key " << rows_per_key.value_or(-1);
+    }
+  }
+}
+
 std::int64_t CountRows(Fixture& f) {
   auto count = f.connection->Execute("SELECT count(*) FROM marts.fct");
   EXPECT_TRUE(count.ok());

@@ -20,7 +20,7 @@ using testing::RollupQueryTest;
 TEST_F(RollupQueryTest, PropertyRollupAnswersEqualLive) {
   std::mt19937 random(20261201);
   const std::vector<std::string> dims = {"status", "channel", "customer.region"};
-  const std::vector<std::string> grains = {"hour", "day", "week", "month", "quarter"};
+  const std::vector<std::string> grains = {"hour", "day", "week", "month", "quarter", "year"};
   const std::vector<std::string> measures = {"revenue",          "order_count",   "paid_revenue",
                                              "min_amount",       "max_amount",    "avg_amount",
                                              "customers_approx", "median_amount", "p90_amount"};
@@ -46,7 +46,8 @@ TEST_F(RollupQueryTest, PropertyRollupAnswersEqualLive) {
         "    measures: [{}]\n    sketches: [{}]\n",
         r, dimension_list, measure_list, sketch_list);
     // partition.by must hold whole stored buckets (the loader refuses a split).
-    const std::vector<std::string> bys = grain == "week" ? std::vector<std::string>{"week"}
+    const std::vector<std::string> bys = grain == "week"   ? std::vector<std::string>{"week"}
+                                         : grain == "year" ? std::vector<std::string>{"year"}
                                          : grain == "quarter"
                                              ? std::vector<std::string>{"quarter", "year"}
                                              : std::vector<std::string>{"month", "quarter"};
@@ -86,6 +87,27 @@ TEST_F(RollupQueryTest, PropertyRollupAnswersEqualLive) {
     if (!ExpectSameAnswer(query.dump(), role).empty()) ++hits;
   }
   EXPECT_GE(hits, 15) << "too few queries routed to a rollup for the property to mean much";
+}
+
+// A year rollup cannot answer a fiscal year that starts in another month than January (the
+// fixture's starts in April): the query goes live, and the live answer is the right one.
+TEST_F(RollupQueryTest, AYearRollupDoesNotAnswerAnAprilFiscalYear) {
+  Load(R"(rollups:
+  - name: yearly
+    entity: Order
+    dimensions: [status, { name: order_date, grain: year }]
+    measures: [revenue, order_count]
+    partition: { by: year }
+)");
+  Build();
+  const std::string fiscal = R"({"measures": ["Order.revenue", "Order.order_count"],
+      "time_dimensions": [{"dimension": "Order.order_date", "grain": "fiscal_year"}]})";
+  EXPECT_EQ(Reason(fiscal, "yearly"), "grain_not_derivable");
+  EXPECT_EQ(ExpectSameAnswer(fiscal), "");
+  const std::string calendar = R"({"measures": ["Order.revenue", "Order.order_count"],
+      "dimensions": ["Order.status"],
+      "time_dimensions": [{"dimension": "Order.order_date", "grain": "year"}]})";
+  EXPECT_EQ(ExpectSameAnswer(calendar), "yearly");
 }
 
 }  // namespace

@@ -28,9 +28,11 @@ DIMENSIONS = {"status": "Order.status", "customer.region": "Customer.region",
 ORDER_MEASURES = [m.split(".")[1] for m in MEASURES if m.startswith("Order.")]
 SKETCHABLE = [m for m in ORDER_MEASURES
               if MEASURES["Order." + m][0] in PERCENTILES | {"count_distinct_approx"}]
-STORED_GRAINS = ["hour", "day", "week", "month", "quarter"]
+# A year grain too (issue 39): a year rollup must not answer an April fiscal year.
+STORED_GRAINS = ["hour", "day", "week", "month", "quarter", "year"]
 PARTITIONS = {"hour": ["month", "quarter", None], "day": ["week", "month", "year", None],
-              "week": ["week", None], "month": ["month", "year", None], "quarter": ["quarter", "year", None]}
+              "week": ["week", None], "month": ["month", "year", None], "quarter": ["quarter", "year", None],
+              "year": ["year", None]}
 ROLLUPS, QUERIES, MIN_HITS = 15, 60, 15
 
 
@@ -84,7 +86,11 @@ def random_query(rng: random.Random, rollups: list[dict], d) -> dict:
 
 def test_random_rollups_answer_like_live(small_warehouse, strata_bin, tmp_path):
     rng = random.Random(SEED)
-    rollups = random_rollups(rng)
+    # And one year rollup for certain (issue 39): the seed may draw none.
+    rollups = random_rollups(rng) + [
+        {"name": "p_year", "entity": "Order", "measures": ["revenue", "order_count", "avg_amount"],
+         "dimensions": [("order_date", "year"), ("status", None)], "partition": "year",
+         "sketches": [], "sort_by": []}]
     project = small_warehouse.project(tmp_path / "property", strata_bin, rollups_yaml(rollups))
     report = project.build(parallel=2)
     assert report["status"] == "success", report
@@ -109,3 +115,18 @@ def test_random_rollups_answer_like_live(small_warehouse, strata_bin, tmp_path):
         else:
             assert set(missed_of(stored)) == names, route
     assert hits >= MIN_HITS, f"only {hits} of {QUERIES} random queries hit a rollup"
+    # The year rollup answers calendar years, never the example's April fiscal years.
+    for grain, used in (("year", "p_year"), ("fiscal_year", None)):
+        query = q(["Order.revenue", "Order.order_count"], ["Order.status"],
+                  [td("Order.order_date", grain, None)])
+        stored = project.query(query)
+        live = project.query(query, env={STORE_ENV: str(empty)})
+        compare_answer({"id": f"year_{grain}", "query": query, "tolerance": {}}, stored,
+                       rows_in_query_order(live, query))
+        route = route_of(stored)
+        if used:
+            assert route.get("used") == used, route
+        else:  # another rollup (a quarter one) may answer; the year one never
+            assert route.get("used") != "p_year", route
+            if route.get("missed") is not None:
+                assert missed_of(stored)["p_year"] == "grain_not_derivable", route
