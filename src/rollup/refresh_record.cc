@@ -1,9 +1,5 @@
 #include "rollup/refresh_record.h"
 
-#include <system_error>
-
-#include "rollup/internal/store_files.h"
-
 namespace strata::rollup {
 namespace {
 
@@ -23,17 +19,18 @@ nlohmann::ordered_json RefreshRecord::ToJson() const {
 Status WriteRefreshRecord(const BuildLock& lock, const RefreshRecord& record) {
   if (!lock.held()) return MakeError(ErrorCode::kInternal, "the build lock is not held");
   const std::filesystem::path temporary = lock.folder() / kTemporary;
-  std::error_code ignored;
-  std::filesystem::remove(temporary, ignored);  // a crashed writer's; the lock is ours
-  STRATA_TRY(internal::WriteNewFileDurably(temporary, record.ToJson().dump(2) + "\n"));
-  STRATA_TRY(internal::RenameReplacing(temporary, lock.folder() / kFile));
-  return internal::SyncPath(lock.folder());
+  Env& env = lock.env();
+  (void)env.RemoveFile(temporary);  // a crashed writer's; the lock is ours
+  STRATA_TRY(WriteNewFileDurably(env, temporary, record.ToJson().dump(2) + "\n"));
+  STRATA_TRY(env.RenameReplacing(temporary, lock.folder() / kFile));
+  return env.SyncPath(lock.folder());
 }
 
 Result<std::optional<RefreshRecord>> ReadRefreshRecord(const RollupStore& store,
                                                        std::string_view rollup) {
   const std::filesystem::path path = store.FolderOf(rollup) / kFile;
-  STRATA_ASSIGN_OR_RETURN(const std::optional<std::string> text, internal::ReadWholeFile(path));
+  STRATA_ASSIGN_OR_RETURN(const std::optional<std::string> text,
+                          store.env().ReadWholeFile(path, nullptr));
   if (!text) return std::optional<RefreshRecord>();
   const nlohmann::json json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   const auto bad = [&](const char* what) {

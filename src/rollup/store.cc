@@ -13,8 +13,6 @@
 #include <thread>
 #include <utility>
 
-#include "rollup/internal/store_files.h"
-
 namespace strata::rollup {
 namespace {
 
@@ -110,13 +108,14 @@ Status CheckLock(const BuildLock& lock, std::string_view rollup, const RollupSto
 }
 
 // The file exists as a regular file with the manifest's size. `action` starts the messages.
-Status CheckFileSize(const std::filesystem::path& folder, const Manifest& manifest,
+Status CheckFileSize(Env& env, const std::filesystem::path& folder, const Manifest& manifest,
                      const ManifestFile& file, std::string_view action) {
   const std::filesystem::path path = folder / file.path;
-  struct stat info;
-  if (stat(path.c_str(), &info) != 0) {
-    return internal::OsError(fmt::format("{} rollup \"{}\": its file", action, manifest.rollup),
-                             path, errno);
+  struct stat info {};
+  STRATA_ASSIGN_OR_RETURN(const bool exists, env.StatFile(path, &info));
+  if (!exists) {
+    return IoError(fmt::format("{} rollup \"{}\": its file", action, manifest.rollup), path,
+                   ENOENT);
   }
   if (S_ISREG(info.st_mode) && static_cast<std::uint64_t>(info.st_size) == file.bytes) {
     return OkStatus();
@@ -130,14 +129,14 @@ Status CheckFileSize(const std::filesystem::path& folder, const Manifest& manife
 
 // Every file exists with its recorded size; each is fsynced so the manifest never outlives
 // (across a power loss) the data it names.
-Status CheckAndSyncFiles(const std::filesystem::path& folder, const Manifest& manifest) {
+Status CheckAndSyncFiles(Env& env, const std::filesystem::path& folder, const Manifest& manifest) {
   for (const std::vector<ManifestFile>* list : {&manifest.files, &manifest.append_bases}) {
     for (const ManifestFile& file : *list) {
-      STRATA_TRY(CheckFileSize(folder, manifest, file, "publish"));
-      STRATA_TRY(internal::SyncPath(folder / file.path));
+      STRATA_TRY(CheckFileSize(env, folder, manifest, file, "publish"));
+      STRATA_TRY(env.SyncPath(folder / file.path));
     }
   }
-  return internal::SyncPath(folder);  // the files' names, before a manifest can name them
+  return env.SyncPath(folder);  // the files' names, before a manifest can name them
 }
 
 // The version a new manifest gets: one more than the current one's (1 when none is readable).
@@ -148,25 +147,6 @@ Result<std::int64_t> NextVersion(const RollupStore& store, std::string_view roll
     return std::move(previous).error();
   }
   return *previous ? (*previous)->version + 1 : 1;
-}
-
-// The folder's regular files, by name.
-Result<std::vector<std::string>> ListFiles(const std::filesystem::path& folder) {
-  std::vector<std::string> names;
-  std::error_code error;
-  std::filesystem::directory_iterator it(folder, error);
-  if (error) return internal::OsError("list folder", folder, error.value());
-  for (; it != std::filesystem::directory_iterator(); it.increment(error)) {
-    if (error) return internal::OsError("list folder", folder, error.value());
-    if (it->is_regular_file(error)) names.push_back(it->path().filename().string());
-  }
-  if (error) return internal::OsError("list folder", folder, error.value());
-  return names;
-}
-
-Status RemoveFile(const std::filesystem::path& path) {
-  if (unlink(path.c_str()) != 0 && errno != ENOENT) return internal::OsError("remove", path, errno);
-  return OkStatus();
 }
 
 std::string Summarize(const GarbageReport& report, const std::vector<std::string>& kept) {
@@ -234,7 +214,7 @@ bool IsValidRollupName(std::string_view name) {
 
 Result<FileDigest> ChecksumFile(const std::filesystem::path& path) {
   std::FILE* file = std::fopen(path.c_str(), "rbe");
-  if (file == nullptr) return internal::OsError("open", path, errno);
+  if (file == nullptr) return IoError("open", path, errno);
   XXH3_state_t* state = XXH3_createState();
   XXH3_64bits_reset(state);
   FileDigest digest;
@@ -249,13 +229,14 @@ Result<FileDigest> ChecksumFile(const std::filesystem::path& path) {
   std::fclose(file);
   const std::uint64_t hash = XXH3_64bits_digest(state);
   XXH3_freeState(state);
-  if (failed) return internal::OsError("read", path, error_number);
+  if (failed) return IoError("read", path, error_number);
   digest.checksum = fmt::format("{:016x}", hash);
   return digest;
 }
 
 BuildLock::BuildLock(BuildLock&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
+      env_(other.env_),
       rollup_(std::move(other.rollup_)),
       folder_(std::move(other.folder_)) {}
 
@@ -263,6 +244,7 @@ BuildLock& BuildLock::operator=(BuildLock&& other) noexcept {
   if (this != &other) {
     Release();
     fd_ = std::exchange(other.fd_, -1);
+    env_ = other.env_;
     rollup_ = std::move(other.rollup_);
     folder_ = std::move(other.folder_);
   }
@@ -273,13 +255,14 @@ BuildLock::~BuildLock() { Release(); }
 
 void BuildLock::Release() {
   if (fd_ < 0) return;
-  internal::RewriteRecord(fd_, "");  // best effort: only a contender's message depends on it
-  internal::CloseFd(fd_);            // releases the flock: this description is its only holder
+  env_->RewriteRecord(fd_, "");  // best effort: only a contender's message depends on it
+  env_->CloseFd(fd_);            // releases the flock: this description is its only holder
   fd_ = -1;
 }
 
 ReaderLease::ReaderLease(ReaderLease&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
+      env_(other.env_),
       manifest_(std::move(other.manifest_)),
       folder_(std::move(other.folder_)) {}
 
@@ -287,6 +270,7 @@ ReaderLease& ReaderLease::operator=(ReaderLease&& other) noexcept {
   if (this != &other) {
     Release();
     fd_ = std::exchange(other.fd_, -1);
+    env_ = other.env_;
     manifest_ = std::move(other.manifest_);
     folder_ = std::move(other.folder_);
   }
@@ -296,16 +280,17 @@ ReaderLease& ReaderLease::operator=(ReaderLease&& other) noexcept {
 ReaderLease::~ReaderLease() { Release(); }
 
 void ReaderLease::Release() {
-  internal::CloseFd(fd_);
+  if (fd_ >= 0) env_->CloseFd(fd_);
   fd_ = -1;
 }
 
-RollupStore::RollupStore(std::filesystem::path root) : root_(std::move(root)) {}
+RollupStore::RollupStore(std::filesystem::path root, Env& env)
+    : root_(std::move(root)), env_(&env) {}
 
 Result<std::optional<Manifest>> RollupStore::Load(std::string_view rollup) const {
   STRATA_TRY(CheckRollupName(rollup));
   const std::filesystem::path path = FolderOf(rollup) / kManifestName;
-  STRATA_ASSIGN_OR_RETURN(std::optional<std::string> text, internal::ReadWholeFile(path));
+  STRATA_ASSIGN_OR_RETURN(std::optional<std::string> text, env_->ReadWholeFile(path, nullptr));
   if (!text) return std::optional<Manifest>();
   STRATA_ASSIGN_OR_RETURN(Manifest manifest, ParseOwnManifest(*text, path, rollup));
   return std::optional<Manifest>(std::move(manifest));
@@ -320,36 +305,32 @@ Result<std::filesystem::path> RollupStore::NewFilePath(std::string_view rollup,
         fmt::format("period label \"{}\" cannot be part of a file name", period_label));
   }
   const std::filesystem::path folder = FolderOf(rollup);
-  std::error_code error;
-  std::filesystem::create_directories(folder, error);
-  if (error) return internal::OsError("create folder", folder, error.value());
+  STRATA_TRY(env_->CreateFolders(folder));
   const std::string stamp = CompactStamp(SystemClock().Now());
   while (true) {  // a collision needs the same pid, counter and 32 random bits: never in practice
     std::filesystem::path path =
         folder / fmt::format("{}-{}-{}.parquet", period_label, stamp, UniqueSuffix());
-    if (!std::filesystem::exists(path, error)) return path;
+    struct stat info {};
+    const Result<bool> exists = env_->StatFile(path, &info);
+    if (!exists.ok() || !*exists) return path;
   }
 }
 
 Result<BuildLock> RollupStore::LockForBuild(std::string_view rollup) const {
   STRATA_TRY(CheckRollupName(rollup));
   const std::filesystem::path folder = FolderOf(rollup);
-  std::error_code error;
-  std::filesystem::create_directories(folder, error);
-  if (error) return internal::OsError("create folder", folder, error.value());
+  STRATA_TRY(env_->CreateFolders(folder));
   const std::filesystem::path path = folder / kBuildLockName;
-  STRATA_ASSIGN_OR_RETURN(int fd, internal::OpenLockFile(path));
-  Result<bool> taken = internal::TryLock(fd, internal::LockMode::kExclusive, path);
+  STRATA_ASSIGN_OR_RETURN(int fd, env_->OpenLockFile(path));
+  Result<bool> taken = env_->TryLock(fd, Env::LockMode::kExclusive, path);
   if (!taken.ok() || !*taken) {
     Error failure =
-        taken.ok() ? LockedError(rollup, path, internal::ReadRecord(fd)) : std::move(taken).error();
-    internal::CloseFd(fd);
+        taken.ok() ? LockedError(rollup, path, env_->ReadRecord(fd)) : std::move(taken).error();
+    env_->CloseFd(fd);
     return failure;
   }
-  BuildLock lock(fd, std::string(rollup), folder);
-  if (!internal::RewriteRecord(fd, HolderRecord())) {
-    return internal::OsError("write build lock", path, errno);
-  }
+  BuildLock lock(fd, *env_, std::string(rollup), folder);
+  if (!env_->RewriteRecord(fd, HolderRecord())) return IoError("write build lock", path, errno);
   return lock;
 }
 
@@ -359,18 +340,17 @@ Result<std::int64_t> RollupStore::Publish(const BuildLock& lock, Manifest manife
   const std::filesystem::path folder = FolderOf(manifest.rollup);
   STRATA_ASSIGN_OR_RETURN(manifest.version, NextVersion(*this, manifest.rollup));
   STRATA_TRY(ValidateManifest(manifest));
-  STRATA_TRY(CheckAndSyncFiles(folder, manifest));
-  STRATA_ASSIGN_OR_RETURN(int reader_lock, internal::OpenLockFile(folder / kReaderLockName));
-  internal::CloseFd(reader_lock);  // only created here; see OpenForRead
+  STRATA_TRY(CheckAndSyncFiles(*env_, folder, manifest));
+  STRATA_ASSIGN_OR_RETURN(int reader_lock, env_->OpenLockFile(folder / kReaderLockName));
+  env_->CloseFd(reader_lock);  // only created here; see OpenForRead
   const std::filesystem::path temp = folder / (kTempManifestPrefix + UniqueSuffix());
-  STRATA_TRY(internal::WriteNewFileDurably(temp, ManifestToJson(manifest)));
-  if (Status renamed = internal::RenameReplacing(temp, folder / kManifestName); !renamed.ok()) {
-    std::error_code ignored;
-    std::filesystem::remove(temp, ignored);
+  STRATA_TRY(WriteNewFileDurably(*env_, temp, ManifestToJson(manifest)));
+  if (Status renamed = env_->RenameReplacing(temp, folder / kManifestName); !renamed.ok()) {
+    (void)env_->RemoveFile(temp);  // best effort: a collection removes it otherwise
     return std::move(renamed).error();
   }
   // The rename is durable once the folder is; the new manifest is in force for readers already.
-  STRATA_TRY(internal::SyncPath(folder));
+  STRATA_TRY(env_->SyncPath(folder));
   return manifest.version;
 }
 
@@ -382,7 +362,7 @@ Status RollupStore::VerifyFiles(const Manifest& manifest, bool checksums) const 
   for (const ManifestFile& file : manifest.append_bases) files.push_back(&file);
   for (const ManifestFile* file_pointer : files) {
     const ManifestFile& file = *file_pointer;
-    STRATA_TRY(CheckFileSize(folder, manifest, file, "read"));
+    STRATA_TRY(CheckFileSize(*env_, folder, manifest, file, "read"));
     if (!checksums) continue;
     STRATA_ASSIGN_OR_RETURN(FileDigest digest, ChecksumFile(folder / file.path));
     if (digest.checksum != file.checksum) {
@@ -399,16 +379,16 @@ Status RollupStore::VerifyFiles(const Manifest& manifest, bool checksums) const 
 
 Result<int> RollupStore::LockForReading(const std::filesystem::path& folder) const {
   const std::filesystem::path path = folder / kReaderLockName;
-  STRATA_ASSIGN_OR_RETURN(int fd, internal::OpenLockFile(path));
+  STRATA_ASSIGN_OR_RETURN(int fd, env_->OpenLockFile(path));
   // A garbage collection holds the lock exclusively only for its unlink calls; wait that out, but
   // never forever (a stopped collector must not hang queries: they go live instead).
   constexpr int kAttempts = 5000;
   for (int attempt = 0;; ++attempt) {
-    Result<bool> taken = internal::TryLock(fd, internal::LockMode::kShared, path);
-    if (!taken.ok()) return internal::CloseFd(fd), std::move(taken).error();
+    Result<bool> taken = env_->TryLock(fd, Env::LockMode::kShared, path);
+    if (!taken.ok()) return env_->CloseFd(fd), std::move(taken).error();
     if (*taken) return fd;
     if (attempt == kAttempts) {
-      internal::CloseFd(fd);
+      env_->CloseFd(fd);
       return MakeError(ErrorCode::kIo,
                        fmt::format("the reader lock {} stayed locked for 5 s", path.string()),
                        "a garbage collection of this rollup seems stuck; the query runs live");
@@ -420,10 +400,11 @@ Result<int> RollupStore::LockForReading(const std::filesystem::path& folder) con
 Result<std::optional<ReaderLease>> RollupStore::OpenForRead(std::string_view rollup) const {
   STRATA_TRY(CheckRollupName(rollup));
   const std::filesystem::path folder = FolderOf(rollup);
-  std::error_code error;
-  if (!std::filesystem::exists(folder / kManifestName, error)) return std::optional<ReaderLease>();
+  struct stat info {};
+  const Result<bool> exists = env_->StatFile(folder / kManifestName, &info);
+  if (!exists.ok() || !*exists) return std::optional<ReaderLease>();
   STRATA_ASSIGN_OR_RETURN(const int fd, LockForReading(folder));
-  ReaderLease lease(fd, Manifest{}, folder);
+  ReaderLease lease(fd, *env_, Manifest{}, folder);
   STRATA_ASSIGN_OR_RETURN(std::optional<Manifest> manifest, Load(rollup));
   if (!manifest) return std::optional<ReaderLease>();
   lease.manifest_ = std::move(*manifest);
@@ -434,7 +415,7 @@ Result<std::optional<ManifestStamp>> RollupStore::Stamp(std::string_view rollup)
   STRATA_TRY(CheckRollupName(rollup));
   struct stat info {};
   STRATA_ASSIGN_OR_RETURN(const bool exists,
-                          internal::StatFile(FolderOf(rollup) / kManifestName, &info));
+                          env_->StatFile(FolderOf(rollup) / kManifestName, &info));
   if (!exists) return std::optional<ManifestStamp>();
   return std::optional<ManifestStamp>(StampOf(info));
 }
@@ -443,7 +424,7 @@ Result<std::optional<StampedManifest>> RollupStore::LoadStamped(std::string_view
   STRATA_TRY(CheckRollupName(rollup));
   const std::filesystem::path path = FolderOf(rollup) / kManifestName;
   struct stat info {};
-  STRATA_ASSIGN_OR_RETURN(std::optional<std::string> text, internal::ReadWholeFile(path, &info));
+  STRATA_ASSIGN_OR_RETURN(std::optional<std::string> text, env_->ReadWholeFile(path, &info));
   if (!text) return std::optional<StampedManifest>();
   STRATA_ASSIGN_OR_RETURN(Manifest manifest, ParseOwnManifest(*text, path, rollup));
   return std::optional<StampedManifest>(StampedManifest{std::move(manifest), StampOf(info)});
@@ -454,7 +435,7 @@ Result<std::optional<ReaderLease>> RollupStore::OpenForReadIfCurrent(
   STRATA_TRY(CheckRollupName(rollup));
   const std::filesystem::path folder = FolderOf(rollup);
   STRATA_ASSIGN_OR_RETURN(const int fd, LockForReading(folder));
-  ReaderLease lease(fd, Manifest{}, folder);
+  ReaderLease lease(fd, *env_, Manifest{}, folder);
   // Under the lock no collection runs: the version in force now keeps its files until release.
   STRATA_ASSIGN_OR_RETURN(const std::optional<ManifestStamp> now, Stamp(rollup));
   if (!now || !(*now == cached.stamp)) return std::optional<ReaderLease>();
@@ -473,13 +454,13 @@ Result<GarbageReport> RollupStore::CollectGarbage(const BuildLock& lock) const {
     for (const ManifestFile& file : manifest->files) referenced.insert(file.path);
     for (const ManifestFile& file : manifest->append_bases) referenced.insert(file.path);
   }
-  STRATA_ASSIGN_OR_RETURN(std::vector<std::string> names, ListFiles(folder));
+  STRATA_ASSIGN_OR_RETURN(std::vector<std::string> names, env_->ListFiles(folder));
   GarbageReport report;
   std::vector<std::string> unreferenced;
   for (const std::string& name : names) {
     if (name.starts_with(kTempManifestPrefix)) {
       // No publisher is writing one: we hold the build lock. Readers never open them.
-      STRATA_TRY(RemoveFile(folder / name));
+      STRATA_TRY(env_->RemoveFile(folder / name));
       ++report.removed;
     } else if (name.ends_with(".parquet") && !referenced.contains(name)) {
       unreferenced.push_back(name);
@@ -487,18 +468,18 @@ Result<GarbageReport> RollupStore::CollectGarbage(const BuildLock& lock) const {
   }
   if (!unreferenced.empty()) {
     const std::filesystem::path path = folder / kReaderLockName;
-    STRATA_ASSIGN_OR_RETURN(int fd, internal::OpenLockFile(path));
-    Result<bool> taken = internal::TryLock(fd, internal::LockMode::kExclusive, path);
-    if (!taken.ok()) return internal::CloseFd(fd), std::move(taken).error();
+    STRATA_ASSIGN_OR_RETURN(int fd, env_->OpenLockFile(path));
+    Result<bool> taken = env_->TryLock(fd, Env::LockMode::kExclusive, path);
+    if (!taken.ok()) return env_->CloseFd(fd), std::move(taken).error();
     report.readers_active = !*taken;
     for (std::size_t i = 0; *taken && i < unreferenced.size(); ++i) {
-      if (Status removed = RemoveFile(folder / unreferenced[i]); !removed.ok()) {
-        internal::CloseFd(fd);
+      if (Status removed = env_->RemoveFile(folder / unreferenced[i]); !removed.ok()) {
+        env_->CloseFd(fd);
         return std::move(removed).error();
       }
       ++report.removed;
     }
-    internal::CloseFd(fd);
+    env_->CloseFd(fd);
     if (report.readers_active) report.kept = static_cast<int>(unreferenced.size());
   }
   report.summary =
@@ -508,8 +489,9 @@ Result<GarbageReport> RollupStore::CollectGarbage(const BuildLock& lock) const {
 
 Result<GarbageReport> RollupStore::CollectGarbage(std::string_view rollup) const {
   STRATA_TRY(CheckRollupName(rollup));
-  std::error_code error;
-  if (!std::filesystem::exists(FolderOf(rollup), error)) {
+  struct stat info {};
+  const Result<bool> exists = env_->StatFile(FolderOf(rollup), &info);
+  if (!exists.ok() || !*exists) {
     GarbageReport report;
     report.summary = Summarize(report, {});
     return report;

@@ -43,6 +43,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/env.h"
 #include "base/result.h"
 #include "project/project.h"
 #include "rollup/manifest.h"
@@ -86,13 +87,16 @@ class BuildLock {
   const std::string& rollup() const { return rollup_; }
   // The locked rollup's folder (RollupStore::FolderOf of the store that took the lock).
   const std::filesystem::path& folder() const { return folder_; }
+  // The file system the lock was taken through (the store's Env).
+  Env& env() const { return *env_; }
   void Release();
 
  private:
   friend class RollupStore;
-  BuildLock(int fd, std::string rollup, std::filesystem::path folder)
-      : fd_(fd), rollup_(std::move(rollup)), folder_(std::move(folder)) {}
+  BuildLock(int fd, Env& env, std::string rollup, std::filesystem::path folder)
+      : fd_(fd), env_(&env), rollup_(std::move(rollup)), folder_(std::move(folder)) {}
   int fd_ = -1;
+  Env* env_ = &Env::Default();
   std::string rollup_;
   std::filesystem::path folder_;
 };
@@ -118,9 +122,10 @@ class ReaderLease {
 
  private:
   friend class RollupStore;
-  ReaderLease(int fd, Manifest manifest, std::filesystem::path folder)
-      : fd_(fd), manifest_(std::move(manifest)), folder_(std::move(folder)) {}
+  ReaderLease(int fd, Env& env, Manifest manifest, std::filesystem::path folder)
+      : fd_(fd), env_(&env), manifest_(std::move(manifest)), folder_(std::move(folder)) {}
   int fd_ = -1;
+  Env* env_ = &Env::Default();
   Manifest manifest_;
   std::filesystem::path folder_;
 };
@@ -151,9 +156,14 @@ struct GarbageReport {
 class RollupStore {
  public:
   // `root` is the store folder (ResolveStoreDir). Nothing is created until something is written.
-  explicit RollupStore(std::filesystem::path root);
+  // Every file operation of the store's own (manifests, locks, renames, fsync, collection) goes
+  // through `env`, which must outlive the store and its locks and leases. The Parquet files are
+  // written by DuckDB and read by ChecksumFile directly.
+  explicit RollupStore(std::filesystem::path root, Env& env = Env::Default());
 
   const std::filesystem::path& root() const { return root_; }
+  // The file system the store's own files go through.
+  Env& env() const { return *env_; }
   // <root>/<rollup>. REQUIRES: IsValidRollupName(rollup) (unchecked here).
   std::filesystem::path FolderOf(std::string_view rollup) const { return root_ / rollup; }
 
@@ -183,7 +193,9 @@ class RollupStore {
   // can serve leases. REQUIRES: `lock` is held for manifest.rollup in this store.
   // Errors: kInternal when `lock` is not held or is for another rollup or store; kRollupManifest
   // when ValidateManifest refuses `manifest` or a file's size differs from its `bytes`; kIo when a
-  // file is missing or the manifest cannot be written (the previous manifest stays in force).
+  // file is missing or the manifest cannot be written or synced (the previous manifest stays in
+  // force), or when the folder's sync after the rename fails (the new one is in force, its
+  // durability unknown: the next publish syncs the folder again).
   Result<std::int64_t> Publish(const BuildLock& lock, Manifest manifest) const;
 
   // Checks that every file of `manifest` is in the rollup's folder with its recorded bytes and,
@@ -230,6 +242,7 @@ class RollupStore {
   Result<int> LockForReading(const std::filesystem::path& folder) const;
 
   std::filesystem::path root_;
+  Env* env_;
 };
 
 }  // namespace strata::rollup

@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "base/testing/fault_env.h"
 #include "rollup/manifest_cache.h"
 
 namespace strata::rollup {
@@ -152,6 +153,79 @@ TEST_F(StoreTest, PublishesAndLoadsWithRisingVersions) {
   EXPECT_EQ(*store.Publish(*lock, manifest), 2);
   EXPECT_EQ((*store.Load(kRollup))->version, 2);
   ExpectConsistent(store, kRollup);
+}
+
+// The order of a publish (store.h, "Crash safety"): every referenced file and the folder are
+// synced, then the temporary manifest is written, synced, renamed into place, and the folder
+// synced. A publish that skipped one of these syncs would not be durable across a power loss.
+TEST_F(StoreTest, APublishSyncsTheManifestBeforeItsRenameAndTheFolderAfter) {
+  testing::FaultEnv env;
+  RollupStore store(root_, env);
+  Result<BuildLock> lock = store.LockForBuild(kRollup);
+  ASSERT_TRUE(lock.ok()) << lock.error().ToString();
+  const ManifestFile file = WriteFile(store, kRollup, 0, "january");
+  env.FailAt(0);
+  ASSERT_TRUE(store.Publish(*lock, NewManifest(kRollup, {file})).ok());
+  std::vector<std::string> order;
+  for (const std::string& call : env.log()) {
+    if (call.starts_with("ReadWholeFile") || call.starts_with("StatFile") ||
+        call.starts_with("OpenLockFile")) {
+      continue;  // reads, and the reader lock's creation
+    }
+    order.push_back(call.starts_with("WriteNewFile manifest.json.tmp-")
+                        ? "WriteNewFile manifest.json.tmp"
+                    : call.starts_with("SyncPath manifest.json.tmp-") ? "SyncPath manifest.json.tmp"
+                                                                      : call);
+  }
+  const std::string folder = store.FolderOf(kRollup).filename().string();
+  EXPECT_EQ(order, (std::vector<std::string>{
+                       "SyncPath " + file.path, "SyncPath " + folder,
+                       "WriteNewFile manifest.json.tmp", "SyncPath manifest.json.tmp",
+                       "RenameReplacing manifest.json", "SyncPath " + folder}));
+}
+
+// Each file-system call of a publish fails in turn (EIO, ENOSPC, a short write): the publish
+// fails with kIo, the previous manifest stays in force with all its files, no torn manifest is
+// ever read, and the next publish succeeds.
+TEST_F(StoreTest, AFailedCallOfAPublishKeepsThePreviousManifest) {
+  testing::FaultEnv env;
+  RollupStore store(root_, env);
+  Result<BuildLock> lock = store.LockForBuild(kRollup);
+  ASSERT_TRUE(lock.ok());
+  ASSERT_TRUE(store.Publish(*lock, NewManifest(kRollup, {WriteFile(store, kRollup, 0, "a")})).ok());
+  for (const auto& [error_number, short_write] :
+       {std::pair{EIO, false}, std::pair{ENOSPC, false}, std::pair{ENOSPC, true}}) {
+    for (int call = 1;; ++call) {
+      const Manifest before = **store.Load(kRollup);
+      const ManifestFile file =
+          WriteFile(store, kRollup, call % 5 + 1, "more " + std::to_string(call));
+      env.FailAt(call, error_number, short_write);
+      Result<std::int64_t> published = store.Publish(*lock, NewManifest(kRollup, {file}));
+      const std::vector<std::string> log = env.log();
+      env.FailAt(0);
+      if (published.ok()) {
+        EXPECT_GT(call, 3) << "a publish has more than three file-system calls";
+        break;
+      }
+      EXPECT_EQ(published.error().code, ErrorCode::kIo) << published.error().ToString();
+      Result<std::optional<Manifest>> after = store.Load(kRollup);
+      ASSERT_TRUE(after.ok()) << "call " << call << ": " << after.error().ToString();
+      // Only the folder's sync after the rename fails with the new version in force (not yet
+      // known durable); every earlier failure leaves the previous one.
+      const auto failed = static_cast<std::size_t>(call - 1);  // log[failed]: the failed call
+      const bool renamed =
+          failed >= 1 && failed < log.size() && log[failed - 1] == "RenameReplacing manifest.json";
+      if (renamed) {
+        EXPECT_EQ((*after)->version, before.version + 1) << "call " << call;
+        EXPECT_EQ((*after)->files.front().path, file.path) << "call " << call;
+      } else {
+        EXPECT_EQ(ManifestToJson(**after), ManifestToJson(before)) << "call " << call;
+      }
+      ExpectConsistent(store, kRollup);
+      ASSERT_LT(call, 50) << "the publish never completed";
+    }
+    ExpectConsistent(store, kRollup);
+  }
 }
 
 TEST_F(StoreTest, PublishRefusesAndKeepsThePreviousManifest) {
