@@ -10,6 +10,7 @@
 
 #include "base/hll.h"
 #include "base/time.h"
+#include "query/warehouse_syntax.h"
 #include "rollup/router.h"
 #include "semantic/literal.h"
 #include "semantic/query.h"
@@ -287,7 +288,10 @@ Result<QueryResponse> Answer(const semantic::SemanticModel& model, const QueryCo
   if (!answered) {
     if (!context.live) return MakeError(ErrorCode::kInternal, "no warehouse connection");
     STRATA_ASSIGN_OR_RETURN(warehouse::Connection * connection, context.live());
-    STRATA_TRY(AnswerLive(*connection, plan, response));
+    Status live = AnswerLive(*connection, plan, response);
+    if (!live.ok()) {
+      return NameSyntaxErrorMembers(std::move(live).error(), model, plan.sql, *connection);
+    }
   }
   if (capped && static_cast<std::int64_t>(response.rows.size()) > *options.max_rows) {
     return MakeError(

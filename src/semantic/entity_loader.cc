@@ -33,7 +33,7 @@ std::string ReadExpression(YamlMap& reader, const std::string& key, sql::Dialect
   if (!text) return fallback;
   Result<std::string> checked = CheckSqlExpression(*text, dialect);
   if (!checked.ok()) {
-    reader.Fail(key, checked.error().message);
+    reader.Fail(key, checked.error().message, checked.error().hint);
     return fallback;
   }
   return *checked;
@@ -194,7 +194,7 @@ void ParseEntities(const YAML::Node& list, const std::string& file, sql::Dialect
       if (checked.ok()) {
         entity.sql = *checked;
       } else {
-        named.Fail("sql", checked.error().message);
+        named.Fail("sql", checked.error().message, checked.error().hint);
       }
     }
     entity.primary_key = named.String("primary_key").value_or("");

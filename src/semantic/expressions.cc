@@ -4,8 +4,10 @@
 
 #include <cctype>
 
+#include "sql/lexer.h"
 #include "sql/parser.h"
 #include "sql/printer.h"
+#include "sql/reserved_words.h"
 
 namespace strata::semantic {
 namespace {
@@ -138,12 +140,52 @@ class MetricParser {
   std::size_t position_ = 0;
 };
 
+bool IsReservedToken(const sql::Token& token, sql::Dialect dialect) {
+  return token.kind == sql::TokenKind::kIdentifier && sql::IsReservedWord(token.text, dialect);
+}
+
+// Whether an operand may start after `token`: after SELECT, a comma, '(' or an operator.
+bool OperandMayFollow(const sql::Token& token) {
+  return token.kind == sql::TokenKind::kPunctuation || token.kind == sql::TokenKind::kOperator ||
+         sql::IsKeyword(token, "SELECT");
+}
+
+// The reserved word that made the parser stop at `at`, or "" when none did: the operand just
+// before it (NOT in "SELECT not = 1", ALL in "SELECT all") or the word at `at` itself ("SELECT
+// at"). A column named like a reserved word is then the likely cause, and quoting it the fix.
+std::string_view ReservedWordAt(std::string_view text, const SourceSpan& at, sql::Dialect dialect) {
+  Result<std::vector<sql::Token>> tokens = sql::Lex(text, dialect);
+  if (!tokens.ok()) return "";
+  std::vector<const sql::Token*> significant;
+  for (const sql::Token& token : *tokens) {
+    if (!sql::IsTrivia(token) && token.kind != sql::TokenKind::kEnd) significant.push_back(&token);
+  }
+  std::size_t stop = 0;
+  while (stop < significant.size() &&
+         (significant[stop]->line != at.line || significant[stop]->column != at.column)) {
+    ++stop;
+  }
+  if (stop >= 2 && IsReservedToken(*significant[stop - 1], dialect) &&
+      OperandMayFollow(*significant[stop - 2])) {
+    return significant[stop - 1]->text;
+  }
+  if (stop < significant.size() && IsReservedToken(*significant[stop], dialect)) {
+    return significant[stop]->text;
+  }
+  return "";
+}
+
 Result<sql::StatementPtr> ParseChecked(std::string_view text, sql::Dialect dialect) {
   auto statement = sql::ParseStatement(text, dialect);
-  if (!statement.ok()) {
-    return Invalid(fmt::format("SQL does not parse: {}", statement.error().message));
+  if (statement.ok()) return std::move(statement).value();
+  Error error = Invalid(fmt::format("SQL does not parse: {}", statement.error().message));
+  const std::optional<SourceSpan>& at = statement.error().span;
+  const std::string_view word = at ? ReservedWordAt(text, *at, dialect) : "";
+  if (!word.empty()) {
+    error.hint = fmt::format("{0} is a reserved word in {1}; to name a column {0}, quote it: {2}",
+                             word, sql::DialectName(dialect), sql::QuoteIdentifier(word, dialect));
   }
-  return std::move(statement).value();
+  return error;
 }
 
 }  // namespace

@@ -6,7 +6,9 @@
 // member, and whose hint is a "did you mean" where one applies. Checked (spec/semantic.md):
 // unknown keys and members; names ([A-Za-z_][A-Za-z0-9_]*, unique per entity across dimensions,
 // measures, metrics and relationships); dimension/measure/relationship types; SQL expressions
-// (dimension `sql`, measure `sql` and `filter`, entity `sql`) parse in the warehouse's dialect;
+// (dimension `sql`, measure `sql` and `filter`, entity `sql`) parse in the warehouse's dialect, a
+// word the dialect reserves (sql/reserved_words.h) written bare where a name stands being refused
+// with the quoted name as the hint;
 // relationship targets and join columns; relationship cycles along many_to_one/one_to_one;
 // metrics over known measures; the rollups block (members, grains, sketches, partition.append
 // with live_tail, append with non-additive unsketched measures, `compact` at the root, joined

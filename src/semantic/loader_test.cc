@@ -120,6 +120,23 @@ TEST(SemanticLoader, SqlExpressionsMustParse) {
   ExpectOneError(yaml, 9, {"measure \"revenue\""});
 }
 
+// A column named like a reserved word (DuckDB's AT) is refused bare at load, naming the member
+// and hinting the quoted name; quoted, it loads (issue 39; the full lists: reserved_words_test).
+TEST(SemanticLoader, ReservedWordsMustBeQuoted) {
+  std::string yaml = kTwoEntities;
+  yaml.replace(yaml.find("sql: order_at"), 13, "sql: at");
+  ExpectOneError(yaml, 7, {"dimension \"order_date\"", "reserved"}, "\"at\"");
+  yaml = kTwoEntities;
+  yaml.replace(yaml.find("sql: order_at"), 13, "sql: '\"at\"'");
+  EXPECT_TRUE(Errors(yaml).empty());
+  yaml = kTwoEntities;
+  yaml.replace(yaml.find("sql: amount }"), 13, "sql: amount, filter: 'at > 0' }");
+  ExpectOneError(yaml, 9, {"measure \"revenue\"", "reserved"}, "\"at\"");
+  yaml = kTwoEntities;
+  yaml.replace(yaml.find("table: raw.orders"), 17, "sql: 'SELECT order_id, at FROM raw.orders'");
+  ExpectOneError(yaml, 3, {"entity \"Order\"", "reserved"}, "\"at\"");
+}
+
 TEST(SemanticLoader, DuplicateMemberNames) {
   std::string yaml = kTwoEntities;
   yaml.replace(yaml.find("name: revenue"), 13, "name: status");

@@ -49,7 +49,7 @@ class KeywordSet {
   }
 
  private:
-  static constexpr std::size_t kMaxLength = 16;
+  static constexpr std::size_t kMaxLength = 20;
 
   static constexpr std::uint32_t LetterBit(char c) {
     c = AsciiUpper(c);

@@ -279,7 +279,11 @@ Result<TableRefPtr> Parser::ParseTableSuffixes(TableRefPtr table) {
 
 Status Parser::ParseTableAlias(TableRef& table) {
   TableAlias alias;
-  if (AcceptKeyword("AS")) {
+  // DuckDB and PostgreSQL refuse their reserved words as a table alias even after AS (their
+  // sets are the engines' own); the other dialects' sets are only the parser's words.
+  const bool engine_words = dialect() == Dialect::kDuckDb || dialect() == Dialect::kPostgres;
+  const bool after_as = AcceptKeyword("AS");
+  if (after_as && !engine_words) {
     STRATA_ASSIGN_OR_RETURN(alias.name, ParseAnyName("an alias"));
   } else {
     STRATA_ASSIGN_OR_RETURN(alias.name, ParseName("an alias"));

@@ -4,6 +4,7 @@
 
 #include "sql/internal/parser_impl.h"
 #include "sql/keyword_set.h"
+#include "sql/reserved_words.h"
 
 namespace strata::sql::internal {
 namespace {
@@ -175,11 +176,16 @@ Result<ExprPtr> Parser::ParseTypedLiteral() {
 
 Result<ExprPtr> Parser::ParseNameOrCall() {
   const Span span = Here();
-  const bool reserved_call = (AtKeyword("LEFT") || AtKeyword("RIGHT")) && AtSymbol("(", 1);
-  if (!AtName() && !reserved_call) return Expected("an expression");
+  // Reserved words the dialect still reads here: a function name before '(' (left(s, 2)) or a
+  // value on its own (PostgreSQL's current_date), never qualified.
+  const bool bare = Peek().kind == TokenKind::kIdentifier;
+  const bool reserved_call =
+      bare && AtSymbol("(", 1) && IsReservedFunctionName(Peek().text, dialect());
+  const bool value_word = bare && IsReservedValueWord(Peek().text, dialect());
+  if (!AtName() && !reserved_call && !value_word) return ExpectedName("an expression");
   NodeVector<Identifier> parts;
   parts.push_back(MakeIdentifier(Advance()));
-  while (AtSymbol(".")) {
+  while (!value_word && AtSymbol(".")) {
     if (AtSymbol("*", 1)) {
       Advance();
       return ParseStar(std::move(parts), span);

@@ -5,25 +5,12 @@
 #include <initializer_list>
 
 #include "sql/internal/parser_impl.h"
-#include "sql/keyword_set.h"
 #include "sql/lexer.h"
+#include "sql/reserved_words.h"
 
 namespace strata::sql {
 namespace internal {
 namespace {
-
-// Words that end a name or expression and so can never be a bare column name or an alias written
-// without AS.
-constexpr KeywordSet<66> kReservedWords(std::array<std::string_view, 66>{
-    "ALL",     "AND",     "ANTI",    "ANY",   "AS",        "ASC",   "ASOF",    "BETWEEN",
-    "BY",      "CASE",    "CROSS",   "DESC",  "DISTINCT",  "ELSE",  "END",     "ESCAPE",
-    "EXCEPT",  "EXISTS",  "FETCH",   "FOR",   "FROM",      "FULL",  "GLOB",    "GROUP",
-    "HAVING",  "ILIKE",   "IN",      "INNER", "INTERSECT", "INTO",  "IS",      "ISNULL",
-    "JOIN",    "LATERAL", "LEFT",    "LIKE",  "LIMIT",     "MINUS", "NATURAL", "NOT",
-    "NOTNULL", "OFFSET",  "ON",      "OR",    "ORDER",     "OUTER", "PIVOT",   "POSITIONAL",
-    "QUALIFY", "REGEXP",  "RIGHT",   "RLIKE", "SELECT",    "SEMI",  "SIMILAR", "TABLESAMPLE",
-    "THEN",    "UNION",   "UNPIVOT", "USING", "WHEN",      "WHERE", "WINDOW",  "WITH",
-    "VALUES",  "OVER"});
 
 std::string_view Describe(const Token& token) {
   if (token.kind == TokenKind::kEnd) return "end of input";
@@ -31,8 +18,6 @@ std::string_view Describe(const Token& token) {
 }
 
 }  // namespace
-
-bool IsReservedWord(std::string_view word) { return kReservedWords.Contains(word); }
 
 Parser::Parser(Statement& statement, std::vector<Token> tokens, Dialect dialect)
     : statement_(&statement), tokens_(std::move(tokens)), dialect_(dialect) {}
@@ -84,7 +69,11 @@ Status Parser::ExpectClosingAngle() {
   return ExpectSymbol(">");
 }
 
-Error Parser::Expected(std::string_view what) const {
+Error Parser::Expected(std::string_view what) const { return ExpectedFound(what, false); }
+
+Error Parser::ExpectedName(std::string_view what) const { return ExpectedFound(what, true); }
+
+Error Parser::ExpectedFound(std::string_view what, bool name_expected) const {
   const Token& token = Peek();
   Span at = SpanOf(token);
   if (token.kind == TokenKind::kEnd && tokens_.size() > 1) {
@@ -96,11 +85,15 @@ Error Parser::Expected(std::string_view what) const {
   }
   const std::string where =
       " at line " + std::to_string(at.line) + ", column " + std::to_string(at.column);
+  std::string found = "'" + std::string(Describe(token)) + "'";
+  if (name_expected && token.kind == TokenKind::kIdentifier &&
+      IsReservedWord(token.text, dialect_)) {
+    found = "the reserved word " + found;
+  }
   Error error = MakeError(ErrorCode::kSqlLex,
                           token.kind == TokenKind::kEnd
                               ? "expected " + std::string(what) + " but found end of input" + where
-                              : "expected " + std::string(what) + " but found '" +
-                                    std::string(Describe(token)) + "'" + where);
+                              : "expected " + std::string(what) + " but found " + found + where);
   error.span = SourceSpan{"", at.line, at.column};
   error.hint = RenderCaret(*statement_->source, at.line, at.column);
   return error;
@@ -109,7 +102,7 @@ Error Parser::Expected(std::string_view what) const {
 bool Parser::AtName(std::size_t ahead) const {
   const Token& token = Peek(ahead);
   if (token.kind == TokenKind::kQuotedIdentifier) return true;
-  return token.kind == TokenKind::kIdentifier && !IsReservedWord(token.text);
+  return token.kind == TokenKind::kIdentifier && !IsReservedWord(token.text, dialect_);
 }
 
 bool Parser::AtAnyName(std::size_t ahead) const {
@@ -138,7 +131,7 @@ Identifier Parser::MakeIdentifier(const Token& token) {
 }
 
 Result<Identifier> Parser::ParseName(std::string_view what) {
-  if (!AtName()) return Expected(what);
+  if (!AtName()) return ExpectedName(what);
   return MakeIdentifier(Advance());
 }
 

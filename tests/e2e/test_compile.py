@@ -340,3 +340,24 @@ def test_compile_checks_the_semantic_yaml_too(project):
     # A selection checks its models only.
     selected = project.strata("compile", "--model", "fct_events")
     assert selected.returncode == 0 and selected.json["diagnostics"] == [], repr(selected)
+
+
+def test_compile_refuses_a_reserved_word_written_bare(project):
+    """Issue 39: a column named like a DuckDB reserved word (`at`) failed only when queried, as
+    WarehouseSyntax with an empty hint; it is refused at load, naming the member, with the quoted
+    name as the hint, and loads quoted."""
+    create_events(project)
+    add_events_model(project, "SELECT id, event_at AS event_date FROM events\n" + WINDOW
+                     + "AND event_at IS NOT NULL\n")
+    at = "{ name: id, type: number }\n      - { name: at, type: time, sql: at }"
+    bare = SEMANTIC_YAML.replace("{ name: id, type: number }", at)
+    project.write("semantic/model.yml", bare)
+    result, out = compile_json(project)
+    assert result.returncode == 1, out
+    assert [(d["code"], d["file"], d["line"]) for d in out["diagnostics"]] == [
+        ("SemanticInvalid", "semantic/model.yml", 7)], out
+    assert 'dimension "at"' in out["diagnostics"][0]["message"], out
+    assert '"at"' in out["diagnostics"][0]["hint"], out
+    project.write("semantic/model.yml", bare.replace("sql: at }", "sql: '\"at\"' }"))
+    result, out = compile_json(project)
+    assert result.returncode == 0 and codes(out) == [], out

@@ -49,9 +49,6 @@ std::string_view BinaryOpText(BinaryOp op);
 // The error of the two attempts of a backtracking parse that got further into the input.
 Error LaterError(Error a, Error b);
 
-// True for words that cannot be a bare column name or implicit alias (SELECT, FROM, JOIN, ...).
-bool IsReservedWord(std::string_view word);
-
 // Parses one statement at a time from trivia-free tokens (the last one kEnd).
 class Parser {
  public:
@@ -86,7 +83,12 @@ class Parser {
   static Span SpanOf(const Token& token) { return {token.line, token.column}; }
   Span Here() const { return SpanOf(Peek()); }
   Error Expected(std::string_view what) const;
-  // A token that can be a name: an unreserved identifier or a quoted identifier.
+  // Expected() where a name may stand: a reserved word found there is called one ("found the
+  // reserved word 'at'"), since quoting it is the likely fix.
+  Error ExpectedName(std::string_view what) const;
+  Error ExpectedFound(std::string_view what, bool name_expected) const;
+  // A token that can be a name: an identifier the dialect does not reserve (reserved_words.h) or
+  // a quoted identifier.
   bool AtName(std::size_t ahead = 0) const;
   // Any identifier (reserved or not) or quoted identifier: names after '.', AS, etc.
   bool AtAnyName(std::size_t ahead = 0) const;

@@ -116,3 +116,7 @@ SELECT 1 AS select, 2 AS from
 SELECT count(*) FILTER (amount > 1) AS big, sum(amount) FILTER (WHERE amount > 2) AS bigger FROM orders
 -- query: values without parentheses in from
 SELECT v.a + v.b AS total FROM VALUES (1, 2), (3, 4) AS v(a, b)
+-- query: reserved words quoted qualified or after as
+SELECT "at", t.at, x AS at, y AS "order", ts AT TIME ZONE 'UTC' AS "at utc" FROM t
+-- query: type and function words duckdb reads as names or calls
+SELECT left(s, 2), map, struct, generated, try_cast FROM t

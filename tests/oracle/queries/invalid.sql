@@ -84,3 +84,11 @@ SELECT * FROM a NATURAL JOIN b USING (id)
 SELECT * FROM a POSITIONAL JOIN b ON true
 -- query: between symmetric is postgres only
 SELECT * FROM t WHERE a BETWEEN SYMMETRIC 1 AND 2
+-- query: reserved word as a bare column
+SELECT at FROM t
+-- query: reserved word inside an expression
+SELECT amount + at FROM t
+-- query: reserved word as an alias without as
+SELECT a at FROM t
+-- query: reserved word as a table alias after as
+SELECT * FROM t AS at
