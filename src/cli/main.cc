@@ -226,7 +226,13 @@ bool StopsCleanlyOnSignals(int argc, char** argv) {
 int Main(int argc, char** argv) {
   // First, so that a signal in the moments of argument parsing and project loading is a clean
   // stop too.
-  if (StopsCleanlyOnSignals(argc, argv)) strata::cli::InstallSignalHandlers();
+  if (StopsCleanlyOnSignals(argc, argv)) {
+    strata::cli::InstallSignalHandlers();
+  } else if (argc >= 2 && std::string_view(argv[1]) == "query") {
+    // A live query runs on in the warehouse after the client dies: the first Ctrl-C cancels it
+    // there (RunQuery's watcher) and exits 130; a second one ends strata at once.
+    strata::cli::InstallSignalHandlers(/*once=*/true);
+  }
   CLI::App app{"strata: time-partitioned SQL models and a semantic layer"};
   app.require_subcommand(1);
   CommonOptions common;
