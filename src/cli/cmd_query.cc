@@ -77,7 +77,11 @@ void PrintResponse(const query::QueryResponse& response, QueryOutput output) {
       for (const auto& row : response.rows) {
         std::vector<std::string> cells;
         cells.reserve(row.size());
-        for (const auto& cell : row) cells.push_back(cell.is_null() ? "NULL" : CellText(cell));
+        for (const auto& cell : row) {
+          cells.push_back(cell.is_null()     ? "NULL"
+                          : cell.is_number() ? HumanNumber(cell)
+                                             : CellText(cell));
+        }
         rows.push_back(std::move(cells));
       }
       std::cout << RenderTable(header, rows);

@@ -65,7 +65,8 @@ int RunShow(const CommonOptions& common, const std::string& model, int limit);
 // strata models: every selected model (--model, --filter) with its target, dependencies and
 // strategy, in dependency order; exit 1 when the project does not load.
 int RunModels(const CommonOptions& common);
-int RunSchema(const std::string& name);
+// strata schema NAME: the JSON Schema; an unknown NAME is a Usage error in `output`.
+int RunSchema(const std::string& name, OutputFormat output);
 // strata query: exit 0 with the result; 1 for a usage error, an invalid project, model or query,
 // a refused data role (AccessDenied) or a warehouse error; 130 when SIGINT/SIGTERM set the cancel
 // flag (InstallSignalHandlers), after cancelling the statement running in the warehouse.
