@@ -7,8 +7,9 @@
 #   scripts/test.sh --fast   the fast tier, before each commit (under 2 minutes on 2 cores): the
 #                            unit and golden suites (`ctest -L fast`) and the end-to-end tests not
 #                            marked slow (`pytest -m "not slow"`).
-# Both tiers end with the dagster-strata tests (scripts/test_dagster.sh, about 25 s): they check
-# the CLI's JSON contracts, which a change anywhere in the CLI can break.
+# Both tiers end with the dagster-strata tests (scripts/test_dagster.sh, about 25 s; the full
+# tier adds the README's `dagster dev`, about 20 s more): they check the CLI's JSON contracts,
+# which a change anywhere in the CLI can break.
 # The tiers are the ctest labels fast/slow (strata_add_test's TIER, cmake/strata.cmake) and the
 # pytest marker slow (tests/e2e/conftest.py).
 set -euo pipefail
@@ -31,4 +32,4 @@ echo "== unit tests (ctest, $tier tier)"
 echo "== end-to-end tests (pytest, $tier tier)"
 STRATA_BIN="$strata" python3 -m pytest -q -p no:cacheprovider "${pytest_args[@]}" "$root/tests/e2e"
 echo "== dagster-strata (pytest in build/dagster-venv)"
-bash "$root/scripts/test_dagster.sh" "$strata"
+bash "$root/scripts/test_dagster.sh" "$strata" "${pytest_args[@]}"

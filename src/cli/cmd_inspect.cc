@@ -137,7 +137,7 @@ int RunShow(const CommonOptions& common, const std::string& model_name, int limi
     if (error.code == ErrorCode::kWarehouseCatalog &&
         model->strategy != project::StrategyKind::kView) {
       if (Result<bool> exists = (*connection)->TableExists(table); exists.ok() && !*exists) {
-        error.hint = fmt::format("model {} has not been built yet: strata run --model {}",
+        error.hint = fmt::format("model {} has not been built yet: `strata run --model {}`",
                                  model->name, model->name);
       }
     }
@@ -166,7 +166,7 @@ int RunShow(const CommonOptions& common, const std::string& model_name, int limi
   return 0;
 }
 
-int RunSchema(const std::string& name) {
+int RunSchema(const std::string& name, OutputFormat output) {
   if (name == "run-output") {
     PrintJson(materialize::RunOutputSchema());
   } else if (name == "models-output") {
@@ -178,7 +178,7 @@ int RunSchema(const std::string& name) {
   } else {
     PrintError(MakeError(ErrorCode::kUsage, fmt::format("unknown schema \"{}\"", name),
                          "available: run-output, models-output, partitions-output, errors-output"),
-               OutputFormat::kHuman);
+               output);
     return 1;
   }
   return 0;
@@ -214,7 +214,7 @@ json DiagnosticJson(const compiler::Diagnostic& d) {
               {"code", d.code},
               {"severity", compiler::SeverityName(d.severity)},
               {"message", d.message},
-              {"hint", d.hint},
+              {"hint", WithHintProject(d.hint)},
               {"file", d.span.file.empty() ? json(nullptr) : json(d.span.file)},
               {"line", d.span.line > 0 ? json(d.span.line) : json(nullptr)},
               {"column", d.span.column > 0 ? json(d.span.column) : json(nullptr)}};
@@ -228,7 +228,7 @@ void PrintDiagnostic(const compiler::Diagnostic& d) {
   std::cerr << fmt::format("{}{}[{}]: {}\n", location.empty() ? "" : location + ": ",
                            compiler::SeverityName(d.severity), d.code, d.message);
   if (!d.caret.empty()) std::cerr << d.caret << (d.caret.back() == '\n' ? "" : "\n");
-  if (!d.hint.empty()) std::cerr << "  hint: " << d.hint << "\n";
+  if (!d.hint.empty()) std::cerr << "  hint: " << WithHintProject(d.hint) << "\n";
 }
 
 }  // namespace

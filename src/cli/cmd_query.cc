@@ -15,6 +15,7 @@
 #include "rollup/status.h"
 #include "rollup/store.h"
 #include "semantic/loader.h"
+#include "warehouse/cancellation.h"
 #include "warehouse/duckdb/duckdb_engine.h"
 #include "warehouse/from_config.h"
 
@@ -76,7 +77,11 @@ void PrintResponse(const query::QueryResponse& response, QueryOutput output) {
       for (const auto& row : response.rows) {
         std::vector<std::string> cells;
         cells.reserve(row.size());
-        for (const auto& cell : row) cells.push_back(cell.is_null() ? "NULL" : CellText(cell));
+        for (const auto& cell : row) {
+          cells.push_back(cell.is_null()     ? "NULL"
+                          : cell.is_number() ? HumanNumber(cell)
+                                             : CellText(cell));
+        }
         rows.push_back(std::move(cells));
       }
       std::cout << RenderTable(header, rows);
@@ -161,6 +166,11 @@ int RunQuery(const CommonOptions& common, const QueryCommandOptions& options) {
   // queries (a writer's lock is reported naming its process).
   std::unique_ptr<warehouse::Warehouse> warehouse;
   std::unique_ptr<warehouse::Connection> connection;
+  // Ctrl-C (main installs the handler for `query`) cancels the statement where it runs: a
+  // PostgreSQL server would otherwise run it on after strata has exited. Declared after the
+  // connections, so it stops before they close.
+  warehouse::CancellationWatcher watcher(&CancelFlag());
+  if (engine_connection) watcher.Register(engine_connection.get());
   query::QueryContext context;
   context.dialect = dialect;
   context.store = engine_connection ? &store : nullptr;
@@ -171,10 +181,20 @@ int RunQuery(const CommonOptions& common, const QueryCommandOptions& options) {
                             warehouse::OpenWarehouse(loaded->project.config, loaded->warehouse,
                                                      warehouse::AccessMode::kReadOnly));
     STRATA_ASSIGN_OR_RETURN(connection, warehouse->Connect());
+    watcher.Register(connection.get());
+    // A signal before the registration interrupted nothing: start no statement.
+    if (watcher.cancelled()) return MakeError(ErrorCode::kInterrupted, "interrupted");
     return connection.get();
   };
   Result<query::QueryResponse> response =
       query::Answer(loaded->model, context, *text, {options.role, std::nullopt});
+  if (CancelFlag().load()) {
+    PrintError(MakeError(ErrorCode::kInterrupted,
+                         "the query was interrupted (SIGINT/SIGTERM) and cancelled in the "
+                         "warehouse"),
+               errors_as.output);
+    return 130;
+  }
   if (!response.ok()) {
     PrintError(response.error(), errors_as.output);
     return 1;

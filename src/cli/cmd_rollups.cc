@@ -25,7 +25,7 @@ OrderedJson ErrorJson(const std::optional<Error>& error) {
   if (!error) return nullptr;
   return {{"code", std::string(ErrorCodeName(error->code))},
           {"message", error->message},
-          {"hint", error->hint}};
+          {"hint", WithHintProject(error->hint)}};
 }
 
 OrderedJson PeriodJson(const rollup::PeriodOutcome& period) {

@@ -65,9 +65,11 @@ int RunShow(const CommonOptions& common, const std::string& model, int limit);
 // strata models: every selected model (--model, --filter) with its target, dependencies and
 // strategy, in dependency order; exit 1 when the project does not load.
 int RunModels(const CommonOptions& common);
-int RunSchema(const std::string& name);
+// strata schema NAME: the JSON Schema; an unknown NAME is a Usage error in `output`.
+int RunSchema(const std::string& name, OutputFormat output);
 // strata query: exit 0 with the result; 1 for a usage error, an invalid project, model or query,
-// a refused data role (AccessDenied) or a warehouse error.
+// a refused data role (AccessDenied) or a warehouse error; 130 when SIGINT/SIGTERM set the cancel
+// flag (InstallSignalHandlers), after cancelling the statement running in the warehouse.
 int RunQuery(const CommonOptions& common, const QueryCommandOptions& options);
 // strata rollups build: 0 when every rollup built, 2 when some period failed (the previous
 // manifest stays in force), 1 for a usage or configuration error.
@@ -84,9 +86,11 @@ int RunMeta(const CommonOptions& common);
 // answered; 1 for an invalid project or model, a missing secret, or a port it cannot listen on.
 int RunServe(const CommonOptions& common, const ServeCommandOptions& options);
 
-// Set by SIGINT/SIGTERM once InstallSignalHandlers() ran.
+// Set by SIGINT/SIGTERM once InstallSignalHandlers() ran. With `once`, each handler runs for
+// the first signal only: the next one has the default action (`strata query`: a second Ctrl-C
+// ends the process even if the cancellation is stuck).
 const std::atomic<bool>& CancelFlag();
-void InstallSignalHandlers();
+void InstallSignalHandlers(bool once = false);
 // `strata serve` only: SIGHUP sets ReloadFlag() (the model is reloaded) instead of ending the
 // process. The reader clears it.
 std::atomic<bool>& ReloadFlag();

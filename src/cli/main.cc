@@ -2,8 +2,9 @@
 // escape a command are bugs; they are caught here, reported, and exit with status 1.
 //
 // Argument errors (an unknown flag, a bad --output, a numeric flag that is not a decimal integer
-// in its range) are Usage errors, exit 1, printed like every other error: as JSON on stdout when
-// JSON output is asked for, else on stderr.
+// in its range) are Usage errors, exit 1, printed like every other error: as one {"errors": [...]}
+// document on stdout when JSON output is asked for or is the default (stdout is not a terminal),
+// else on stderr.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <iostream>
 #include <limits>
 
+#include "cli/build_info.h"
 #include "cli/commands.h"
 #include "cli/render.h"
 #include "project/did_you_mean.h"
@@ -32,26 +34,40 @@ using strata::cli::RunCommandOptions;
 // as --parallel 1000000 would start a million threads.
 constexpr std::int64_t kMaxParallel = 256;
 
-// The value of the last "--output X" or "--output=X" in argv (before any "--"), read from argv
-// itself so an argument error CLI11 reports gets the output format that was asked for.
-std::optional<std::string> RequestedOutput(int argc, char** argv) {
+// The value of the last "FLAG X" or "FLAG=X" in argv (before any "--"), read from argv itself so
+// that an argument error CLI11 reports gets the output format that was asked for, and hints get
+// the --project that was given.
+std::optional<std::string> FlagValue(int argc, char** argv, std::string_view flag) {
   std::optional<std::string> found;
+  const std::string with_value = std::string(flag) + "=";
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--") break;
-    if (arg == "--output" && i + 1 < argc) {
+    if (arg == flag && i + 1 < argc) {
       found = argv[++i];
-    } else if (arg.rfind("--output=", 0) == 0) {
-      found = std::string(arg.substr(9));
+    } else if (arg.rfind(with_value, 0) == 0) {
+      found = std::string(arg.substr(with_value.size()));
     }
   }
   return found;
 }
 
-// JSON only when --output json was asked for: the default format (JSON on a pipe) applies once the
-// command line parsed, and a command line that does not parse is reported as text on stderr.
+// The format asked for with --output (json; human, or a query's table or csv, are text), else the
+// default every command has: JSON when stdout is not a terminal. An --output value that is not
+// one of these is itself the argument error, reported in the default format.
 OutputFormat OutputForArgumentErrors(int argc, char** argv) {
-  return RequestedOutput(argc, argv) == "json" ? OutputFormat::kJson : OutputFormat::kHuman;
+  const std::optional<std::string> requested = FlagValue(argc, argv, "--output");
+  if (requested == "json") return OutputFormat::kJson;
+  if (requested == "human" || requested == "table" || requested == "csv") {
+    return OutputFormat::kHuman;
+  }
+  return ::isatty(STDOUT_FILENO) ? OutputFormat::kHuman : OutputFormat::kJson;
+}
+
+// "strata 0.1.0 (commit 1f2e...)": what `strata --version` prints.
+std::string VersionText() {
+  return fmt::format("strata {} (commit {})", strata::cli::BuildVersion(),
+                     strata::cli::BuildCommit());
 }
 
 // `text` as a decimal integer in [min, max] (leading zeros are decimal, not octal); anything else
@@ -226,9 +242,19 @@ bool StopsCleanlyOnSignals(int argc, char** argv) {
 int Main(int argc, char** argv) {
   // First, so that a signal in the moments of argument parsing and project loading is a clean
   // stop too.
-  if (StopsCleanlyOnSignals(argc, argv)) strata::cli::InstallSignalHandlers();
+  if (StopsCleanlyOnSignals(argc, argv)) {
+    strata::cli::InstallSignalHandlers();
+  } else if (argc >= 2 && std::string_view(argv[1]) == "query") {
+    // A live query runs on in the warehouse after the client dies: the first Ctrl-C cancels it
+    // there (RunQuery's watcher) and exits 130; a second one ends strata at once.
+    strata::cli::InstallSignalHandlers(/*once=*/true);
+  }
+  if (std::optional<std::string> project = FlagValue(argc, argv, "--project")) {
+    strata::cli::SetHintProject(*project);
+  }
   CLI::App app{"strata: time-partitioned SQL models and a semantic layer"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", VersionText(), "print the version and the git commit");
   CommonOptions common;
   common.command_line = CommandLine(argc, argv);
   std::string output = ::isatty(STDOUT_FILENO) ? "human" : "json";
@@ -359,7 +385,7 @@ int Main(int argc, char** argv) {
   if (*partitions) return strata::cli::RunPartitions(common, partitions_model, status);
   if (*show) return strata::cli::RunShow(common, show_model, values->limit);
   if (*models) return strata::cli::RunModels(common);
-  if (*schema) return strata::cli::RunSchema(schema_name);
+  if (*schema) return strata::cli::RunSchema(schema_name, common.output);
   if (*query) {
     query_options.output = query_output == "json"  ? strata::cli::QueryOutput::kJson
                            : query_output == "csv" ? strata::cli::QueryOutput::kCsv

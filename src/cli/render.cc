@@ -4,8 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include "base/hash.h"
 
@@ -15,9 +18,26 @@ using nlohmann::json;
 
 namespace {
 
+std::optional<std::string>& HintProject() {
+  static std::optional<std::string> project;
+  return project;
+}
+
+// `text` as one shell word: as is when it needs no quoting, else in single quotes.
+std::string ShellWord(std::string_view text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+           std::string_view("_./-+=:,@%").find(c) != std::string_view::npos;
+  });
+  if (plain) return std::string(text);
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
 json ErrorJson(const Error& error) {
   json entry = {{"code", error.reported_code()}, {"message", error.message}};
-  if (!error.hint.empty()) entry["hint"] = error.hint;
+  if (!error.hint.empty()) entry["hint"] = WithHintProject(error.hint);
   if (error.span) {
     entry["file"] = error.span->file;
     entry["line"] = error.span->line > 0 ? json(error.span->line) : json(nullptr);
@@ -38,11 +58,51 @@ void PrintHuman(std::string_view severity, const Error& error) {
   }
   std::cerr << fmt::format("{}[{}]: {}{}\n", severity, error.reported_code(), location,
                            error.message);
-  if (!error.hint.empty()) std::cerr << "  hint: " << error.hint << "\n";
+  if (!error.hint.empty()) std::cerr << "  hint: " << WithHintProject(error.hint) << "\n";
   for (const std::string& note : error.notes) std::cerr << "  note: " << note << "\n";
 }
 
 }  // namespace
+
+void SetHintProject(std::string project_dir) { HintProject() = std::move(project_dir); }
+
+std::string WithHintProject(std::string_view hint) {
+  const std::optional<std::string>& project = HintProject();
+  if (!project) return std::string(hint);
+  constexpr std::string_view kCommand = "`strata ";
+  std::string out;
+  std::size_t copied = 0;  // hint[0, copied) is in `out`
+  std::size_t start = hint.find(kCommand);
+  while (start != std::string_view::npos) {
+    const std::size_t end = hint.find('`', start + kCommand.size());
+    if (end == std::string_view::npos) break;
+    const std::string_view command = hint.substr(start + 1, end - start - 1);
+    out += hint.substr(copied, end - copied);
+    copied = end;
+    const bool skip = command.rfind("strata init", 0) == 0 ||
+                      command.find("--project") != std::string_view::npos ||
+                      command.find("--help") != std::string_view::npos;
+    if (!skip) out += " --project " + ShellWord(*project);
+    start = hint.find(kCommand, end + 1);
+  }
+  out += hint.substr(copied);
+  return out;
+}
+
+std::string HumanNumber(const nlohmann::ordered_json& number) {
+  if (!number.is_number_float()) return number.dump();
+  const double value = number.get<double>();
+  if (!std::isfinite(value)) return number.dump();
+  const double magnitude = std::fabs(value);
+  if (magnitude == 0) return "0";
+  if (magnitude >= 1e15 || magnitude < 1e-4) return fmt::format("{:.4g}", value);
+  // 4 decimals from 1 up; below 1, enough for 4 significant digits (0.001235).
+  const int decimals = magnitude >= 1 ? 4 : 3 - static_cast<int>(std::floor(std::log10(magnitude)));
+  std::string text = fmt::format("{:.{}f}", value, decimals);
+  while (text.back() == '0') text.pop_back();
+  if (text.back() == '.') text.pop_back();
+  return text == "-0" ? "0" : text;
+}
 
 std::string DumpJson(const json& value, int indent) {
   return value.dump(indent, ' ', /*ensure_ascii=*/false, json::error_handler_t::replace);
@@ -107,7 +167,12 @@ void PrintWarnings(const std::vector<materialize::RunWarning>& warnings) {
   }
 }
 
-void PrintRunReport(const materialize::RunReport& report, OutputFormat output, bool quiet) {
+void PrintRunReport(const materialize::RunReport& printed, OutputFormat output, bool quiet) {
+  // The errors' messages end with their hints (`strata run --missing`).
+  materialize::RunReport report = printed;
+  for (materialize::RunErrorEntry& entry : report.errors) {
+    entry.message = WithHintProject(entry.message);
+  }
   if (output == OutputFormat::kJson) {
     PrintJson(materialize::RunReportToJson(report));
     return;

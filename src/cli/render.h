@@ -12,6 +12,19 @@
 
 namespace strata::cli {
 
+// The --project the user gave (main sets it before any command runs): every hint that names a
+// command (`strata run --missing`, in backticks) is printed with it, so the command can be
+// copied as is. Not set: hints are printed as written.
+void SetHintProject(std::string project_dir);
+// `hint` with " --project DIR" (shell-quoted when needed) added inside each backticked `strata
+// COMMAND ...` but `strata init` and commands that already name a project or ask for --help.
+std::string WithHintProject(std::string_view hint);
+
+// A number of a query's human table as a person reads it: integers exactly; other numbers rounded
+// to 4 decimals (4 significant digits below 1, scientific notation below 1e-4 or from 1e15),
+// without trailing zeros. JSON and CSV keep the full value.
+std::string HumanNumber(const nlohmann::ordered_json& number);
+
 // Prints errors to stderr ("error[Code]: file:line:col: message" + hint + notes), or as
 // {"errors": [...]} on stdout for JSON output.
 void PrintErrors(const std::vector<Error>& errors, OutputFormat output);

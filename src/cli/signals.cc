@@ -28,9 +28,11 @@ void InstallReloadHandler() {
   sigaction(SIGHUP, &action, nullptr);
 }
 
-void InstallSignalHandlers() {
+void InstallSignalHandlers(bool once) {
   struct sigaction action {};
   action.sa_handler = HandleSignal;
+  // SA_RESETHAND: the handler runs once, then the default action (the process ends) is back.
+  action.sa_flags = once ? SA_RESETHAND : 0;
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);

@@ -135,4 +135,7 @@ def test_schema_names(strata_bin):
         assert schema(strata_bin, name)["$schema"].startswith("https://json-schema.org/")
     completed = subprocess.run([strata_bin, "schema", "nope"], capture_output=True, text=True,
                                timeout=30)
-    assert completed.returncode == 1 and "models-output" in completed.stderr
+    # A usage error: on a pipe, one {"errors": [...]} document on stdout (test_day_one.py).
+    assert completed.returncode == 1 and completed.stderr == "", completed
+    [error] = json.loads(completed.stdout)["errors"]
+    assert error["code"] == "Usage" and "models-output" in error["hint"], error

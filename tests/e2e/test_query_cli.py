@@ -98,7 +98,10 @@ def test_meta_lists_entities_members_and_rollups(strata_bin, semantic_example):
     assert human.returncode == 0 and "monthly_order_summary" in human.stdout
     # model selection means nothing to meta: refused, not silently ignored
     selected = strata(strata_bin, "meta", "--project", root, "--model", "Order")
-    assert selected.returncode == 1 and "--model" in selected.stderr, selected.stderr
+    assert selected.returncode == 1 and selected.stderr == "", selected
+    # A usage error on a pipe: one {"errors": [...]} document on stdout.
+    [error] = json.loads(selected.stdout)["errors"]
+    assert error["code"] == "Usage" and "--model" in error["message"], error
 
 
 def test_invalid_semantic_model_names_file_and_line(strata_bin, tmp_path):
