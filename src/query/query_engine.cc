@@ -112,7 +112,7 @@ Status FillSketches(warehouse::Connection& connection, const semantic::LivePlan&
 
 }  // namespace
 
-nlohmann::ordered_json QueryResponse::ToJson() const {
+nlohmann::ordered_json QueryResponse::ToJson(bool with_sql) const {
   OrderedJson column_list = OrderedJson::array();
   for (const semantic::OutputColumn& column : columns) {
     column_list.push_back(
@@ -130,7 +130,9 @@ nlohmann::ordered_json QueryResponse::ToJson() const {
   for (const RollupMiss& miss : missed)
     missed_list.push_back({{"rollup", miss.rollup}, {"reason", miss.reason}});
   rollup["missed"] = missed_list;
-  OrderedJson meta = {{"rollup", rollup}, {"sql", sql}, {"duration_ms", duration_ms}};
+  OrderedJson meta = {{"rollup", rollup}};
+  if (with_sql) meta["sql"] = sql;
+  meta["duration_ms"] = duration_ms;
   return OrderedJson{{"columns", column_list}, {"rows", row_list}, {"meta", meta}};
 }
 

@@ -48,14 +48,15 @@ struct QueryResponse {
   // One per rollup of the queried entities not read, live or hit (`costlier` for one that
   // answers but reads more rows than the one used).
   std::vector<RollupMiss> missed;
-  std::string sql;
+  std::string sql;  // names the physical tables and holds the role's row filter values
   double duration_ms = 0;
 
   // {"columns":[{"name","type"}],"rows":[[...]],"meta":{"rollup":{...},"sql":...,
   //  "duration_ms":...}}, keys in this order. meta.rollup is {"used": name, ...,
   //  "missed": [{rollup, reason}]} on a hit (with "live_tail": true when it read a live tail,
-  //  "joined": [names] when several rollups were joined), else {"missed": [...]}.
-  nlohmann::ordered_json ToJson() const;
+  //  "joined": [names] when several rollups were joined), else {"missed": [...]}. Without
+  //  `with_sql`, meta has no "sql" (the query port's [serve] expose_sql = false).
+  nlohmann::ordered_json ToJson(bool with_sql = true) const;
 };
 
 struct QueryOptions {

@@ -278,7 +278,8 @@ def project(strata_bin, tmp_path_factory):
     (root / "semantic").mkdir()
     (root / "models").mkdir()
     (root / "semantic" / "model.yml").write_text(MODEL_YAML)
-    write_toml(root, serve_toml())
+    # HTTP answers are compared with `strata query`'s, meta.sql included.
+    write_toml(root, serve_toml(expose_sql="true"))
     make_warehouse(root / "warehouse.duckdb")
     built = subprocess.run([strata_bin, "rollups", "build", "--project", str(root), "--output",
                             "json"], capture_output=True, text=True, timeout=300)
