@@ -95,7 +95,7 @@ void ReadServe(const toml::table& table, std::vector<Error>* errors, ServeConfig
   reader.CheckKeys({"jwt_secret_env", "hook_token_env", "max_body_bytes", "max_header_bytes",
                     "request_timeout_ms", "max_concurrent_queries", "max_queued_queries",
                     "shutdown_drain_ms", "refresh_check_seconds", "result_cache_bytes",
-                    "max_result_rows"});
+                    "max_result_rows", "expose_sql"});
   ReadVariableName(reader, "jwt_secret_env", "STRATA_JWT_SECRET", &serve->jwt_secret_env);
   ReadVariableName(reader, "hook_token_env", "STRATA_HOOK_TOKEN", &serve->hook_token_env);
   ReadLimit(reader, "max_body_bytes", 1, 1U << 30, &serve->max_body_bytes);
@@ -107,6 +107,7 @@ void ReadServe(const toml::table& table, std::vector<Error>* errors, ServeConfig
   ReadLimit(reader, "refresh_check_seconds", 0, 86'400, &serve->refresh_check_seconds);
   ReadLimit(reader, "result_cache_bytes", 0, 1U << 31, &serve->result_cache_bytes);
   ReadLimit(reader, "max_result_rows", 1, 100'000'000, &serve->max_result_rows);
+  if (const std::optional<bool> expose = reader.Boolean("expose_sql")) serve->expose_sql = *expose;
 }
 
 }  // namespace

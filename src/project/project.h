@@ -68,6 +68,10 @@ struct ServeConfig {
   // The most rows one answer of the query port may hold: a larger answer is refused (400), never
   // truncated, so one request cannot build gigabytes of JSON. `strata query` has no cap.
   std::uint32_t max_result_rows = 100'000;
+  // Whether the query port may reveal how the model is stored: meta.sql, the physical tables,
+  // columns, SQL and measure filters of GET /v1/meta, warehouse error text. false: none of it,
+  // nor a row filter's values (spec/semantic.md "Serving"); the CLI always shows them.
+  bool expose_sql = false;
 };
 
 struct ProjectConfig {

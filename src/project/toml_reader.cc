@@ -101,6 +101,16 @@ std::optional<std::uint32_t> TomlReader::Unsigned(std::string_view key) {
   return static_cast<std::uint32_t>(value);
 }
 
+std::optional<bool> TomlReader::Boolean(std::string_view key) {
+  const toml::node* node = table_.get(key);
+  if (node == nullptr) return std::nullopt;
+  if (!node->is_boolean()) {
+    WrongType(key, "true or false");
+    return std::nullopt;
+  }
+  return node->as_boolean()->get();
+}
+
 std::optional<std::vector<std::string>> TomlReader::StringArray(std::string_view key) {
   const toml::node* node = table_.get(key);
   if (node == nullptr) return std::nullopt;

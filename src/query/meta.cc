@@ -19,35 +19,26 @@ bool ReadsOnly(const semantic::MetricExpr* expr,
   return ReadsOnly(expr->left.get(), readable) && ReadsOnly(expr->right.get(), readable);
 }
 
-// The entity as `readable` may see it: metrics that read another entity it may not read, and
-// relationships to such an entity, are left out (a query using them is refused).
-json EntityJson(const semantic::Entity& entity,
-                const std::function<bool(const std::string&)>& readable) {
-  json dimensions = json::array(), measures = json::array(), metrics = json::array(),
-       relationships = json::array();
-  for (const auto& d : entity.dimensions)
-    dimensions.push_back({{"name", d.name}, {"type", semantic::DimensionTypeName(d.type)}});
-  for (const auto& m : entity.measures) {
-    json measure = {{"name", m.name}, {"agg", semantic::AggregationName(m.agg)}};
-    if (!m.filter.empty()) measure["filter"] = m.filter;
-    measures.push_back(std::move(measure));
-  }
-  for (const auto& m : entity.metrics) {
-    if (ReadsOnly(m.parsed.get(), readable)) {
-      metrics.push_back({{"name", m.name}, {"expr", m.expr}});
-    }
-  }
+// The entity's relationships to entities `readable` accepts; with `storage`, their columns.
+json RelationshipsJson(const semantic::Entity& entity,
+                       const std::function<bool(const std::string&)>& readable, bool storage) {
+  json relationships = json::array();
   for (const auto& r : entity.relationships) {
     if (!readable(r.entity)) continue;
-    relationships.push_back({{"name", r.name},
-                             {"entity", r.entity},
-                             {"type", semantic::RelationshipTypeName(r.type)},
-                             {"foreign_key", r.foreign_key},
-                             {"references", r.references}});
+    json relationship = {
+        {"name", r.name}, {"entity", r.entity}, {"type", semantic::RelationshipTypeName(r.type)}};
+    if (storage) {
+      relationship["foreign_key"] = r.foreign_key;
+      relationship["references"] = r.references;
+    }
+    relationships.push_back(std::move(relationship));
   }
-  json out = {{"name", entity.name},      {"primary_key", entity.primary_key},
-              {"dimensions", dimensions}, {"measures", measures},
-              {"metrics", metrics},       {"relationships", relationships}};
+  return relationships;
+}
+
+// Where the entity's rows come from: its table's qualified name or its SELECT, and its key.
+void AddStorage(const semantic::Entity& entity, json& out) {
+  out["primary_key"] = entity.primary_key;
   if (entity.table) {
     std::string table = entity.table->table;
     if (!entity.table->schema.empty()) table = entity.table->schema + "." + table;
@@ -56,6 +47,31 @@ json EntityJson(const semantic::Entity& entity,
   } else {
     out["sql"] = entity.sql;
   }
+}
+
+// The entity as `readable` may see it: metrics that read another entity it may not read, and
+// relationships to such an entity, are left out (a query using them is refused).
+json EntityJson(const semantic::Entity& entity,
+                const std::function<bool(const std::string&)>& readable, bool storage) {
+  json dimensions = json::array(), measures = json::array(), metrics = json::array();
+  for (const auto& d : entity.dimensions)
+    dimensions.push_back({{"name", d.name}, {"type", semantic::DimensionTypeName(d.type)}});
+  for (const auto& m : entity.measures) {
+    json measure = {{"name", m.name}, {"agg", semantic::AggregationName(m.agg)}};
+    if (storage && !m.filter.empty()) measure["filter"] = m.filter;
+    measures.push_back(std::move(measure));
+  }
+  for (const auto& m : entity.metrics) {
+    if (ReadsOnly(m.parsed.get(), readable)) {
+      metrics.push_back({{"name", m.name}, {"expr", m.expr}});
+    }
+  }
+  json out = {{"name", entity.name},
+              {"dimensions", dimensions},
+              {"measures", measures},
+              {"metrics", metrics},
+              {"relationships", RelationshipsJson(entity, readable, storage)}};
+  if (storage) AddStorage(entity, out);
   return out;
 }
 
@@ -97,7 +113,7 @@ json RollupJson(const semantic::SemanticModel& model, const semantic::Rollup& ro
 
 Result<nlohmann::json> MetaJson(const semantic::SemanticModel& model,
                                 const std::vector<rollup::RollupStatus>& statuses,
-                                const std::optional<std::string>& role) {
+                                const std::optional<std::string>& role, bool storage) {
   const semantic::DataRole* data_role = nullptr;
   if (role) {
     data_role = model.FindRole(*role);
@@ -112,7 +128,7 @@ Result<nlohmann::json> MetaJson(const semantic::SemanticModel& model,
   };
   json entities = json::array(), rollups = json::array(), roles = json::array();
   for (const auto& entity : model.entities) {
-    if (readable(entity.name)) entities.push_back(EntityJson(entity, readable));
+    if (readable(entity.name)) entities.push_back(EntityJson(entity, readable, storage));
   }
   for (std::size_t i = 0; i < model.rollups.size() && i < statuses.size(); ++i) {
     if (readable(model.rollups[i].entity)) {

@@ -22,10 +22,13 @@
 namespace strata::query {
 
 // {"entities": [...], "rollups": [...], "data_roles": [names], "fiscal_year_start_month": n};
-// with a role, "data_roles" is [that role]. Errors: kAccessDenied for a role the model does not
-// define (never a default role).
+// with a role, "data_roles" is [that role]. With `storage`, each entity also names how it is
+// stored: its "table" or "sql", "primary_key", each measure's "filter" and each relationship's
+// "foreign_key" and "references" (physical columns); without it (the query port without
+// [serve] expose_sql) none of them. Errors: kAccessDenied for a role the model does not define
+// (never a default role).
 Result<nlohmann::json> MetaJson(const semantic::SemanticModel& model,
                                 const std::vector<rollup::RollupStatus>& statuses,
-                                const std::optional<std::string>& role);
+                                const std::optional<std::string>& role, bool storage = true);
 
 }  // namespace strata::query

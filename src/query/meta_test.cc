@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <set>
 
 #include "semantic/loader.h"
@@ -79,6 +80,42 @@ TEST(MetaJson, ListsWhatTheRoleMayRead) {
   EXPECT_TRUE(dimensions_of(*admin).count("customer.region"));
   EXPECT_FALSE(dimensions_of(*paid).count("customer.region"));
   EXPECT_TRUE(dimensions_of(*paid).count("status"));
+}
+
+// spec/semantic.md "Serving": without [serve] expose_sql the query port's meta names no table,
+// column, SQL or measure filter; the CLI's (storage shown) names them.
+TEST(MetaJson, StorageIsListedOnlyWhenAsked) {
+  const semantic::SemanticModel model = Example();
+  const auto statuses = NotBuilt(model);
+  const std::set<std::string> physical = {"table",       "sql",        "primary_key",
+                                          "foreign_key", "references", "filter"};
+  std::function<void(const nlohmann::json&)> expect_none;
+  expect_none = [&](const nlohmann::json& node) {
+    if (node.is_object()) {
+      for (const auto& [key, value] : node.items()) {
+        EXPECT_FALSE(physical.count(key)) << key << " in " << node;
+        expect_none(value);
+      }
+    } else if (node.is_array()) {
+      for (const auto& item : node) expect_none(item);
+    }
+  };
+  for (const char* role : {"admin", "north_analyst"}) {
+    auto hidden = MetaJson(model, statuses, std::string(role), /*storage=*/false);
+    ASSERT_TRUE(hidden.ok());
+    expect_none(*hidden);
+    EXPECT_FALSE((*hidden)["entities"][0]["measures"].empty());
+  }
+  auto hidden = MetaJson(model, statuses, std::string("admin"), false);
+  ASSERT_TRUE(hidden.ok());
+  EXPECT_FALSE(hidden->dump().find("raw.orders") != std::string::npos);
+  EXPECT_FALSE(hidden->dump().find("status = 'paid'") != std::string::npos);
+  EXPECT_FALSE((*hidden)["entities"][0]["relationships"].empty());
+  auto shown = MetaJson(model, statuses, std::string("admin"));
+  ASSERT_TRUE(shown.ok());
+  EXPECT_EQ((*shown)["entities"][0]["table"], "raw.orders");
+  EXPECT_EQ((*shown)["entities"][0]["primary_key"], "order_id");
+  EXPECT_NE(shown->dump().find("status = 'paid'"), std::string::npos);
 }
 
 TEST(MetaJson, AnUnknownRoleIsRefused) {

@@ -94,6 +94,11 @@ TEST_F(QueryDuckDbTest, ResponseShape) {
             json::parse(R"([{"rollup": "monthly_order_summary", "reason": "not_built"}])"));
   EXPECT_TRUE(out["meta"]["sql"].is_string());
   EXPECT_TRUE(out["meta"]["duration_ms"].is_number());
+  // The query port without [serve] expose_sql: the same document without the SQL.
+  const json hidden = json::parse(response->ToJson(false).dump());
+  EXPECT_FALSE(hidden["meta"].contains("sql"));
+  EXPECT_EQ(hidden["meta"]["rollup"], out["meta"]["rollup"]);
+  EXPECT_EQ(hidden["rows"], out["rows"]);
 }
 
 TEST_F(QueryDuckDbTest, JoinedDimensionThroughManyToOne) {

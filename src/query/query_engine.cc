@@ -113,7 +113,7 @@ Status FillSketches(warehouse::Connection& connection, const semantic::LivePlan&
 
 }  // namespace
 
-nlohmann::ordered_json QueryResponse::ToJson() const {
+nlohmann::ordered_json QueryResponse::ToJson(bool with_sql) const {
   OrderedJson column_list = OrderedJson::array();
   for (const semantic::OutputColumn& column : columns) {
     column_list.push_back(
@@ -126,13 +126,14 @@ nlohmann::ordered_json QueryResponse::ToJson() const {
     rollup["used"] = used.front();
     if (live_tail) rollup["live_tail"] = true;
     if (used.size() > 1) rollup["joined"] = used;
-  } else {
-    OrderedJson missed_list = OrderedJson::array();
-    for (const RollupMiss& miss : missed)
-      missed_list.push_back({{"rollup", miss.rollup}, {"reason", miss.reason}});
-    rollup["missed"] = missed_list;
   }
-  OrderedJson meta = {{"rollup", rollup}, {"sql", sql}, {"duration_ms", duration_ms}};
+  OrderedJson missed_list = OrderedJson::array();
+  for (const RollupMiss& miss : missed)
+    missed_list.push_back({{"rollup", miss.rollup}, {"reason", miss.reason}});
+  rollup["missed"] = missed_list;
+  OrderedJson meta = {{"rollup", rollup}};
+  if (with_sql) meta["sql"] = sql;
+  meta["duration_ms"] = duration_ms;
   return OrderedJson{{"columns", column_list}, {"rows", row_list}, {"meta", meta}};
 }
 
@@ -215,6 +216,10 @@ std::optional<Error> AnswerFromRollups(const semantic::SemanticModel& model,
   if (!executed.ok()) return std::move(executed).error();
   FillRows(*route.plan, *executed, response);
   response.used = route.used;
+  response.missed.clear();
+  for (const rollup::RollupMiss& miss : route.missed) {
+    response.missed.push_back({miss.rollup, miss.reason, miss.detail});
+  }
   response.live_tail = !route.tails.empty();
   return std::nullopt;
 }

@@ -8,8 +8,8 @@
 //
 // Routing never fails a query: a rollup whose files cannot be read (deleted, truncated,
 // corrupted) is routed around with the miss reason `store_error`: the next rollup that answers
-// is read, else the query runs live (meta.rollup lists `store_error` for it on a live answer;
-// a hit names only the rollups read). An interrupted rollup read is the query's error.
+// is read, else the query runs live (meta.rollup lists `store_error` for it, on a hit as on a
+// live answer). An interrupted rollup read is the query's error.
 //
 // Thread safety: Answer uses the context's connections only; callers give each thread its own.
 #pragma once
@@ -43,17 +43,20 @@ struct QueryResponse {
   // text "1e999" of a VARCHAR or NUMERIC column) comes back as that text; an infinite or NaN
   // double as null.
   std::vector<std::vector<nlohmann::ordered_json>> rows;
-  std::vector<std::string> used;   // the rollups that answered (one per entity); empty: live
-  bool live_tail = false;          // the answer read a rollup's live tail from the warehouse
-  std::vector<RollupMiss> missed;  // when live: one per rollup of the queried entities
-  std::string sql;
+  std::vector<std::string> used;  // the rollups that answered (one per entity); empty: live
+  bool live_tail = false;         // the answer read a rollup's live tail from the warehouse
+  // One per rollup of the queried entities not read, live or hit (`costlier` for one that
+  // answers but reads more rows than the one used).
+  std::vector<RollupMiss> missed;
+  std::string sql;  // names the physical tables and holds the role's row filter values
   double duration_ms = 0;
 
   // {"columns":[{"name","type"}],"rows":[[...]],"meta":{"rollup":{...},"sql":...,
-  //  "duration_ms":...}}, keys in this order. meta.rollup is {"used": name} on a hit (with
-  //  "live_tail": true when it read a live tail, "joined": [names] when several rollups were
-  //  joined), else {"missed": [{rollup, reason}]}.
-  nlohmann::ordered_json ToJson() const;
+  //  "duration_ms":...}}, keys in this order. meta.rollup is {"used": name, ...,
+  //  "missed": [{rollup, reason}]} on a hit (with "live_tail": true when it read a live tail,
+  //  "joined": [names] when several rollups were joined), else {"missed": [...]}. Without
+  //  `with_sql`, meta has no "sql" (the query port's [serve] expose_sql = false).
+  nlohmann::ordered_json ToJson(bool with_sql = true) const;
 };
 
 struct QueryOptions {

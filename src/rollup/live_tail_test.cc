@@ -101,7 +101,8 @@ TEST_F(LiveTailTest, RangesAcrossTheWatermarkUnionFilesAndWarehouse) {
   EXPECT_TRUE(ExpectTailAnswer(kAllTime));
   auto routed = Ask(kAcross, true);
   ASSERT_TRUE(routed.ok());
-  EXPECT_EQ(routed->ToJson()["meta"]["rollup"].dump(), R"({"used":"tail","live_tail":true})");
+  EXPECT_EQ(routed->ToJson()["meta"]["rollup"].dump(),
+            R"({"used":"tail","live_tail":true,"missed":[]})");
 }
 
 TEST_F(LiveTailTest, ARangeThatEndsAtTheWatermarkDoesNotOpenTheWarehouse) {

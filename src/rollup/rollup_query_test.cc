@@ -117,10 +117,17 @@ TEST_F(RollupQueryTest, AnUnreadableRollupFallsToTheNextRollupBeforeLive) {
   Build();
   const std::string text = R"({"measures": ["Order.revenue"], "dimensions": ["Order.status"]})";
   EXPECT_EQ(ExpectSameAnswer(text), "by_status");  // the fewest rows; daily answers it too
+  // semantic.md: a hit lists every rollup it did not read too; daily answers but reads more.
+  EXPECT_EQ(Reason(text, "by_status"), "used");
+  EXPECT_EQ(Reason(text, "daily"), "costlier");
+  EXPECT_EQ(Reason(R"({"measures": ["Order.customers_approx"], "dimensions": ["Order.status"]})",
+                   "by_status"),
+            "measure_not_stored");
   auto manifest = store_->Load("by_status");
   ASSERT_TRUE(manifest.ok() && manifest->has_value());
   fs::remove(store_->FolderOf("by_status") / (*manifest)->files.front().path);
   EXPECT_EQ(ExpectSameAnswer(text), "daily");
+  EXPECT_EQ(Reason(text, "by_status"), "store_error");  // named beside the rollup that answered
   // With daily unreadable too, the answer is live, and both say store_error.
   manifest = store_->Load("daily");
   ASSERT_TRUE(manifest.ok() && manifest->has_value());

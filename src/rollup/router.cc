@@ -270,6 +270,21 @@ Route MissAll(const std::vector<std::unique_ptr<Candidate>>& candidates,
   return route;
 }
 
+// The candidates a hit does not read: each with its miss, or `costlier` when it answers too.
+std::vector<RollupMiss> NotUsed(const std::vector<std::unique_ptr<Candidate>>& candidates,
+                                const semantic::StoredPlan& stored, const Route& route) {
+  std::vector<RollupMiss> missed;
+  for (const auto& candidate : candidates) {
+    const std::string& name = candidate->rollup->name;
+    if (std::find(route.used.begin(), route.used.end(), name) != route.used.end()) continue;
+    std::optional<RollupMiss> reason = candidate->miss;
+    if (!reason) reason = OutcomeMiss(stored, *candidate);
+    if (!reason) reason = RollupMiss{name, miss::kCostlier, "another rollup reads fewer rows"};
+    missed.push_back(std::move(*reason));
+  }
+  return missed;
+}
+
 enum class Leased { kAll, kChanged, kFailed };
 
 // Leases the planned versions of the rollups a hit reads. kChanged when one was rebuilt since
@@ -353,6 +368,7 @@ std::optional<Route> TryRoute(const semantic::SemanticQuery& query, const RouteO
     case Leased::kFailed:
       return MissAll(candidates, stored, failure);
   }
+  route.missed = NotUsed(candidates, *stored, route);
   route.plan = std::move(stored->plan);
   return route;
 }

@@ -46,9 +46,11 @@ struct RollupMiss {
 struct Route {
   std::optional<semantic::LivePlan> plan;  // DuckDB SQL over the store, on a hit
   std::vector<std::string> used;           // the rollups read, one per entity (hit only)
-  std::vector<RollupMiss> missed;          // one per candidate rollup on a miss; empty on a hit
-  std::vector<ReaderLease> leases;         // hold until the SQL has run
-  std::vector<LiveTail> tails;             // to stage before the SQL runs (hit only)
+  // One per candidate rollup not read, on a miss and on a hit alike (an eligible rollup that was
+  // not the cheapest is `costlier`).
+  std::vector<RollupMiss> missed;
+  std::vector<ReaderLease> leases;  // hold until the SQL has run
+  std::vector<LiveTail> tails;      // to stage before the SQL runs (hit only)
 
   bool hit() const { return plan.has_value(); }
 };

@@ -59,6 +59,8 @@ inline constexpr const char* kJoinRollupIncomplete = "join_rollup_incomplete";
 inline constexpr const char* kLiveTailInJoin = "live_tail_in_join";
 inline constexpr const char* kDistinctAcrossEntities = "distinct_across_entities";
 inline constexpr const char* kStoreError = "store_error";
+// Eligible, but another rollup of the entity has fewer stored rows to scan (reported on a hit).
+inline constexpr const char* kCostlier = "costlier";
 }  // namespace miss
 
 struct StoredDimension {

@@ -10,6 +10,7 @@
 #include "query/meta.h"
 #include "query/query_engine.h"
 #include "rollup/status.h"
+#include "serve/disclosure.h"
 #include "serve/jwt.h"
 #include "warehouse/duckdb/duckdb_engine.h"
 #include "warehouse/from_config.h"
@@ -40,6 +41,13 @@ std::string_view MethodOf(std::string_view path) {
   if (path == "/v1/query") return "POST";
   if (path == "/v1/meta" || path == "/healthz" || path == "/readyz") return "GET";
   return "";
+}
+
+// A reference for a log line no answer quotes in full: unique within the process, and across
+// restarts by its time part.
+std::string NextReference() {
+  static std::atomic<std::uint64_t> counter{0};
+  return fmt::format("{:x}-{}", SystemClock().Now(), counter.fetch_add(1) + 1);
 }
 
 bool IsWarehouseFailure(ErrorCode code) {
@@ -176,8 +184,8 @@ Result<std::string> QueryApi::Authenticate(const ApiRequest& request) const {
 ApiResponse QueryApi::Meta(const ApiRequest& request) {
   Result<std::string> role = Authenticate(request);
   if (!role.ok()) return ErrorResponse(role.error());
-  Result<json> meta =
-      query::MetaJson(*config_.model, rollup::StatusOf(*config_.model, store_), *role);
+  Result<json> meta = query::MetaJson(*config_.model, rollup::StatusOf(*config_.model, store_),
+                                      *role, config_.limits.expose_sql);
   ApiResponse response = meta.ok() ? JsonOk(Dump(*meta)) : ErrorResponse(meta.error());
   response.role = *role;
   return response;
@@ -208,10 +216,17 @@ ApiResponse QueryApi::Ready() {
     reachable = connection.error();
   }
   if (!reachable.ok()) {
-    Error error = MakeError(ErrorCode::kWarehouseConnection,
-                            "the warehouse is not reachable: " + reachable.error().message,
-                            "GET /readyz answers 200 once the warehouse answers SELECT 1");
-    return ErrorResponse(error);
+    // The warehouse's text may name its file, host or database: the log keeps it unless exposed.
+    const std::string& reason = reachable.error().message;
+    Error error =
+        MakeError(ErrorCode::kWarehouseConnection,
+                  config_.limits.expose_sql ? "the warehouse is not reachable: " + reason
+                                            : std::string("the warehouse is not reachable"),
+                  "GET /readyz answers 200 once the warehouse answers SELECT 1");
+    ApiResponse response = ErrorResponse(error);
+    if (!config_.limits.expose_sql)
+      response.detail = ForTheLog(reason, RowFilterValues(*config_.model));
+    return response;
   }
   return JsonOk(R"({"status":"ready","model":"loaded","warehouse":"reachable"})");
 }
@@ -297,7 +312,7 @@ ApiResponse QueryApi::Run(const ApiRequest& request, const std::string& role, bo
 
   ApiResponse response;
   if (answer.ok()) {
-    response = JsonOk(Dump(answer->ToJson()));
+    response = JsonOk(Dump(answer->ToJson(config_.limits.expose_sql)));
     std::string used;
     for (const std::string& name : answer->used) used += (used.empty() ? "" : "+") + name;
     response.rollup = used.empty() ? "live" : used;
@@ -314,9 +329,21 @@ ApiResponse QueryApi::Run(const ApiRequest& request, const std::string& role, bo
                   "narrow the query (a shorter date range, fewer dimensions), build a rollup that "
                   "answers it, or raise [serve] request_timeout_ms"));
   } else {
-    response = ErrorResponse(answer.error());
+    response = QueryError(answer.error(), request.body);
   }
   response.role = role;
+  return response;
+}
+
+ApiResponse QueryApi::QueryError(const Error& error, std::string_view body) const {
+  if (config_.limits.expose_sql || !IsWarehouseError(error)) return ErrorResponse(error);
+  const std::string reference = NextReference();
+  ApiResponse response = ErrorResponse(Concealed(error, body, reference));
+  const std::vector<std::string> values = RowFilterValues(*config_.model);
+  std::string detail = ForTheLog(error.message, values);
+  for (const std::string& note : error.notes) detail += "; " + ForTheLog(note, values);
+  response.reference = reference;
+  response.detail = std::move(detail);
   return response;
 }
 

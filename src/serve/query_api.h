@@ -15,6 +15,12 @@
 // QueryTimeout 504, …), except that a warehouse failure during a live query is 502 (the
 // upstream failed, not the caller) and a broken invariant is 500 with a generic message.
 //
+// [serve] expose_sql (disclosure.h): when false (the default), answers have no meta.sql,
+// GET /v1/meta no physical table, column, SQL or measure filter, and a warehouse failure
+// (/readyz's included) is answered with its code, the query's members and a reference; its text
+// goes to the access log line (ApiResponse::detail). When true, all of it is answered as
+// `strata query` and `strata meta` show it.
+//
 // Authentication: jwt.h; a role the model does not define is AccessDenied (403), never a
 // default role. Limits: a query waits for a worker (worker_pool.h) at most until its deadline
 // (request_timeout_ms after it arrived); a query still running at the deadline is interrupted on
@@ -71,6 +77,10 @@ struct ApiResponse {
   // POST /v1/query and the result cache (result_cache.h): "hit", "miss" (answered and
   // stored), "bypass" (answered, not storable: live, a live tail, or an error) or "off".
   std::optional<std::string> cache;
+  // A warehouse failure kept from the caller (disclosure.h): the reference its error names and
+  // the warehouse's text for the log, the role's row filter values cut out.
+  std::optional<std::string> reference;
+  std::optional<std::string> detail;
 };
 
 // What the API serves: the loaded project and model, the warehouse to open, the secret, the
@@ -132,6 +142,9 @@ class QueryApi {
   // The query on a worker; `storable` when the answer came wholly from rollup files.
   ApiResponse Run(const ApiRequest& request, const std::string& role, bool* storable);
   ApiResponse Meta(const ApiRequest& request);
+  // The answer to a query that failed with `error`: ErrorResponse, or for a warehouse failure
+  // without expose_sql, its concealed form with the text for the log.
+  ApiResponse QueryError(const Error& error, std::string_view body) const;
   ApiResponse Ready();
   Result<std::string> Authenticate(const ApiRequest& request) const;
   // The stamps of every rollup of the model now; nullopt when one cannot be read.

@@ -126,6 +126,10 @@ TEST_F(QueryApiTest, HealthAndReadinessNeedNoToken) {
   const ApiResponse response = unready->Handle(Request("GET", "/readyz"));
   EXPECT_EQ(response.status, 503);
   EXPECT_EQ(CodeOf(response), "WarehouseConnection");
+  // Without [serve] expose_sql the warehouse's own text (its file here) is for the log only.
+  EXPECT_EQ(response.body.find("missing.duckdb"), std::string::npos) << response.body;
+  ASSERT_TRUE(response.detail.has_value());
+  EXPECT_NE(response.detail->find("missing.duckdb"), std::string::npos) << *response.detail;
   EXPECT_EQ(unready->Handle(Request("GET", "/healthz")).status, 200);
 }
 
@@ -204,6 +208,54 @@ TEST_F(QueryApiTest, MetaListsWhatTheTokensRoleMayRead) {
   EXPECT_EQ(body["data_roles"], json::array({"paid_orders_only"}));
   EXPECT_EQ(api->Handle(Request("GET", "/v1/meta")).status, 401);
   EXPECT_EQ(api->Handle(Request("GET", "/v1/meta", TokenFor(R"("role":"guest")"))).status, 403);
+}
+
+// [serve] expose_sql = false (the default): no meta.sql, no table in GET /v1/meta, and a
+// warehouse failure answered by code and members, its text (without the row filter's value)
+// for the log only. expose_sql = true: the answer `strata query` gives.
+TEST_F(QueryApiTest, WithoutExposeSqlNothingNamesHowTheModelIsStored) {
+  const std::string north = TokenFor(R"("role":"north_analyst")");
+  const std::string query = R"({"measures": ["Ticket.ticket_count"]})";
+  auto hidden = Api();
+  ASSERT_FALSE(Config().limits.expose_sql);
+  const ApiResponse answer = hidden->Handle(Request("POST", "/v1/query", north, query));
+  ASSERT_EQ(answer.status, 200) << answer.body;
+  EXPECT_FALSE(json::parse(answer.body)["meta"].contains("sql")) << answer.body;
+  const ApiResponse meta = hidden->Handle(Request("GET", "/v1/meta", north));
+  ASSERT_EQ(meta.status, 200);
+  EXPECT_EQ(meta.body.find("raw."), std::string::npos) << meta.body;
+  {
+    auto warehouse = warehouse::OpenDuckDb((root_ / "w.duckdb").string());
+    ASSERT_TRUE(warehouse.ok());
+    auto connection = (*warehouse)->Connect();
+    ASSERT_TRUE(connection.ok());
+    ASSERT_TRUE((*connection)->Execute("ALTER TABLE raw.tickets RENAME TO tickets_gone").ok());
+  }
+  ApiConfig exposed_config = Config();
+  exposed_config.limits.expose_sql = true;
+  auto failing = Api();
+  const ApiResponse failed = failing->Handle(Request("POST", "/v1/query", north, query));
+  EXPECT_EQ(failed.status, 502) << failed.body;
+  EXPECT_EQ(failed.error_code, "WarehouseCatalog");
+  EXPECT_EQ(failed.body.find("tickets"), std::string::npos) << failed.body;
+  EXPECT_EQ(failed.body.find("'north'"), std::string::npos) << failed.body;
+  EXPECT_NE(failed.body.find("Ticket.ticket_count"), std::string::npos) << failed.body;
+  ASSERT_TRUE(failed.reference && failed.detail);
+  EXPECT_NE(failed.body.find(*failed.reference), std::string::npos);
+  EXPECT_NE(failed.detail->find("tickets"), std::string::npos) << *failed.detail;
+  EXPECT_EQ(failed.detail->find("north"), std::string::npos) << *failed.detail;
+  QueryApi exposed(exposed_config);
+  const ApiResponse with_sql =
+      exposed.Handle(Request("POST", "/v1/query", north, R"({"measures": ["Order.revenue"]})"));
+  ASSERT_EQ(with_sql.status, 200) << with_sql.body;
+  EXPECT_NE(json::parse(with_sql.body)["meta"]["sql"].get<std::string>().find("'north'"),
+            std::string::npos);
+  const ApiResponse shown = exposed.Handle(Request("POST", "/v1/query", north, query));
+  EXPECT_EQ(shown.status, 502);
+  EXPECT_NE(shown.body.find("tickets"), std::string::npos) << shown.body;
+  EXPECT_FALSE(shown.detail.has_value());
+  EXPECT_NE(exposed.Handle(Request("GET", "/v1/meta", north)).body.find("raw.orders"),
+            std::string::npos);
 }
 
 // The rows and meta of a POST /v1/query body, without meta.duration_ms.

@@ -74,6 +74,8 @@ void LogRequest(const std::string& api, const httplib::Request& request,
                {"rollup", OrNull(response.rollup)}};
   if (response.error_code) line["error"] = *response.error_code;
   if (response.cache) line["cache"] = *response.cache;
+  if (response.reference) line["reference"] = *response.reference;
+  if (response.detail) line["detail"] = *response.detail;
   WriteLogLine(line);
 }
 

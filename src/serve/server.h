@@ -13,8 +13,9 @@
 //   {"event":"request","api","method","route","role","status","duration_ms","rollup"}
 // (api: "query" or "control")
 // role is null without a verified token, rollup is the rollup(s) that answered a query, "live",
-// or null for other routes and errors; "error" holds the code of a refusal. The Authorization
-// header and the body are never logged.
+// or null for other routes and errors; "error" holds the code of a refusal; "reference" and
+// "detail" the warehouse's text of a failure the answer did not quote (query_api.h). The
+// Authorization header, the body and a row filter's values are never logged.
 //
 // Thread safety: Run blocks the calling thread; everything else is internal.
 #pragma once

@@ -24,7 +24,7 @@ null_is_zero, tolerance) plus the routing:
 
   use       the rollup that must answer (a list: one rollup per entity, joined), or None: live
   why       the design reason, for people
-  missed    {rollup: reason} for every rollup of the queried entities when `use` is None
+  missed    {rollup: reason} for every rollup of the queried entities not used (on a hit too)
 
 `use` is written by hand in each case. `missed`, and a cross-check of `use`, come from
 `expected_route`, a small independent statement of the routing rules of spec/semantic.md (the
@@ -449,7 +449,8 @@ def expected_tail(query: dict, used, store: Store) -> bool:
 
 def expected_route(query: dict, role, store: Store):
     """(used, missed): used is the list of rollups (one per entity, in entity order) on a hit,
-    else None and missed is {rollup: reason} for every rollup of the queried entities."""
+    else None; missed is {rollup: reason} for every rollup of the queried entities not used
+    (on a hit, `costlier` for one that answers but is not the cheapest)."""
     entities = query_entities(query)
     candidates = [r for r in ROLLUPS if r["entity"] in entities]
     joined = len(entities) > 1
@@ -481,7 +482,9 @@ def expected_route(query: dict, role, store: Store):
                 best = (rows, r["name"])
         chosen[entity] = best[1] if best else None
     if entities and all(chosen[e] for e in entities):
-        return [chosen[e] for e in entities], None
+        used = [chosen[e] for e in entities]
+        return used, {name: reason or "costlier" for name, reason in reasons.items()
+                      if name not in used}
     missed = {name: reason or "join_rollup_incomplete" for name, reason in reasons.items()}
     return None, missed
 

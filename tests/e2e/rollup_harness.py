@@ -198,7 +198,9 @@ def check_route(case: dict, result) -> None:
         else:
             assert rollup.get("used") == expected[0] and not rollup.get("joined"), \
                 f"[{case['id']}] {rollup}"
-        assert not rollup.get("missed"), f"[{case['id']}] a hit lists misses: {rollup}"
+        assert missed_of(result) == case["missed"], (
+            f"[{case['id']}] a hit's misses differ\nexpected: {case['missed']}\n"
+            f"got:      {missed_of(result)}")
         if "live_tail" in case:
             assert rollup.get("live_tail", False) == case["live_tail"], (
                 f"[{case['id']}] live_tail {rollup.get('live_tail')}, expected {case['live_tail']}")

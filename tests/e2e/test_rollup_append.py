@@ -180,12 +180,12 @@ def strata_answer(result) -> list[tuple]:
 def check_answers(project, side) -> None:
     routed = project.query(BY_MONTH)
     assert routed.ok, routed
-    assert route_of(routed) == {"used": "appended"}, routed.body["meta"]
+    assert route_of(routed) == {"used": "appended", "missed": []}, routed.body["meta"]
     assert strata_answer(routed) == oracle_answer(side)
     sketched = project.query(SKETCHED)
     live = live_answer(project, SKETCHED)
     assert sketched.ok and live.ok, f"{sketched!r}\n{live!r}"
-    assert route_of(sketched) == {"used": "appended"}, sketched.body["meta"]
+    assert route_of(sketched) == {"used": "appended", "missed": []}, sketched.body["meta"]
     for got, want in zip(sketched.body["rows"], live.body["rows"]):
         assert got[0] == want[0]
         assert got[1:] == pytest.approx(want[1:], rel=1e-9), (got, want)

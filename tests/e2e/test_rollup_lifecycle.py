@@ -121,9 +121,9 @@ def test_live_tail_answers_past_the_watermark(tail_project):
                [td("Order.order_date", "month", (iso(month_before(watermark, 3)),
                                                   iso(watermark)))])
     all_time = q(["Order.revenue", "Order.order_count"], ["Order.status"])
-    assert same_as_live(project, across) == {"used": "tail_daily", "live_tail": True}
-    assert same_as_live(project, before) == {"used": "tail_daily"}
-    assert same_as_live(project, all_time) == {"used": "tail_daily", "live_tail": True}
+    assert same_as_live(project, across) == {"used": "tail_daily", "live_tail": True, "missed": []}
+    assert same_as_live(project, before) == {"used": "tail_daily", "missed": []}
+    assert same_as_live(project, all_time) == {"used": "tail_daily", "live_tail": True, "missed": []}
     # Rows exactly at the watermark and later in the open period: in the next answer, once.
     warehouse = project.root / "warehouse.duckdb"
     insert_orders(warehouse, [(watermark, "paid", 1000.25), (watermark, "shipped", 7.5),
@@ -138,7 +138,7 @@ def test_live_tail_answers_past_the_watermark(tail_project):
     routed, live = project.query(last_built), live_answer(project, last_built)
     assert routed.body["rows"][0][1] + 5000.0 == pytest.approx(live.body["rows"][0][1])
     assert project.build(full=True)["status"] == "success"
-    assert same_as_live(project, last_built) == {"used": "tail_daily"}
+    assert same_as_live(project, last_built) == {"used": "tail_daily", "missed": []}
     assert same_as_live(project, across)["live_tail"] is True
 
 
@@ -150,14 +150,14 @@ def test_a_range_ending_at_the_watermark_never_opens_the_warehouse(tail_project)
                                                    dt.timedelta(days=month_before(watermark, 3).weekday() - 7)),
                                                  iso(watermark - dt.timedelta(days=watermark.weekday()))))])
     expected = same_as_live(project, before)
-    assert expected == {"used": "tail_daily"}
+    assert expected == {"used": "tail_daily", "missed": []}
     # The warehouse goes away: the stored answer still comes; the tail cannot be read.
     warehouse = project.root / "warehouse.duckdb"
     shutil.move(warehouse, project.root / "elsewhere.duckdb")
     try:
         routed = project.query(before)
         assert routed.ok, routed
-        assert route_of(routed) == {"used": "tail_daily"}
+        assert route_of(routed) == {"used": "tail_daily", "missed": []}
         across = q(["Order.order_count"], time_dimensions=[
             td("Order.order_date", "month", (iso(month_before(watermark, 1)),
                                               iso(month_before(watermark, -1))))])
@@ -189,7 +189,7 @@ def test_compaction_merges_ended_months_and_keeps_answers(small_warehouse, strat
                  [td("Order.order_date", "quarter")]),
                q(["Order.order_count"], ["Order.status"], [td("Order.order_date", "week")])]
     for query in queries:
-        assert same_as_live(project, query) == {"used": "compact_daily"}
+        assert same_as_live(project, query) == {"used": "compact_daily", "missed": []}
     again = json.loads(project.strata("rollups", "compact").stdout)
     assert again["rollups"][0]["status"] == "unchanged", again
     # A plain build keeps every merged file.
@@ -198,7 +198,7 @@ def test_compaction_merges_ended_months_and_keeps_answers(small_warehouse, strat
     assert {f["path"] for f in manifest["files"] if f["start"] and f["start"][:7] in months} <= \
         {f["path"] for f in kept}, rebuilt
     for query in queries:
-        assert same_as_live(project, query) == {"used": "compact_daily"}
+        assert same_as_live(project, query) == {"used": "compact_daily", "missed": []}
 
 
 def test_compact_names_unknown_rollups(small_warehouse, strata_bin, tmp_path):

@@ -278,7 +278,8 @@ def project(strata_bin, tmp_path_factory):
     (root / "semantic").mkdir()
     (root / "models").mkdir()
     (root / "semantic" / "model.yml").write_text(MODEL_YAML)
-    write_toml(root, serve_toml())
+    # HTTP answers are compared with `strata query`'s, meta.sql included.
+    write_toml(root, serve_toml(expose_sql="true"))
     make_warehouse(root / "warehouse.duckdb")
     built = subprocess.run([strata_bin, "rollups", "build", "--project", str(root), "--output",
                             "json"], capture_output=True, text=True, timeout=300)
@@ -672,7 +673,7 @@ def test_the_corpus_has_rollup_hits_and_live_answers(server):
     for roles in ({"admin"}, {"north_analyst", "paid_only"}):
         chosen = [route for role, route in routes if role in roles]
         assert any(route.get("used") == "daily_orders" for route in chosen), (roles, chosen)
-        assert any(route.get("missed") for route in chosen), (roles, chosen)
+        assert any("used" not in route for route in chosen), (roles, chosen)
 
 
 def live_answer(strata_bin: str, project, query: dict, role: str, empty_store) -> dict:
@@ -684,7 +685,7 @@ def live_answer(strata_bin: str, project, query: dict, role: str, empty_store) -
         env={**os.environ, "ENGINE_ROLLUP_STORE_DIR": str(empty_store)})
     assert completed.returncode == 0, completed.stdout + completed.stderr
     live = json.loads(completed.stdout)
-    assert "missed" in live["meta"]["rollup"], (described(role, query), live["meta"])
+    assert "used" not in live["meta"]["rollup"], (described(role, query), live["meta"])
     return live
 
 
@@ -718,7 +719,7 @@ def test_an_unreadable_rollup_file_answers_live_until_a_rebuild(strata_bin, limi
     try:
         query = QUERIES[0]
         healthy = running.query(query)
-        assert healthy.status == 200 and healthy.json["meta"]["rollup"] == {"used": "daily_orders"}
+        assert healthy.status == 200 and healthy.json["meta"]["rollup"] == {"used": "daily_orders", "missed": []}
         folder = root / ".strata" / "rollups" / "daily_orders"
         for file in json.loads((folder / "manifest.json").read_text())["files"]:
             (folder / file["path"]).unlink()
@@ -735,7 +736,7 @@ def test_an_unreadable_rollup_file_answers_live_until_a_rebuild(strata_bin, limi
         for _ in range(4):
             repaired = running.query(query)
             assert repaired.status == 200, repaired
-            assert repaired.json["meta"]["rollup"] == {"used": "daily_orders"}, repaired.json
+            assert repaired.json["meta"]["rollup"] == {"used": "daily_orders", "missed": []}, repaired.json
             assert repaired.json["rows"] == healthy.json["rows"]
     finally:
         assert running.stop() == 0
@@ -750,7 +751,7 @@ def test_a_roles_row_filter_applies_on_rollup_and_live_answers(server, strata_bi
         response = server.query(query, role="north_analyst")
         assert response.status == 200, response
         body = response.json
-        assert routed in body["meta"]["rollup"], body["meta"]
+        assert ("used" in body["meta"]["rollup"]) == (routed == "used"), body["meta"]
         assert [row[0] for row in body["rows"]] == ["north"], body["rows"]
         assert served_as_cli(body, query) == without_duration(
             cli_query(strata_bin, project, query, "north_analyst"))
@@ -827,7 +828,7 @@ def test_the_access_log_has_one_line_per_request_and_no_tokens(server):
     missing = [e for e in log if e["route"] == "/v1/nothing"][-1]
     assert missing["status"] == 404 and missing["role"] is None and missing["rollup"] is None
     live = server.query(QUERIES[6])
-    assert "missed" in live.json["meta"]["rollup"]
+    assert "used" not in live.json["meta"]["rollup"]
     time.sleep(0.2)
     assert server.access_log()[-1]["rollup"] == "live"
 

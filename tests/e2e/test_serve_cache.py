@@ -39,7 +39,7 @@ def test_a_repeated_rollup_answer_is_a_hit_with_the_same_rows_and_meta(control):
     built(server)
     first = server.query(HIT)
     assert cache_of(first) == "miss"
-    assert first.json["meta"]["rollup"] == {"used": "daily_orders"}
+    assert first.json["meta"]["rollup"] == {"used": "daily_orders", "missed": []}
     again = server.request("POST", "/v1/query", HIT_REWRITTEN, bearer("admin"))
     assert cache_of(again) == "hit"
     assert without_duration(again.json) == without_duration(first.json)
@@ -92,4 +92,4 @@ def test_result_cache_bytes_0_turns_it_off(control):
     for _ in range(2):
         answer = server.query(HIT)
         assert cache_of(answer) == "off"
-        assert answer.json["meta"]["rollup"] == {"used": "daily_orders"}
+        assert answer.json["meta"]["rollup"] == {"used": "daily_orders", "missed": []}

@@ -88,7 +88,7 @@ def rollup_state(server, name: str = "daily_orders") -> dict:
 def test_the_hook_builds_and_the_query_port_then_reads_the_rollup(control):
     server = control()
     before = server.query(QUERY)
-    assert before.status == 200 and "missed" in before.json["meta"]["rollup"], before
+    assert before.status == 200 and "used" not in before.json["meta"]["rollup"], before
     assert rollup_state(server)["state"] == "not_built"
     answer = rebuild(server, {"rollups": ["daily_orders"]})
     assert answer.status == 202, answer
@@ -102,7 +102,7 @@ def test_the_hook_builds_and_the_query_port_then_reads_the_rollup(control):
     state = rollup_state(server)
     assert state["state"] == "built" and state["version"] == job["rollup_outcomes"][0]["version"]
     after = server.query(QUERY)
-    assert after.status == 200 and after.json["meta"]["rollup"] == {"used": "daily_orders"}
+    assert after.status == 200 and after.json["meta"]["rollup"] == {"used": "daily_orders", "missed": []}
     assert after.json["rows"] == before.json["rows"]
     # The access log has the control requests, without the token.
     entries = [e for e in server.access_log() if e.get("api") == "control"]
@@ -152,7 +152,7 @@ def test_hook_calls_coalesce_and_queries_keep_answering(control):
     first = wait_job(server, rebuild(server).json["job_id"])
     assert first["state"] == "succeeded", first
     want = server.query(QUERY)
-    assert want.json["meta"]["rollup"] == {"used": "daily_orders"}
+    assert want.json["meta"]["rollup"] == {"used": "daily_orders", "missed": []}
     stop = threading.Event()
     answers, failures = [], []
 
@@ -189,7 +189,7 @@ def test_hook_calls_coalesce_and_queries_keep_answering(control):
     # One build at a time: the jobs' runs never overlap.
     spans = sorted((job["started_at"], job["finished_at"]) for job in jobs.values())
     assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), spans
-    assert server.query(QUERY).json["meta"]["rollup"] == {"used": "daily_orders"}
+    assert server.query(QUERY).json["meta"]["rollup"] == {"used": "daily_orders", "missed": []}
 
 
 def test_the_schedule_builds_a_rollup_that_is_due(control):
@@ -200,7 +200,7 @@ def test_the_schedule_builds_a_rollup_that_is_due(control):
         time.sleep(0.2)
     rebuilds = [json.loads(line) for line in server.lines if '"event":"rebuild"' in line]
     assert rebuilds and rebuilds[0]["due_only"] is True, rebuilds
-    assert server.query(QUERY).json["meta"]["rollup"] == {"used": "daily_orders"}
+    assert server.query(QUERY).json["meta"]["rollup"] == {"used": "daily_orders", "missed": []}
 
 
 def test_a_configured_hook_token_that_is_not_set_refuses_to_start(base, tmp_path, strata_bin):

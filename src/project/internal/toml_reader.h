@@ -25,6 +25,7 @@ class TomlReader {
 
   std::optional<std::string> String(std::string_view key, bool required = false);
   std::optional<std::uint32_t> Unsigned(std::string_view key);
+  std::optional<bool> Boolean(std::string_view key);
   std::optional<std::vector<std::string>> StringArray(std::string_view key);
   // A string or an array of strings, as a list.
   std::optional<std::vector<std::string>> StringOrStringArray(std::string_view key);

@@ -172,7 +172,9 @@ class RollupQueryTest : public ::testing::Test {
     auto routed = Ask(text, true, role);
     EXPECT_TRUE(routed.ok());
     if (!routed.ok()) return "error";
-    if (!routed->used.empty()) return "used";
+    for (const std::string& used : routed->used) {
+      if (used == rollup) return "used";
+    }
     for (const query::RollupMiss& miss : routed->missed) {
       if (miss.rollup == rollup) return miss.reason;
     }
