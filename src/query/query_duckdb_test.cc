@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "query/query_engine.h"
 #include "semantic/loader.h"
 #include "semantic/testing/example_model.h"
@@ -176,6 +178,93 @@ TEST_F(QueryDuckDbTest, PercentilesAndApproximateDistinct) {
       Rows(R"({"measures": ["Order.median_amount", "Order.customers", "Order.customer_id_approx"],
                              "dimensions": ["Order.status"]})");
   EXPECT_EQ(rows, json::parse(R"([["paid", 10.0, 4, 4], ["shipped", 30.0, 1, 1]])"));
+}
+
+// Forwards to a real connection and records the most rows it ever handed over at once: a whole
+// result from Execute, or one batch of a streamed one. With `interrupt_after_rows`, interrupts
+// itself once it has handed over that many rows of one statement: a deadline that passes while
+// the rows are being folded.
+class RowCountingConnection final : public warehouse::Connection {
+ public:
+  explicit RowCountingConnection(warehouse::Connection& inner,
+                                 std::optional<std::size_t> interrupt_after_rows = std::nullopt)
+      : inner_(inner), interrupt_after_rows_(interrupt_after_rows) {}
+  Result<warehouse::QueryResult> Execute(std::string_view sql) override {
+    Result<warehouse::QueryResult> result = inner_.Execute(sql);
+    if (result.ok()) Record(result->row_count(), result->row_count());
+    return result;
+  }
+  Status ExecuteStreamed(std::string_view sql, const warehouse::RowBatchSink& sink) override {
+    std::size_t rows = 0;
+    return inner_.ExecuteStreamed(sql, [&](const warehouse::QueryResult& batch) {
+      rows += batch.row_count();
+      Record(batch.row_count(), rows);
+      return sink(batch);
+    });
+  }
+  void Interrupt() override { inner_.Interrupt(); }
+  Result<bool> TableExists(const warehouse::TableName& name) override {
+    return inner_.TableExists(name);
+  }
+  Result<std::vector<warehouse::Column>> DescribeTable(const warehouse::TableName& name) override {
+    return inner_.DescribeTable(name);
+  }
+  Result<std::vector<std::string>> UserFunctionNames() override {
+    return inner_.UserFunctionNames();
+  }
+  std::size_t most_rows_at_once() const { return most_rows_at_once_; }
+
+ private:
+  void Record(std::size_t at_once, std::size_t of_statement) {
+    most_rows_at_once_ = std::max(most_rows_at_once_, at_once);
+    if (interrupt_after_rows_ && of_statement >= *interrupt_after_rows_) Interrupt();
+  }
+  warehouse::Connection& inner_;
+  std::optional<std::size_t> interrupt_after_rows_;
+  std::size_t most_rows_at_once_ = 0;
+};
+
+// A live count_distinct_approx folds its sketch query's rows as they stream: the rows held at
+// once never exceed one batch (DuckDB's vector size), though the query returns one row per
+// distinct value, far more than that. Instrumented, not timed.
+TEST_F(QueryDuckDbTest, ApproximateDistinctFoldsStreamedBatches) {
+  constexpr int kCustomers = 50000;
+  ASSERT_TRUE(connection_
+                  ->Execute(fmt::format("INSERT INTO raw.orders SELECT 100 + i, 100 + i, 'north', "
+                                        "'paid', 1.00, TIMESTAMP '2026-01-10 08:00:00', "
+                                        "TIMESTAMP '2026-01-10 09:00:00' FROM range({}) t(i)",
+                                        kCustomers))
+                  .ok());
+  RowCountingConnection counting(*connection_);
+  auto response =
+      AnswerQuery(model_, counting, sql::Dialect::kDuckDb,
+                  R"({"measures": ["Order.customer_id_approx"], "dimensions": ["Order.status"]})",
+                  {std::nullopt, std::nullopt});
+  ASSERT_TRUE(response.ok()) << response.error().ToString();
+  const json rows = json::parse(response->ToJson()["rows"].dump());
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0][0], "paid");
+  EXPECT_NEAR(rows[0][1].get<double>(), kCustomers + 4, 0.05 * kCustomers);
+  EXPECT_EQ(rows[1], json::parse(R"(["shipped", 1])"));
+  EXPECT_GT(counting.most_rows_at_once(), 0u);
+  EXPECT_LE(counting.most_rows_at_once(), warehouse::kMaxStreamBatchRows);
+}
+
+// A deadline that passes while the sketch query's rows are folded stops the answer: the fold
+// reads the rows as they stream, so the interrupt stops the statement before its next batch.
+TEST_F(QueryDuckDbTest, AnInterruptDuringTheSketchFoldStopsTheAnswer) {
+  ASSERT_TRUE(connection_
+                  ->Execute("INSERT INTO raw.orders SELECT 100 + i, 100 + i, 'north', 'paid', "
+                            "1.00, TIMESTAMP '2026-01-10 08:00:00', TIMESTAMP '2026-01-10 "
+                            "09:00:00' FROM range(50000) t(i)")
+                  .ok());
+  RowCountingConnection interrupted(*connection_, /*interrupt_after_rows=*/3000);
+  auto response =
+      AnswerQuery(model_, interrupted, sql::Dialect::kDuckDb,
+                  R"({"measures": ["Order.customer_id_approx"], "dimensions": ["Order.status"]})",
+                  {std::nullopt, std::nullopt});
+  ASSERT_FALSE(response.ok());
+  EXPECT_EQ(response.error().code, ErrorCode::kWarehouseInterrupted) << response.error().ToString();
 }
 
 TEST_F(QueryDuckDbTest, RoleRowFiltersApplyThroughJoinsAndInEveryPartial) {

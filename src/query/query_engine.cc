@@ -83,16 +83,20 @@ std::string RowKey(const warehouse::QueryResult& result, std::size_t row, std::s
   return key;
 }
 
-// Runs one sketch query and returns each group's estimate.
+// Runs one sketch query and returns each group's estimate. Its rows (one per distinct value
+// per group) are folded into the groups' sketches as they stream, so memory is bounded by the
+// number of groups, and an interrupt (the request's deadline) stops it between batches.
 Result<std::map<std::string, double>> Estimates(warehouse::Connection& connection,
                                                 const semantic::SketchQuery& sketch) {
-  STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult result, connection.Execute(sketch.sql));
   std::map<std::string, HyperLogLog> sketches;
-  for (std::size_t row = 0; row < result.row_count(); ++row) {
-    const Value& value = result.columns[sketch.key_count].values[row];
-    if (std::holds_alternative<std::monostate>(value)) continue;
-    sketches[RowKey(result, row, sketch.key_count)].Add(warehouse::ValueToString(value));
-  }
+  STRATA_TRY(connection.ExecuteStreamed(sketch.sql, [&](const warehouse::QueryResult& batch) {
+    for (std::size_t row = 0; row < batch.row_count(); ++row) {
+      const Value& value = batch.columns[sketch.key_count].values[row];
+      if (std::holds_alternative<std::monostate>(value)) continue;
+      sketches[RowKey(batch, row, sketch.key_count)].Add(warehouse::ValueToString(value));
+    }
+    return OkStatus();
+  }));
   std::map<std::string, double> estimates;
   for (const auto& [key, hll] : sketches) estimates[key] = hll.Estimate();
   return estimates;

@@ -31,6 +31,29 @@ Result<FoldedRows> Connection::ExecuteFolded(std::string_view sql, std::size_t k
   return FoldRows(result, keys);
 }
 
+Status Connection::ExecuteStreamed(std::string_view sql, const RowBatchSink& sink) {
+  STRATA_ASSIGN_OR_RETURN(const QueryResult result, Execute(sql));
+  return HandInBatches(result, sink);
+}
+
+Status HandInBatches(const QueryResult& result, const RowBatchSink& sink) {
+  QueryResult batch;
+  batch.columns.resize(result.columns.size());
+  for (std::size_t c = 0; c < result.columns.size(); ++c) {
+    batch.columns[c].column = result.columns[c].column;
+  }
+  for (std::size_t first = 0; first < result.row_count(); first += kMaxStreamBatchRows) {
+    const std::size_t last = std::min(result.row_count(), first + kMaxStreamBatchRows);
+    for (std::size_t c = 0; c < result.columns.size(); ++c) {
+      const std::vector<Value>& values = result.columns[c].values;
+      batch.columns[c].values.assign(values.begin() + static_cast<std::ptrdiff_t>(first),
+                                     values.begin() + static_cast<std::ptrdiff_t>(last));
+    }
+    STRATA_TRY(sink(batch));
+  }
+  return OkStatus();
+}
+
 Result<FoldedRows> FoldRows(const QueryResult& result, std::size_t keys) {
   if (result.columns.size() != 2) {
     return MakeError(ErrorCode::kWarehouse,

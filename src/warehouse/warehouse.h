@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -77,6 +78,16 @@ struct FoldedRows {
   }
 };
 
+// The most rows a streamed result hands over at once (Connection::ExecuteStreamed): DuckDB's
+// vector size, so one DuckDB chunk is one batch; the PostgreSQL adapter collects its single rows
+// into batches of this many.
+inline constexpr std::size_t kMaxStreamBatchRows = 2048;
+
+// Receives a streamed result's rows one batch at a time: `batch` has the result's columns (names
+// and types alike in every batch) and 1 to kMaxStreamBatchRows rows, valid only during the call.
+// An error stops the statement and is what ExecuteStreamed returns.
+using RowBatchSink = std::function<Status(const QueryResult& batch)>;
+
 // A table's name as written in project files; catalog and schema may be empty.
 struct TableName {
   std::string catalog;
@@ -111,7 +122,21 @@ class Connection {
   // without materializing them (the same numbers). Errors as Execute, and kWarehouse for a
   // result of another shape.
   virtual Result<FoldedRows> ExecuteFolded(std::string_view sql, std::size_t keys);
+
+  // Runs `sql`, one statement that returns rows, and hands them to `sink` in order, in batches
+  // of at most kMaxStreamBatchRows rows, each handed over before the next is read: the DuckDB
+  // and PostgreSQL adapters hold one batch of the result at a time (plus what the warehouse
+  // itself buffers), whatever its size. The cells are those Execute would return. Interrupt()
+  // stops the statement between batches too (kWarehouseInterrupted); an error from `sink` stops
+  // it and is returned. After any outcome the connection may run the next statement. The
+  // default calls Execute and hands its rows over in batches: correct, but the whole result is
+  // in memory first; adapters that can stream override it.
+  virtual Status ExecuteStreamed(std::string_view sql, const RowBatchSink& sink);
 };
+
+// Hands `result`'s rows to `sink` in batches of at most kMaxStreamBatchRows rows, in order;
+// stops at the sink's first error and returns it (ExecuteStreamed's default).
+Status HandInBatches(const QueryResult& result, const RowBatchSink& sink);
 
 // The fold of a result already read (ExecuteFolded's default).
 Result<FoldedRows> FoldRows(const QueryResult& result, std::size_t keys);

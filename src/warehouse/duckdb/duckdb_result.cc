@@ -157,6 +157,10 @@ Result<FoldedRows> FoldDuckDbResult(duckdb_result* result, std::size_t keys) {
   return folded;
 }
 
+ColumnType ColumnTypeOfDuckDbType(duckdb_type type) { return MapType(type); }
+
+std::string TimestampTzText(std::int64_t micros) { return UtcTimestampText(micros); }
+
 ColumnType ColumnTypeFromDuckDbName(std::string_view name) {
   if (name == "BOOLEAN") return ColumnType::kBoolean;
   if (name == "TINYINT" || name == "SMALLINT" || name == "INTEGER" || name == "BIGINT") {

@@ -3,6 +3,8 @@
 
 #include <duckdb.h>
 
+#include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "warehouse/warehouse.h"
@@ -17,5 +19,10 @@ QueryResult ReadDuckDbResult(duckdb_result* result);
 // reader may have read it.
 Result<FoldedRows> FoldDuckDbResult(duckdb_result* result, std::size_t keys);
 ColumnType ColumnTypeFromDuckDbName(std::string_view type_name);
+// The ColumnType of a column of DuckDB type `type`, as ReadDuckDbResult reports it.
+ColumnType ColumnTypeOfDuckDbType(duckdb_type type);
+// A TIMESTAMPTZ cell's text as ReadDuckDbResult gives it ("2026-01-10 08:00:00.5+00"), from its
+// microseconds since the epoch.
+std::string TimestampTzText(std::int64_t micros);
 
 }  // namespace strata::warehouse

@@ -15,6 +15,7 @@
 
 #include "warehouse/duckdb/duckdb_open.h"
 #include "warehouse/duckdb/duckdb_result.h"
+#include "warehouse/duckdb/duckdb_stream.h"
 
 namespace strata::warehouse {
 namespace {
@@ -129,7 +130,20 @@ class DuckDbConnection final : public Connection {
     return Run(sql, [keys](duckdb_result* result) { return FoldDuckDbResult(result, keys); });
   }
 
-  void Interrupt() override { duckdb_interrupt(connection_); }
+  // Only a statement the DuckDB result it reads from is current (DuckDB clears an interrupt when
+  // a statement starts), so the flag is reset with each streamed statement.
+  Status ExecuteStreamed(std::string_view sql, const RowBatchSink& sink) override {
+    if (state_->poisoned.load()) return state_->PoisonedError();
+    interrupt_requested_ = false;
+    return StreamDuckDbQuery(
+        connection_, sql, interrupt_requested_, sink,
+        [this](duckdb_error_type type, const std::string& message) { return Fail(type, message); });
+  }
+
+  void Interrupt() override {
+    interrupt_requested_ = true;  // read between a streamed result's chunks
+    duckdb_interrupt(connection_);
+  }
 
   duckdb_connection handle() const { return connection_; }
 
@@ -211,15 +225,20 @@ class DuckDbConnection final : public Connection {
       const std::string message = raw != nullptr ? raw : "unknown DuckDB error";
       const duckdb_error_type type = duckdb_result_error_type(&result);
       duckdb_destroy_result(&result);
-      if (IsStorageFailure(type, message)) {
-        if (state_->durable) return Poison(message);
-        return MakeError(ErrorCode::kWarehouseStorage, message);
-      }
-      return MakeError(MapErrorType(type), message);
+      return Fail(type, message);
     }
     auto out = read(&result);
     duckdb_destroy_result(&result);
     return out;
+  }
+
+  // The error of a statement DuckDB refused; a storage failure of a durable file poisons it.
+  Error Fail(duckdb_error_type type, const std::string& message) {
+    if (IsStorageFailure(type, message)) {
+      if (state_->durable) return Poison(message);
+      return MakeError(ErrorCode::kWarehouseStorage, message);
+    }
+    return MakeError(MapErrorType(type), message);
   }
 
   Result<std::string> CurrentDatabase() {
@@ -258,6 +277,7 @@ class DuckDbConnection final : public Connection {
 
   duckdb_connection connection_;
   std::shared_ptr<DatabaseState> state_;
+  std::atomic<bool> interrupt_requested_{false};
 };
 
 class DuckDbWarehouse final : public Warehouse {

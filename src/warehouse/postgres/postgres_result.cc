@@ -152,18 +152,26 @@ QueryResult ReadPostgresResult(const PGresult* result) {
   QueryResult out;
   const char* changed = PQcmdTuples(const_cast<PGresult*>(result));
   if (changed != nullptr && *changed != '\0') out.rows_changed = std::strtoll(changed, nullptr, 10);
+  AppendPostgresRows(result, out);
+  return out;
+}
+
+void AppendPostgresRows(const PGresult* result, QueryResult& out) {
   const int column_count = PQnfields(result);
   const int row_count = PQntuples(result);
+  const bool named = !out.columns.empty();
   out.columns.resize(static_cast<std::size_t>(column_count));
   for (int column = 0; column < column_count; ++column) {
     ResultColumn& target = out.columns[static_cast<std::size_t>(column)];
-    const Oid type = PQftype(result, column);
-    target.column.name = PQfname(result, column);
-    target.column.type = ColumnTypeFromPostgresOid(type);
-    const std::string_view type_name = TypeNameOfOid(type);
-    target.column.type_name =
-        type_name.empty() ? fmt::format("oid {}", type) : std::string(type_name);
-    target.values.reserve(static_cast<std::size_t>(row_count));
+    if (!named) {
+      const Oid type = PQftype(result, column);
+      target.column.name = PQfname(result, column);
+      target.column.type = ColumnTypeFromPostgresOid(type);
+      const std::string_view type_name = TypeNameOfOid(type);
+      target.column.type_name =
+          type_name.empty() ? fmt::format("oid {}", type) : std::string(type_name);
+    }
+    target.values.reserve(target.values.size() + static_cast<std::size_t>(row_count));
     for (int row = 0; row < row_count; ++row) {
       if (PQgetisnull(result, row, column)) {
         target.values.emplace_back(std::monostate{});
@@ -174,7 +182,6 @@ QueryResult ReadPostgresResult(const PGresult* result) {
       target.values.push_back(ParseCell(text, target.column.type));
     }
   }
-  return out;
 }
 
 ErrorCode ErrorCodeForSqlState(std::string_view sqlstate) {

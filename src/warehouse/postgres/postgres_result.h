@@ -15,6 +15,10 @@ namespace strata::warehouse {
 // exact decimal text, dates, timestamps in the session's ISO style, text) → its text.
 // rows_changed comes from PQcmdTuples (0 for statements that report no count).
 QueryResult ReadPostgresResult(const PGresult* result);
+// Appends `result`'s rows to `out`, typed as ReadPostgresResult types them. When `out` has no
+// columns yet they are taken from `result`; otherwise `result` must have the same columns (a
+// single-row mode result's next row). rows_changed is left alone.
+void AppendPostgresRows(const PGresult* result, QueryResult& out);
 
 // The ColumnType of a type OID, and of an information_schema.columns udt_name ("int4").
 ColumnType ColumnTypeFromPostgresOid(Oid type);

@@ -166,8 +166,36 @@ class PostgresConnection final : public Connection {
     return Run([&] { return PQexec(session_, text.c_str()); }, IsRollback(sql));
   }
 
+  // Single-row mode: the server's rows are read one at a time and handed over in batches of
+  // kMaxStreamBatchRows. A stop before the end (the sink's error, an interrupt) cancels the
+  // statement and reads what is left of it, discarding its rows, so the session can run the next
+  // statement; such a session is not pooled (see the destructor).
+  Status ExecuteStreamed(std::string_view sql, const RowBatchSink& sink) override {
+    STRATA_TRY(EnsureSession());
+    stream_interrupted_.store(false);
+    const PGTransactionStatusType before = PQtransactionStatus(session_);
+    const std::string text(sql);
+    if (PQsendQuery(session_, text.c_str()) == 0) return ErrorFromPostgres(nullptr, session_);
+    (void)PQsetSingleRowMode(session_);  // fails only when not called right after the send
+    QueryResult batch;
+    Status status = OkStatus();
+    while (PGresult* result = PQgetResult(session_)) {
+      const ExecStatusType state = PQresultStatus(result);
+      const bool running = status.ok();
+      if (running) status = TakeStreamed(result, batch, sink);
+      PQclear(result);
+      if (state == PGRES_COPY_IN || state == PGRES_COPY_OUT || state == PGRES_COPY_BOTH) break;
+      // Stopped by this side in the middle of the rows: the server is still sending them.
+      if (running && !status.ok() && state == PGRES_SINGLE_TUPLE) CancelOwnStatement();
+    }
+    if (status.ok() && batch.row_count() > 0) status = HandOver(batch, sink);
+    if (PQstatus(session_) == CONNECTION_BAD) lost_in_transaction_ = before != PQTRANS_IDLE;
+    return status;
+  }
+
   void Interrupt() override {
     interrupted_.store(true);
+    stream_interrupted_.store(true);
     std::lock_guard<std::mutex> lock(cancel_mutex_);
     if (cancel_ == nullptr) return;
     char buffer[256];
@@ -240,21 +268,65 @@ class PostgresConnection final : public Connection {
         /*is_rollback=*/false);
   }
 
-  Result<QueryResult> Run(const std::function<PGresult*()>& send, bool is_rollback) {
-    if (PQstatus(session_) != CONNECTION_OK) {
-      if (lost_in_transaction_) {
-        // The server discarded the transaction with the connection: rolling back is done.
-        if (is_rollback) {
-          lost_in_transaction_ = false;
-          return QueryResult{};
-        }
-        return MakeError(ErrorCode::kWarehouseConnection,
-                         "the connection to PostgreSQL was lost inside a transaction, which the "
-                         "server rolled back",
-                         "roll back and run the transaction again");
-      }
-      STRATA_TRY(Reconnect());
+  // A session to run the next statement on: reconnected when it was lost outside a transaction.
+  Status EnsureSession() {
+    if (PQstatus(session_) == CONNECTION_OK) return OkStatus();
+    if (lost_in_transaction_) {
+      return MakeError(ErrorCode::kWarehouseConnection,
+                       "the connection to PostgreSQL was lost inside a transaction, which the "
+                       "server rolled back",
+                       "roll back and run the transaction again");
     }
+    return Reconnect();
+  }
+
+  // One result of a streamed statement: a row joins `batch`, handed over once it is full; the
+  // end hands over the rest; a failure is returned.
+  Status TakeStreamed(const PGresult* result, QueryResult& batch, const RowBatchSink& sink) {
+    if (stream_interrupted_.load()) {
+      return MakeError(ErrorCode::kWarehouseInterrupted, "the statement was interrupted");
+    }
+    const ExecStatusType state = PQresultStatus(result);
+    if (state == PGRES_SINGLE_TUPLE) {
+      AppendPostgresRows(result, batch);
+      return batch.row_count() < kMaxStreamBatchRows ? OkStatus() : HandOver(batch, sink);
+    }
+    // The end (no rows of its own in single-row mode): the rest of the batch.
+    if (state == PGRES_TUPLES_OK || state == PGRES_COMMAND_OK || state == PGRES_EMPTY_QUERY) {
+      return batch.row_count() > 0 ? HandOver(batch, sink) : OkStatus();
+    }
+    if (state == PGRES_COPY_IN || state == PGRES_COPY_OUT || state == PGRES_COPY_BOTH) {
+      unusable_ = true;  // the session is stuck in the COPY protocol
+      return MakeError(ErrorCode::kWarehouseUnsupported, "COPY statements are not supported");
+    }
+    return ErrorFromPostgres(result, session_);
+  }
+
+  // Hands `batch` to `sink` and empties it (its columns stay).
+  static Status HandOver(QueryResult& batch, const RowBatchSink& sink) {
+    Status status = sink(batch);
+    for (ResultColumn& column : batch.columns) column.values.clear();
+    return status;
+  }
+
+  // Asks the server to stop this session's statement, unless Interrupt() did; the session is
+  // then closed rather than pooled (the cancel may arrive after the statement ended).
+  void CancelOwnStatement() {
+    interrupted_.store(true);
+    if (stream_interrupted_.exchange(true)) return;
+    std::lock_guard<std::mutex> lock(cancel_mutex_);
+    if (cancel_ == nullptr) return;
+    char buffer[256];
+    (void)PQcancel(cancel_, buffer, sizeof buffer);
+  }
+
+  Result<QueryResult> Run(const std::function<PGresult*()>& send, bool is_rollback) {
+    // The server discarded the transaction with the connection: rolling back is done.
+    if (PQstatus(session_) != CONNECTION_OK && lost_in_transaction_ && is_rollback) {
+      lost_in_transaction_ = false;
+      return QueryResult{};
+    }
+    STRATA_TRY(EnsureSession());
     const PGTransactionStatusType before = PQtransactionStatus(session_);
     PGresult* result = send();
     const ExecStatusType status = result != nullptr ? PQresultStatus(result) : PGRES_FATAL_ERROR;
@@ -295,7 +367,8 @@ class PostgresConnection final : public Connection {
   PGconn* session_;
   std::mutex cancel_mutex_;  // guards cancel_ against Interrupt() from other threads
   PGcancel* cancel_;
-  std::atomic<bool> interrupted_{false};
+  std::atomic<bool> interrupted_{false};         // since the session was taken: not pooled
+  std::atomic<bool> stream_interrupted_{false};  // during the streamed statement running now
   bool lost_in_transaction_ = false;
   bool unusable_ = false;
 };

@@ -11,6 +11,9 @@
 // inside a transaction fails every statement with kWarehouseConnection until a ROLLBACK (which
 // succeeds: the server already discarded the transaction); the next statement reconnects.
 //
+// ExecuteStreamed reads in libpq's single-row mode, kMaxStreamBatchRows rows per batch; a stream
+// stopped before its end (an interrupt, the sink's error) cancels the statement and drains it.
+//
 // Thread safety: as Warehouse (warehouse.h). The pool is shared and locked; a Connection may
 // outlive its Warehouse (the pool lives until its last Connection is gone). A session that was
 // interrupted, lost, or left inside a transaction is closed instead of pooled.
