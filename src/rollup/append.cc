@@ -285,13 +285,7 @@ class Append {
   }
 
   const ManifestFile* BaseOf(const ManifestFile& file) const {
-    if (!request_.from_bases) return nullptr;
-    for (const ManifestFile& base : previous_.append_bases) {
-      if (base.start == file.start && base.end == file.end && base.null_time == file.null_time) {
-        return &base;
-      }
-    }
-    return nullptr;
+    return request_.from_bases ? previous_.AppendBaseOf(file) : nullptr;
   }
 
   static std::optional<Period> SpanOf(const ManifestFile& file) {

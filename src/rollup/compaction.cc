@@ -79,16 +79,6 @@ Result<ManifestFile> Merge(const semantic::Rollup& rollup,
   return merged;
 }
 
-// The append base of `file` (append.h), or null.
-const ManifestFile* BaseOf(const Manifest& manifest, const ManifestFile& file) {
-  for (const ManifestFile& base : manifest.append_bases) {
-    if (base.start == file.start && base.end == file.end && base.null_time == file.null_time) {
-      return &base;
-    }
-  }
-  return nullptr;
-}
-
 // Merges the files of `group` into one (added to `files`); when one of them has an append base,
 // their bases (or the files themselves) into the merged file's base (added to `bases`).
 Status MergeGroup(const semantic::Rollup& rollup, const Manifest& manifest,
@@ -99,7 +89,7 @@ Status MergeGroup(const semantic::Rollup& rollup, const Manifest& manifest,
   bool any_base = false;
   for (const std::size_t index : group) {
     const ManifestFile& file = manifest.files[index];
-    const ManifestFile* base = BaseOf(manifest, file);
+    const ManifestFile* base = manifest.AppendBaseOf(file);
     any_base = any_base || base != nullptr;
     members.push_back(&file);
     base_members.push_back(base != nullptr ? base : &file);
@@ -199,7 +189,7 @@ CompactionOutcome CompactLocked(const semantic::SemanticModel& model,
   for (std::size_t i = 0; i < manifest.files.size(); ++i) {
     if (merged[i]) continue;
     files.push_back(manifest.files[i]);
-    if (const ManifestFile* base = BaseOf(manifest, manifest.files[i])) bases.push_back(*base);
+    if (const ManifestFile* base = manifest.AppendBaseOf(manifest.files[i])) bases.push_back(*base);
   }
   manifest.files = std::move(files);
   manifest.append_bases = std::move(bases);

@@ -314,6 +314,15 @@ const ManifestColumn* Manifest::FindColumn(std::string_view name) const {
   return nullptr;
 }
 
+const ManifestFile* Manifest::AppendBaseOf(const ManifestFile& file) const {
+  for (const ManifestFile& base : append_bases) {
+    if (base.start == file.start && base.end == file.end && base.null_time == file.null_time) {
+      return &base;
+    }
+  }
+  return nullptr;
+}
+
 Status ValidateManifest(const Manifest& manifest) {
   if (std::optional<std::string> problem = ManifestProblem(manifest)) {
     return ManifestError(

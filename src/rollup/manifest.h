@@ -84,6 +84,9 @@ struct Manifest {
   std::int64_t TotalRows() const;
   // The column named `name`, or null.
   const ManifestColumn* FindColumn(std::string_view name) const;
+  // The append base of `file` (the one of append_bases with its start, end and null_time), or
+  // null.
+  const ManifestFile* AppendBaseOf(const ManifestFile& file) const;
 };
 
 // Checks the invariants every stored manifest holds. Errors (kRollupManifest, naming the field):
