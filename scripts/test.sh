@@ -3,7 +3,8 @@
 #   scripts/test.sh          the full tier (CI, .ci/run): every ctest test and every end-to-end test
 #                            — the fault loops, the DuckDB parser oracle, the kill -9 trials, the
 #                            semantic and rollup oracles, the property tests and the long
-#                            backfills included;
+#                            backfills included — then the tests against a real Trino
+#                            (tests/trino/);
 #   scripts/test.sh --fast   the fast tier, before each commit (under 2 minutes on 2 cores): the
 #                            unit and golden suites (`ctest -L fast`) and the end-to-end tests not
 #                            marked slow (`pytest -m "not slow"`).
@@ -31,5 +32,11 @@ echo "== unit tests (ctest, $tier tier)"
 (cd "$root/build" && ctest --output-on-failure -j2 --timeout 300 "${ctest_args[@]}")
 echo "== end-to-end tests (pytest, $tier tier)"
 STRATA_BIN="$strata" python3 -m pytest -q -p no:cacheprovider "${pytest_args[@]}" "$root/tests/e2e"
+if [ "$tier" = full ]; then
+  # After ctest and the end-to-end tests, never beside them: one real Trino 476 for the session
+  # (tests/trino/conftest.py; the first run fetches it, about 820 MB, into ~/.cache/strata-trino).
+  echo "== Trino (pytest tests/trino, a real Trino 476 on 127.0.0.1)"
+  STRATA_BIN="$strata" python3 -m pytest -q -p no:cacheprovider "$root/tests/trino"
+fi
 echo "== dagster-strata (pytest in build/dagster-venv)"
 bash "$root/scripts/test_dagster.sh" "$strata" "${pytest_args[@]}"
