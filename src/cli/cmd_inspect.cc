@@ -6,16 +6,14 @@
 #include <set>
 
 #include "base/hash.h"
-#include "base/parallel_for.h"
 #include "cli/commands.h"
 #include "cli/output_schemas.h"
 #include "cli/render.h"
 #include "cli/session.h"
-#include "compiler/compiler.h"
+#include "compiler/project_compile.h"
 #include "materialize/model_sql.h"
 #include "materialize/run_report.h"
 #include "materialize/warehouse_catalog.h"
-#include "semantic/loader.h"
 #include "warehouse/from_config.h"
 
 namespace strata::cli {
@@ -186,29 +184,6 @@ int RunSchema(const std::string& name, OutputFormat output) {
 
 namespace {
 
-// Configuration errors (or warnings) as diagnostics; errors in models/<name>.toml or .sql name
-// their model (a W031 .sql file is not a model).
-std::vector<compiler::Diagnostic> LoadDiagnostics(
-    const std::vector<Error>& errors, compiler::Severity severity = compiler::Severity::kError) {
-  std::vector<compiler::Diagnostic> out;
-  for (const Error& error : errors) {
-    compiler::Diagnostic diagnostic;
-    diagnostic.severity = severity;
-    diagnostic.code = std::string(error.reported_code());
-    diagnostic.message = error.message;
-    diagnostic.hint = error.hint;
-    if (error.span) diagnostic.span = *error.span;
-    const std::filesystem::path file(diagnostic.span.file);
-    const bool model_file = (file.extension() == ".toml" && file.filename() != "strata.toml") ||
-                            file.extension() == ".sql";
-    if (model_file && severity == compiler::Severity::kError) {
-      diagnostic.model = file.stem().string();
-    }
-    out.push_back(std::move(diagnostic));
-  }
-  return out;
-}
-
 json DiagnosticJson(const compiler::Diagnostic& d) {
   return json{{"model", d.model.empty() ? json(nullptr) : json(d.model)},
               {"code", d.code},
@@ -234,65 +209,31 @@ void PrintDiagnostic(const compiler::Diagnostic& d) {
 }  // namespace
 
 int RunCompile(const CommonOptions& common) {
-  project::LoadOutcome outcome = project::LoadProject(common.project_dir);
-  std::vector<compiler::Diagnostic> diagnostics =
-      LoadDiagnostics(outcome.warnings, compiler::Severity::kWarning);
-  for (compiler::Diagnostic& d : LoadDiagnostics(outcome.errors)) {
-    diagnostics.push_back(std::move(d));
+  compiler::ProjectCompileOptions options;
+  options.warehouse = common.warehouse;
+  options.models = common.models;
+  options.filters = common.filters;
+  options.open_catalog = [](const project::ProjectConfig& project,
+                            const project::WarehouseConfig& warehouse) {
+    auto opened =
+        std::make_shared<materialize::OpenedCatalog>(materialize::OpenCatalog(project, warehouse));
+    compiler::CatalogHandle handle;
+    handle.description = opened->description;
+    handle.note = opened->note;
+    // The handle keeps the warehouse and connection the catalog reads through.
+    if (opened->catalog) handle.catalog = {opened, opened->catalog.get()};
+    return handle;
+  };
+  Result<compiler::ProjectCompile> compiled = compiler::CompileProject(common.project_dir, options);
+  if (!compiled.ok()) {
+    PrintError(compiled.error(), common.output);
+    return 1;
   }
-  std::size_t models = 0;
-  materialize::OpenedCatalog catalog;
-  std::vector<std::string> notes;
-  if (outcome.project) {
-    models = outcome.project->models.size();
-    auto warehouse = project::SelectWarehouse(outcome.project->config, common.warehouse);
-    auto dialect =
-        warehouse.ok() ? warehouse::DialectOf(*warehouse) : Result<sql::Dialect>(warehouse.error());
-    if (!dialect.ok()) {
-      for (auto& d : LoadDiagnostics({dialect.error()})) diagnostics.push_back(std::move(d));
-    } else {
-      // Column types come from the warehouse when it can be read; without it they are unknown
-      // and only the type checks are skipped.
-      catalog = materialize::OpenCatalog(outcome.project->config, *warehouse);
-      if (!catalog.catalog) {
-        notes.push_back(catalog.note +
-                        "; column types are unknown, so E021, E022 and E025 are not checked");
-      }
-      // Models are checked independently, on every core; diagnostics are reported in project
-      // order. The catalog's connection is shared, one Describe at a time.
-      // --model / --filter check a selection (in project order); references are still resolved
-      // against the whole project.
-      Result<std::vector<const project::Model*>> selected =
-          project::SelectModels(*outcome.project, common.models, common.filters);
-      if (!selected.ok()) {
-        PrintError(selected.error(), common.output);
-        return 1;
-      }
-      const std::vector<const project::Model*>& all = *selected;
-      models = all.size();
-      std::optional<compiler::SerializedCatalog> shared;
-      if (catalog.catalog) shared.emplace(*catalog.catalog);
-      std::vector<std::vector<compiler::Diagnostic>> per_model(all.size());
-      ParallelFor(all.size(), WorkerThreads(), [&](std::size_t i) {
-        per_model[i] =
-            compiler::CheckModel(*outcome.project, *all[i], *dialect, shared ? &*shared : nullptr);
-      });
-      for (std::vector<compiler::Diagnostic>& found : per_model) {
-        for (compiler::Diagnostic& d : found) diagnostics.push_back(std::move(d));
-      }
-      // The semantic layer's YAML is part of the project: a CI gate on `strata compile` must
-      // not pass a model that `strata serve` refuses. Checked for the whole project only.
-      if (common.models.empty() && common.filters.empty()) {
-        const semantic::SemanticLoadOutcome semantic =
-            semantic::LoadProjectSemanticModel(outcome.project->config, *dialect);
-        for (auto& d : LoadDiagnostics(semantic.errors)) diagnostics.push_back(std::move(d));
-      }
-    }
-  }
-  const auto errors = std::count_if(diagnostics.begin(), diagnostics.end(), [](const auto& d) {
-    return d.severity == compiler::Severity::kError;
-  });
-  const auto warnings = static_cast<std::ptrdiff_t>(diagnostics.size()) - errors;
+  const std::vector<compiler::Diagnostic>& diagnostics = compiled->diagnostics;
+  const std::size_t models = compiled->models;
+  const std::vector<std::string>& notes = compiled->notes;
+  const std::size_t errors = compiled->errors();
+  const std::size_t warnings = compiled->warnings();
   if (common.output == OutputFormat::kJson) {
     json list = json::array();
     for (const compiler::Diagnostic& d : diagnostics) list.push_back(DiagnosticJson(d));
@@ -300,7 +241,7 @@ int RunCompile(const CommonOptions& common) {
                    {"errors", errors},
                    {"warnings", warnings},
                    {"diagnostics", list},
-                   {"catalog", catalog.catalog ? json(catalog.description) : json(nullptr)},
+                   {"catalog", compiled->catalog ? json(*compiled->catalog) : json(nullptr)},
                    {"notes", notes}});
   } else {
     if (!common.quiet) {

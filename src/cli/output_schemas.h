@@ -1,7 +1,8 @@
 // JSON Schemas of the documents the read-only commands print, for `strata schema NAME` (the
-// run document's schema is materialize::RunOutputSchema). Orchestrators generate typed models
-// from them (integrations/dagster), so a field added to a document is added here in the same
-// change; the e2e tests validate each document against its schema.
+// run document's schema is materialize::RunOutputSchema): the files of data/schemas/, embedded
+// at build time. Orchestrators generate typed models from them (integrations/dagster), so a
+// field added to a document is added to its file in the same change; the e2e tests validate each
+// document against its schema.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -15,6 +15,7 @@
 #include "semantic/literal.h"
 #include "semantic/query.h"
 #include "semantic/stored_sql.h"
+#include "sql/dialect.h"
 
 namespace strata::query {
 namespace {
@@ -194,30 +195,75 @@ Status AnswerLive(warehouse::Connection& connection, const semantic::LivePlan& p
   return OkStatus();
 }
 
+// Whether every file of the leased version reads whole, read alone (streamed and dropped).
+Status ReadsWhole(warehouse::Connection& engine, const rollup::ReaderLease& lease) {
+  std::string files;
+  for (const rollup::ManifestFile& file : lease.manifest().files) {
+    files += (files.empty() ? "" : ", ") +
+             sql::QuoteString(lease.FilePath(file).string(), sql::Dialect::kDuckDb);
+  }
+  if (files.empty()) return OkStatus();
+  return engine.ExecuteStreamed("SELECT * FROM read_parquet([" + files + "])",
+                                [](const warehouse::QueryResult&) { return OkStatus(); });
+}
+
+// The rollups a failed read of the routed SQL is charged to: the one read, or, for a hit over
+// several (a join), those whose files fail to read alone; every rollup read when all read
+// whole (the failure was the engine's). An interrupted check is the query's error.
+Result<std::vector<std::string>> FailedReads(warehouse::Connection& engine,
+                                             const rollup::Route& route) {
+  if (route.used.size() < 2) return route.used;
+  std::vector<std::string> failed;
+  for (std::size_t i = 0; i < route.used.size() && i < route.leases.size(); ++i) {
+    Status read = ReadsWhole(engine, route.leases[i]);
+    if (read.ok()) continue;
+    if (read.error().code == ErrorCode::kWarehouseInterrupted) return std::move(read).error();
+    failed.push_back(route.used[i]);
+  }
+  return failed.empty() ? route.used : failed;
+}
+
 // The routed SQL's rows: the live tails staged first (from the warehouse), then the SQL run on
-// the engine.
+// the engine. A failure also sets `charged` to the rollups it is charged to, decided where it
+// happens: a tail's rollup when staging it fails, FailedReads when the SQL does.
 Result<warehouse::QueryResult> RunRouted(const semantic::SemanticModel& model,
-                                         const QueryContext& context, const rollup::Route& route) {
+                                         const QueryContext& context, const rollup::Route& route,
+                                         std::vector<std::string>& charged) {
   rollup::StagedTails staged;
   if (!route.tails.empty()) {
+    charged.clear();
+    for (const rollup::LiveTail& tail : route.tails) charged.push_back(tail.rollup);
     if (!context.live) return MakeError(ErrorCode::kInternal, "no warehouse connection");
     STRATA_ASSIGN_OR_RETURN(warehouse::Connection * connection, context.live());
     STRATA_ASSIGN_OR_RETURN(staged, rollup::StageLiveTails(model, route.tails, context.dialect,
                                                            *connection, *context.engine));
   }
-  STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult executed,
-                          context.engine->Execute(route.plan->sql));
-  STRATA_TRY(CheckShape(*route.plan, executed, "rollup SQL"));
+  charged = route.used;
+  Result<warehouse::QueryResult> executed = context.engine->Execute(route.plan->sql);
+  if (!executed.ok()) {
+    if (executed.error().code == ErrorCode::kWarehouseInterrupted) return executed;
+    STRATA_ASSIGN_OR_RETURN(charged, FailedReads(*context.engine, route));
+    return executed;
+  }
+  STRATA_TRY(CheckShape(*route.plan, *executed, "rollup SQL"));
   return executed;
 }
 
+// A routed read that failed: the error, and the rollups it is charged to (routed around as
+// store_error).
+struct RoutedFailure {
+  Error error;
+  std::vector<std::string> rollups;
+};
+
 // Answers from the routed rollups; on failure (their files or their live tails fail to read)
-// the error, and `response` is unchanged.
-std::optional<Error> AnswerFromRollups(const semantic::SemanticModel& model,
-                                       const QueryContext& context, rollup::Route& route,
-                                       QueryResponse& response) {
-  Result<warehouse::QueryResult> executed = RunRouted(model, context, route);
-  if (!executed.ok()) return std::move(executed).error();
+// the failure, and `response` is unchanged.
+std::optional<RoutedFailure> AnswerFromRollups(const semantic::SemanticModel& model,
+                                               const QueryContext& context, rollup::Route& route,
+                                               QueryResponse& response) {
+  std::vector<std::string> charged;
+  Result<warehouse::QueryResult> executed = RunRouted(model, context, route, charged);
+  if (!executed.ok()) return RoutedFailure{std::move(executed).error(), std::move(charged)};
   FillRows(*route.plan, *executed, response);
   response.used = route.used;
   response.missed.clear();
@@ -226,20 +272,6 @@ std::optional<Error> AnswerFromRollups(const semantic::SemanticModel& model,
   }
   response.live_tail = !route.tails.empty();
   return std::nullopt;
-}
-
-// The rollups of a failed hit to route around: those whose store folder DuckDB's message names
-// (the SQL excerpt after it, which names every file read, left out), else every rollup read.
-std::vector<std::string> FailedRollups(const rollup::RollupStore& store, const rollup::Route& route,
-                                       const std::string& message) {
-  const std::string cause = message.substr(0, message.find("\nLINE "));
-  std::vector<std::string> named;
-  for (const std::string& used : route.used) {
-    if (cause.find((store.FolderOf(used) / "").string()) != std::string::npos) {
-      named.push_back(used);
-    }
-  }
-  return named.empty() ? route.used : named;
 }
 
 // Routes and answers from rollups; false when none answers (`response.missed` then has one
@@ -264,12 +296,12 @@ Result<bool> AnswerRouted(const semantic::SemanticModel& model, const QueryConte
       }
       return false;
     }
-    std::optional<Error> failure = AnswerFromRollups(model, context, route, response);
+    std::optional<RoutedFailure> failure = AnswerFromRollups(model, context, route, response);
     if (!failure) return true;
-    if (failure->code == ErrorCode::kWarehouseInterrupted) return std::move(*failure);
+    if (failure->error.code == ErrorCode::kWarehouseInterrupted) return failure->error;
     const std::size_t excluded = route_options.failed.size();
-    for (const std::string& name : FailedRollups(*context.store, route, failure->message)) {
-      route_options.failed.push_back({name, semantic::miss::kStoreError, failure->message});
+    for (const std::string& name : failure->rollups) {
+      route_options.failed.push_back({name, semantic::miss::kStoreError, failure->error.message});
     }
     if (route_options.failed.size() == excluded) {  // never: a hit reads one rollup or more
       return MakeError(ErrorCode::kInternal, "a rollup hit read no rollup");

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "rollup/definition.h"
+#include "semantic/path.h"
 #include "semantic/rollup_sql.h"
 #include "semantic/stored_sql.h"
 #include "sql/dialect.h"
@@ -51,16 +52,15 @@ bool MetricReaggregable(const semantic::SemanticModel& model, const semantic::Me
 }
 
 // Whether a member the query names as a measure (or metric) is a distinct count or percentile.
+// A query's measures name no relationship path (the live plan refuses one).
 bool ReadsDistinct(const semantic::SemanticModel& model, const std::string& written) {
-  const std::size_t dot = written.find('.');
-  if (dot == std::string::npos) return false;
-  const semantic::Entity* entity = model.FindEntity(written.substr(0, dot));
-  if (entity == nullptr) return false;
-  const std::string name = written.substr(dot + 1);
-  if (const semantic::Measure* measure = entity->FindMeasure(name)) {
+  Result<semantic::MemberPath> path =
+      semantic::WalkMemberPath(model, written, ErrorCode::kQueryInvalid);
+  if (!path.ok() || !path->hops.empty()) return false;
+  if (const semantic::Measure* measure = path->target->FindMeasure(path->member)) {
     return !Reaggregable(measure->agg);
   }
-  if (const semantic::Metric* metric = entity->FindMetric(name)) {
+  if (const semantic::Metric* metric = path->target->FindMetric(path->member)) {
     return !MetricReaggregable(model, *metric->parsed);
   }
   return false;

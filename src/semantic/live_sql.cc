@@ -7,7 +7,6 @@
 #include "project/did_you_mean.h"
 #include "semantic/internal/plan.h"
 #include "semantic/literal.h"
-#include "semantic/stored_sql.h"
 
 namespace strata::semantic {
 namespace {
@@ -35,26 +34,20 @@ struct OutputMeasure {
 class Planner {
  public:
   Planner(const SemanticModel& model, const SemanticQuery& query, const PlanOptions& options,
-          const std::vector<const StoredRelation*>* stored = nullptr)
+          StoredPartials* stored = nullptr)
       : model_(model), query_(query), options_(options), stored_(stored) {}
 
-  // Plans against stored relations (PlanStoredQuery): every partial tries each relation of its
-  // entity; the plan is composed only when every partial found one.
-  Result<StoredPlan> RunStored() {
-    candidates_.assign(stored_->size(), StoredCandidate{});
-    for (std::size_t i = 0; i < stored_->size(); ++i) candidates_[i].relation = (*stored_)[i];
+  // Plans with `stored_` building every partial (PlanWithStoredPartials): the plan is composed
+  // only when every partial read a relation.
+  Result<std::optional<LivePlan>> RunStored() {
     STRATA_TRY(ResolveRole());
     STRATA_TRY(ResolveDimensions());
     STRATA_TRY(ResolveMeasures());
     STRATA_TRY(ResolveFilters());
     STRATA_TRY(BuildPartials());
-    StoredPlan out;
-    out.candidates = std::move(candidates_);
-    out.chosen = chosen_;
-    if (std::find(chosen_.begin(), chosen_.end(), nullptr) != chosen_.end()) return out;
+    if (!stored_->Complete()) return std::optional<LivePlan>();
     STRATA_ASSIGN_OR_RETURN(LivePlan plan, Compose());
-    out.plan = std::move(plan);
-    return out;
+    return std::optional<LivePlan>(std::move(plan));
   }
 
   Result<LivePlan> Run() {
@@ -387,26 +380,11 @@ class Planner {
     return OkStatus();
   }
 
-  // A partial reading the stored relation of `base` with the fewest rows to scan among those
-  // that answer it (stored_sql.h); every candidate's miss is recorded.
+  // A partial built by `stored_` (stored_sql.h), kept whether or not a relation answers it.
   Status BuildStored(const Entity& base, Partial partial) {
     const StoredInputs inputs{model_, role_, dimensions_, ranges_, dimension_filters_, needed_};
-    std::optional<Partial> best;
-    const StoredRelation* best_relation = nullptr;
-    std::int64_t best_rows = 0;
-    for (std::size_t i = 0; i < stored_->size(); ++i) {
-      const StoredRelation* candidate = (*stored_)[i];
-      if (candidate->entity != &base) continue;
-      Partial attempt = partial;
-      StoredCandidate& outcome = candidates_[i];
-      STRATA_TRY(BuildStoredPartial(inputs, *candidate, attempt, &outcome.miss, &outcome.rows));
-      if (outcome.miss || (best && outcome.rows >= best_rows)) continue;
-      best.emplace(std::move(attempt));
-      best_relation = candidate;
-      best_rows = outcome.rows;
-    }
-    chosen_.push_back(best_relation);
-    partials_.push_back(best ? std::move(*best) : std::move(partial));
+    STRATA_ASSIGN_OR_RETURN(Partial built, stored_->Build(inputs, base, std::move(partial)));
+    partials_.push_back(std::move(built));
     return OkStatus();
   }
 
@@ -563,9 +541,7 @@ class Planner {
   const SemanticModel& model_;
   const SemanticQuery& query_;
   const PlanOptions& options_;
-  const std::vector<const StoredRelation*>* stored_;
-  std::vector<StoredCandidate> candidates_;    // stored plans: one per relation
-  std::vector<const StoredRelation*> chosen_;  // stored plans: one per partial (or null)
+  StoredPartials* stored_;  // null: partials read the entities' tables
   const DataRole* role_ = nullptr;
   std::vector<DimensionRequest> dimensions_;
   std::vector<RangeRequest> ranges_;
@@ -585,13 +561,11 @@ Result<LivePlan> PlanLiveQuery(const SemanticModel& model, const SemanticQuery& 
   return Planner(model, query, options).Run();
 }
 
-Result<StoredPlan> PlanStoredQuery(const SemanticModel& model, const SemanticQuery& query,
-                                   const PlanOptions& options,
-                                   const std::vector<const StoredRelation*>& relations) {
-  if (options.dialect != sql::Dialect::kDuckDb) {
-    return MakeError(ErrorCode::kInternal, "stored plans are DuckDB SQL");
-  }
-  return Planner(model, query, options, &relations).RunStored();
+Result<std::optional<LivePlan>> PlanWithStoredPartials(const SemanticModel& model,
+                                                       const SemanticQuery& query,
+                                                       const PlanOptions& options,
+                                                       StoredPartials& stored) {
+  return Planner(model, query, options, &stored).RunStored();
 }
 
 }  // namespace strata::semantic

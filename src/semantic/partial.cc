@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "project/did_you_mean.h"
 #include "semantic/internal/plan.h"
 #include "warehouse/emitter.h"
 
@@ -35,20 +34,8 @@ std::string Quote(std::string_view name, sql::Dialect dialect) {
 }
 
 Result<MemberRef> ParseMemberRef(const SemanticModel& model, std::string_view written) {
-  const std::size_t dot = written.find('.');
-  if (dot == std::string_view::npos) {
-    return MakeError(ErrorCode::kQueryInvalid,
-                     fmt::format("member \"{}\" must be written Entity.member", written));
-  }
-  const std::string entity_name(written.substr(0, dot));
-  const Entity* entity = model.FindEntity(entity_name);
-  if (entity == nullptr) {
-    return MakeError(ErrorCode::kQueryInvalid,
-                     fmt::format("unknown entity \"{}\" in \"{}\"", entity_name, written),
-                     project::SuggestionHint(entity_name, model.EntityNames()));
-  }
-  STRATA_ASSIGN_OR_RETURN(
-      MemberPath path, WalkPath(model, *entity, written.substr(dot + 1), ErrorCode::kQueryInvalid));
+  STRATA_ASSIGN_OR_RETURN(MemberPath path,
+                          WalkMemberPath(model, written, ErrorCode::kQueryInvalid));
   return MemberRef{std::string(written), std::move(path)};
 }
 

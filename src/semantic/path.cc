@@ -93,6 +93,21 @@ Result<MemberPath> WalkPath(const SemanticModel& model, const Entity& start,
   return path;
 }
 
+Result<MemberPath> WalkMemberPath(const SemanticModel& model, std::string_view written,
+                                  ErrorCode code) {
+  const std::size_t dot = written.find('.');
+  if (dot == std::string_view::npos) {
+    return MakeError(code, fmt::format("member \"{}\" must be written Entity.member", written));
+  }
+  const std::string entity_name(written.substr(0, dot));
+  const Entity* entity = model.FindEntity(entity_name);
+  if (entity == nullptr) {
+    return MakeError(code, fmt::format("unknown entity \"{}\" in \"{}\"", entity_name, written),
+                     project::SuggestionHint(entity_name, model.EntityNames()));
+  }
+  return WalkPath(model, *entity, written.substr(dot + 1), code);
+}
+
 std::vector<std::vector<const Relationship*>> FindPaths(const SemanticModel& model,
                                                         const Entity& from, const Entity& to,
                                                         bool to_one_only, std::size_t max_paths) {

@@ -29,6 +29,12 @@ struct MemberPath {
 Result<MemberPath> WalkPath(const SemanticModel& model, const Entity& start,
                             std::string_view dotted, ErrorCode code);
 
+// Walks a member as a query writes it, "Entity.rel.member": the entity, then WalkPath from it.
+// Errors with `code` when there is no dot, the entity is unknown (with a "did you mean") or
+// WalkPath fails.
+Result<MemberPath> WalkMemberPath(const SemanticModel& model, std::string_view written,
+                                  ErrorCode code);
+
 // Every path of relationships from `from` to `to` that visits no entity twice (at most
 // `max_paths`), each as relationship names. `to_one_only` keeps to many_to_one/one_to_one hops.
 std::vector<std::vector<const Relationship*>> FindPaths(const SemanticModel& model,

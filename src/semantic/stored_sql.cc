@@ -333,4 +333,66 @@ Status BuildStoredPartial(const StoredInputs& inputs, const StoredRelation& rela
   return StoredPartialBuilder(inputs, relation, partial, miss, rows).Build();
 }
 
+namespace {
+
+// Each partial reads the relation of its entity with the fewest rows to scan among those that
+// answer it; every relation's outcome is recorded.
+class RelationChoice final : public StoredPartials {
+ public:
+  explicit RelationChoice(const std::vector<const StoredRelation*>& relations)
+      : relations_(relations), candidates_(relations.size()) {
+    for (std::size_t i = 0; i < relations.size(); ++i) candidates_[i].relation = relations[i];
+  }
+
+  Result<Partial> Build(const StoredInputs& inputs, const Entity& base, Partial partial) override {
+    std::optional<Partial> best;
+    const StoredRelation* best_relation = nullptr;
+    std::int64_t best_rows = 0;
+    for (std::size_t i = 0; i < relations_.size(); ++i) {
+      const StoredRelation* candidate = relations_[i];
+      if (candidate->entity != &base) continue;
+      Partial attempt = partial;
+      StoredCandidate& outcome = candidates_[i];
+      STRATA_TRY(BuildStoredPartial(inputs, *candidate, attempt, &outcome.miss, &outcome.rows));
+      if (outcome.miss || (best && outcome.rows >= best_rows)) continue;
+      best.emplace(std::move(attempt));
+      best_relation = candidate;
+      best_rows = outcome.rows;
+    }
+    chosen_.push_back(best_relation);
+    return best ? std::move(*best) : std::move(partial);
+  }
+
+  bool Complete() const override {
+    return std::find(chosen_.begin(), chosen_.end(), nullptr) == chosen_.end();
+  }
+
+  StoredPlan Outcome(std::optional<LivePlan> plan) && {
+    StoredPlan out;
+    out.plan = std::move(plan);
+    out.candidates = std::move(candidates_);
+    out.chosen = std::move(chosen_);
+    return out;
+  }
+
+ private:
+  const std::vector<const StoredRelation*>& relations_;
+  std::vector<StoredCandidate> candidates_;    // one per relation
+  std::vector<const StoredRelation*> chosen_;  // one per partial (or null)
+};
+
+}  // namespace
+
+Result<StoredPlan> PlanStoredQuery(const SemanticModel& model, const SemanticQuery& query,
+                                   const PlanOptions& options,
+                                   const std::vector<const StoredRelation*>& relations) {
+  if (options.dialect != sql::Dialect::kDuckDb) {
+    return MakeError(ErrorCode::kInternal, "stored plans are DuckDB SQL");
+  }
+  RelationChoice choice(relations);
+  STRATA_ASSIGN_OR_RETURN(std::optional<LivePlan> plan,
+                          PlanWithStoredPartials(model, query, options, choice));
+  return std::move(choice).Outcome(std::move(plan));
+}
+
 }  // namespace strata::semantic

@@ -20,7 +20,7 @@ from rollup_harness import check_store_files, live_answer, route_of, write_proje
 pytest_plugins = ["semantic_harness", "rollup_harness"]
 
 # Full tier (scripts/test.sh; `--fast` skips it): it starts PostgreSQL. The fast tier has the
-# same cases in one process (src/rollup/append_test.cc).
+# same cases in one process (src/query/append_test.cc).
 pytestmark = pytest.mark.slow
 
 MODEL = """entities:

@@ -80,8 +80,13 @@ class _Context:
     model: ModelInfo
     grain: str | None
 
+    @property
+    def key_format(self) -> str | None:
+        """The model's partition key format, as `strata models` reports it."""
+        return self.model.time_interval.key_format if self.model.time_interval else None
 
-def _metadata(m: Materialization, invocation: RunInvocation, grain: str | None) -> dict:
+
+def _metadata(m: Materialization, invocation: RunInvocation, ctx: _Context | None) -> dict:
     metadata: dict = {
         "strata_model": m.model,
         "strategy": m.metadata.strategy,
@@ -98,13 +103,13 @@ def _metadata(m: Materialization, invocation: RunInvocation, grain: str | None) 
         metadata["watermark"] = m.metadata.watermark
     if m.metadata.load is not None:
         metadata["load"] = m.metadata.load
-    if m.partition is not None and grain is not None:
+    if m.partition is not None and ctx is not None and ctx.grain is not None:
         metadata["strata_partition"] = m.partition.key
         metadata["window_start"] = m.partition.start.isoformat()
         metadata["window_end"] = m.partition.end.isoformat()
         metadata["batched_with"] = dg.MetadataValue.json(list(m.partition.batched_with))
         metadata["batched_with_dagster"] = dg.MetadataValue.json(
-            [to_dagster_key(k, grain) for k in m.partition.batched_with])
+            [to_dagster_key(k, ctx.grain, ctx.key_format) for k in m.partition.batched_with])
     return {k: v for k, v in metadata.items() if v is not None}
 
 
@@ -120,7 +125,7 @@ def _failure(ctx: _Context, invocation: RunInvocation, failed: list[Materializat
         code = error.code if error else m.status
         message = error.message if error else (m.error or m.status)
         if strata_key is not None and ctx.grain is not None:
-            failed_keys.append(to_dagster_key(strata_key, ctx.grain))
+            failed_keys.append(to_dagster_key(strata_key, ctx.grain, ctx.key_format))
         lines.append(f"{strata_key or ctx.model.name}: [{code}] {message}")
     if not failed:  # nothing materialized at all (e.g. the table could not be created)
         lines = [f"{e.partition or ctx.model.name}: [{e.code}] {e.message}" for e in errors]
@@ -148,8 +153,8 @@ def _execute(context: dg.AssetExecutionContext, ctx: _Context):
             invocation = cli.run(ctx.model.name)
         else:
             key_range = context.partition_key_range
-            first = to_strata_key(key_range.start, ctx.grain)
-            last = to_strata_key(key_range.end, ctx.grain)
+            first = to_strata_key(key_range.start, ctx.grain, ctx.key_format)
+            last = to_strata_key(key_range.end, ctx.grain, ctx.key_format)
             context.log.info(f"strata run --model {ctx.model.name} "
                              + (f"--partition {first}" if first == last
                                 else f"--from {first} --to {last}"))
@@ -173,7 +178,7 @@ def _execute(context: dg.AssetExecutionContext, ctx: _Context):
     single = len(requested) == 1
 
     def dagster_key(m: Materialization) -> str:
-        return to_dagster_key(m.partition.key, ctx.grain)
+        return to_dagster_key(m.partition.key, ctx.grain, ctx.key_format)
 
     # Partitions outside the requested range are the model's lookback: strata rebuilt them too,
     # so they are recorded as materialized (metadata "lookback": true).
@@ -181,18 +186,18 @@ def _execute(context: dg.AssetExecutionContext, ctx: _Context):
         if dagster_key(m) not in requested:
             context.log_event(dg.AssetMaterialization(
                 asset_key=ctx.key, partition=dagster_key(m),
-                metadata={**_metadata(m, invocation, ctx.grain), "lookback": True}))
+                metadata={**_metadata(m, invocation, ctx), "lookback": True}))
     in_range = [m for m in computed if dagster_key(m) in requested]
     if single and in_range and not failed and not model_errors:
         yield dg.MaterializeResult(asset_key=ctx.key,
-                                   metadata=_metadata(in_range[0], invocation, ctx.grain))
+                                   metadata=_metadata(in_range[0], invocation, ctx))
         return
     # A range: one materialization per committed partition, so a partial failure (exit 2) still
     # records every partition strata committed; the step then fails for the rest.
     for m in in_range:
         context.log_event(dg.AssetMaterialization(
             asset_key=ctx.key, partition=dagster_key(m),
-            metadata=_metadata(m, invocation, ctx.grain)))
+            metadata=_metadata(m, invocation, ctx)))
     if failed or model_errors or not in_range:
         raise _failure(ctx, invocation, failed, len(computed))
 
@@ -253,7 +258,8 @@ def _model_asset(project: StrataProject, model: ModelInfo, key: dg.AssetKey,
         if first is None:
             raise ValueError(f"time_interval model {model.name} has no first_partition: set it in "
                              f"its TOML or pass default_first_partition={{'{model.name}': KEY}}")
-        partitions_def = partitions_def_for(grain, first, end_offset=end_offset)
+        partitions_def = partitions_def_for(grain, first, end_offset=end_offset,
+                                            key_format=model.time_interval.key_format)
         backfill_policy = dg.BackfillPolicy.single_run()
     metadata = {"strata/model": model.name, "strata/strategy": model.strategy,
                 "strata/sql_path": model.sql_path, "strata/project_dir": project.project_dir}

@@ -28,6 +28,7 @@ class ModelLedger:
     model: str
     asset_key: dg.AssetKey
     grain: str | None
+    key_format: str | None  # the model's, from `strata models`
     by_status: dict[str, list[str]] = field(default_factory=dict)  # strata status -> strata keys
     missing: list[str] = field(default_factory=list)  # strata keys, oldest first
     not_computed: list = field(default_factory=list)  # PartitionRecord: Failed, Interrupted, ...
@@ -40,10 +41,11 @@ def read_ledger(project: StrataProject, *, key_prefix=(), end_offset: int = 1,
     now = now or dt.datetime.now(dt.timezone.utc)
     ledgers: dict[str, ModelLedger] = {}
     for model in project.models:
-        grain = model.time_interval.granularity if model.time_interval else None
+        ti = model.time_interval
         ledgers[model.name] = ModelLedger(model.name,
                                           dg.AssetKey(list(key_prefix) + list(model.asset_key)),
-                                          grain)
+                                          ti.granularity if ti else None,
+                                          ti.key_format if ti else None)
     for record in records:
         ledger = ledgers.get(record.model)
         if ledger is not None:
@@ -56,9 +58,11 @@ def read_ledger(project: StrataProject, *, key_prefix=(), end_offset: int = 1,
             continue
         ledger = ledgers[model.name]
         computed = set(ledger.by_status.get("Computed", []))
-        definition = partitions_def_for(ti.granularity, ti.first_partition, end_offset=end_offset)
+        definition = partitions_def_for(ti.granularity, ti.first_partition, end_offset=end_offset,
+                                        key_format=ti.key_format)
         expected = definition.get_partition_keys(current_time=now)
-        ledger.missing = [k for k in (to_strata_key(d, ti.granularity) for d in expected)
+        ledger.missing = [k for k in (to_strata_key(d, ti.granularity, ti.key_format)
+                                      for d in expected)
                           if k not in computed]
     return ledgers
 
@@ -73,7 +77,7 @@ def ledger_observations(project: StrataProject, *, key_prefix=(), end_offset: in
         for record in sorted(ledger.not_computed, key=lambda r: r.partition_key):
             strata_key = record.partition_key
             observations.append(dg.AssetObservation(
-                asset_key=ledger.asset_key, partition=to_dagster_key(strata_key, ledger.grain),
+                asset_key=ledger.asset_key, partition=to_dagster_key(strata_key, ledger.grain, ledger.key_format),
                 metadata={"strata_status": record.status, "strata_partition": strata_key,
                           "run_id": record.run_id, "error": record.error or "",
                           "computed_at": record.computed_at}))
@@ -82,7 +86,8 @@ def ledger_observations(project: StrataProject, *, key_prefix=(), end_offset: in
             metadata={
                 "strata_missing_count": len(ledger.missing),
                 "strata_missing": dg.MetadataValue.json(
-                    [to_dagster_key(k, ledger.grain) for k in ledger.missing[:_MISSING_LISTED]]),
+                    [to_dagster_key(k, ledger.grain, ledger.key_format)
+                     for k in ledger.missing[:_MISSING_LISTED]]),
                 **{f"strata_{s.lower()}_count": len(ledger.by_status.get(s, []))
                    for s in ("Computed",) + NOT_COMPUTED},
             }))

@@ -117,6 +117,26 @@ struct StoredInputs {
   const std::vector<NeededMeasure>& needed;
 };
 
+// Builds every partial of the planner (live_sql.cc) from stored rows instead of the entities'
+// tables: PlanStoredQuery's choice among stored relations (stored_sql.cc).
+class StoredPartials {
+ public:
+  virtual ~StoredPartials() = default;
+  // `partial` (of entity `base`, for the query resolved in `inputs`) built to read a stored
+  // relation, or as given when none answers it; an error fails the plan.
+  virtual Result<Partial> Build(const StoredInputs& inputs, const Entity& base,
+                                Partial partial) = 0;
+  // Whether every partial built so far reads a relation.
+  virtual bool Complete() const = 0;
+};
+
+// PlanLiveQuery with `stored` building every partial: the composed plan, or nullopt when some
+// partial reads no relation (stored.Complete() is false). Errors are PlanLiveQuery's.
+Result<std::optional<LivePlan>> PlanWithStoredPartials(const SemanticModel& model,
+                                                       const SemanticQuery& query,
+                                                       const PlanOptions& options,
+                                                       StoredPartials& stored);
+
 // Fills `partial` (keys, predicates, re-aggregations, relation) to read `relation`
 // (stored_sql.h). A member the relation cannot answer exactly sets *miss and returns ok; else
 // *rows is the number of stored rows it scans.

@@ -4,7 +4,7 @@
 // late rows, deletes and rebuilds that run while queries read.
 #include <thread>
 
-#include "rollup/testing/rollup_query_fixture.h"
+#include "query/testing/rollup_query_fixture.h"
 
 namespace strata::rollup {
 namespace {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "query/testing/rollup_query_fixture.h"
 #include "rollup/refresh_record.h"
 #include "rollup/status.h"
-#include "rollup/testing/rollup_query_fixture.h"
 
 namespace strata::rollup {
 namespace {

@@ -5,7 +5,7 @@
 #include <cerrno>
 
 #include "base/testing/fault_env.h"
-#include "rollup/testing/rollup_query_fixture.h"
+#include "query/testing/rollup_query_fixture.h"
 
 namespace strata::rollup {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <set>
 
-#include "rollup/testing/rollup_query_fixture.h"
+#include "query/testing/rollup_query_fixture.h"
 
 namespace strata::rollup {
 namespace {

@@ -1,6 +1,6 @@
 // The rollup property test (slow tier): random rollup definitions and random queries, rollup
 // answer == live answer (sketches included: a merged HLL is the HLL of the union, so even
-// approximate distinct counts agree exactly). The fixture: rollup/testing/rollup_query_fixture.h.
+// approximate distinct counts agree exactly). The fixture: query/testing/rollup_query_fixture.h.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "rollup/testing/rollup_query_fixture.h"
+#include "query/testing/rollup_query_fixture.h"
 
 namespace strata::rollup {
 namespace {

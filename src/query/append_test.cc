@@ -8,7 +8,7 @@
 #include <map>
 #include <random>
 
-#include "rollup/testing/rollup_query_fixture.h"
+#include "query/testing/rollup_query_fixture.h"
 
 namespace strata::rollup {
 namespace {
