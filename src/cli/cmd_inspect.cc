@@ -14,6 +14,7 @@
 #include "materialize/model_sql.h"
 #include "materialize/run_report.h"
 #include "materialize/warehouse_catalog.h"
+#include "semantic/loader.h"
 #include "warehouse/from_config.h"
 
 namespace strata::cli {
@@ -223,6 +224,9 @@ int RunCompile(const CommonOptions& common) {
     // The handle keeps the warehouse and connection the catalog reads through.
     if (opened->catalog) handle.catalog = {opened, opened->catalog.get()};
     return handle;
+  };
+  options.check_semantic = [](const project::ProjectConfig& project, sql::Dialect dialect) {
+    return semantic::LoadProjectSemanticModel(project, dialect).errors;
   };
   Result<compiler::ProjectCompile> compiled = compiler::CompileProject(common.project_dir, options);
   if (!compiled.ok()) {

@@ -1,10 +1,11 @@
 #include "compiler/project_compile.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "base/parallel_for.h"
-#include "semantic/loader.h"
-#include "warehouse/from_config.h"
+#include "sql/dialect.h"
 
 namespace strata::compiler {
 namespace {
@@ -32,6 +33,14 @@ std::vector<Diagnostic> LoadDiagnostics(const std::vector<Error>& errors,
   return out;
 }
 
+Result<sql::Dialect> DialectOf(const project::WarehouseConfig& config) {
+  std::optional<sql::Dialect> dialect = sql::ParseDialect(config.type);
+  if (!dialect) {
+    return MakeError(ErrorCode::kConfig, fmt::format("unknown warehouse type \"{}\"", config.type));
+  }
+  return *dialect;
+}
+
 void Append(std::vector<Diagnostic>& to, std::vector<Diagnostic> more) {
   for (Diagnostic& d : more) to.push_back(std::move(d));
 }
@@ -53,8 +62,7 @@ Result<ProjectCompile> CompileProject(const std::filesystem::path& project_dir,
   if (!outcome.project) return out;
   out.models = outcome.project->models.size();
   auto warehouse = project::SelectWarehouse(outcome.project->config, options.warehouse);
-  auto dialect =
-      warehouse.ok() ? warehouse::DialectOf(*warehouse) : Result<sql::Dialect>(warehouse.error());
+  auto dialect = warehouse.ok() ? DialectOf(*warehouse) : Result<sql::Dialect>(warehouse.error());
   if (!dialect.ok()) {
     Append(out.diagnostics, LoadDiagnostics({dialect.error()}));
     return out;
@@ -88,10 +96,9 @@ Result<ProjectCompile> CompileProject(const std::filesystem::path& project_dir,
   });
   for (std::vector<Diagnostic>& found : per_model) Append(out.diagnostics, std::move(found));
   // The semantic layer's YAML is part of the project. Checked for the whole project only.
-  if (options.models.empty() && options.filters.empty()) {
-    const semantic::SemanticLoadOutcome semantic =
-        semantic::LoadProjectSemanticModel(outcome.project->config, *dialect);
-    Append(out.diagnostics, LoadDiagnostics(semantic.errors));
+  if (options.check_semantic && options.models.empty() && options.filters.empty()) {
+    Append(out.diagnostics,
+           LoadDiagnostics(options.check_semantic(outcome.project->config, *dialect)));
   }
   return out;
 }

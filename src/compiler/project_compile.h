@@ -30,12 +30,17 @@ struct CatalogHandle {
 // The CLI passes one over materialize::OpenCatalog: the compiler links no warehouse catalog.
 using CatalogOpener = std::function<CatalogHandle(const project::ProjectConfig& project,
                                                   const project::WarehouseConfig& warehouse)>;
+// The semantic layer's load errors for the project (semantic::LoadProjectSemanticModel): passed
+// in by the CLI, because `semantic` sits beside the compiler, not below it (DESIGN.md).
+using SemanticCheck =
+    std::function<std::vector<Error>(const project::ProjectConfig& project, sql::Dialect dialect)>;
 
 struct ProjectCompileOptions {
   std::string warehouse;             // empty: the project's default warehouse
   std::vector<std::string> models;   // --model: check only these (and --filter's)
   std::vector<std::string> filters;  // --filter key=value
   CatalogOpener open_catalog;        // empty: column types are unknown
+  SemanticCheck check_semantic;      // empty: the semantic YAML is not checked
 };
 
 struct ProjectCompile {
