@@ -24,10 +24,48 @@ bool DsnHasPassword(std::string_view dsn) {
   return dsn.substr(scheme + 3, at - scheme - 3).find(':') != std::string_view::npos;
 }
 
+// url, user, catalog, schema and [warehouse.session]: Trino's keys, refused for other types;
+// url and user are required for Trino, which has no DSN.
+void ReadTrinoKeys(TomlReader& reader, WarehouseConfig& config) {
+  const bool trino = config.type == "trino";
+  config.url = reader.String("url", /*required=*/trino).value_or("");
+  config.user = reader.String("user", /*required=*/trino).value_or("");
+  config.catalog = reader.String("catalog").value_or("");
+  config.schema = reader.String("schema").value_or("");
+  config.session = reader.StringMap("session").value_or(std::map<std::string, std::string>{});
+  if (trino) {
+    for (const auto& [key, value] : {std::pair{"dsn", &config.dsn}, {"dsn_env", &config.dsn_env}}) {
+      if (!value->empty()) {
+        reader.Fail(key, ErrorCode::kConfig, fmt::format("{} is not used by trino warehouses", key),
+                    "give the coordinator as url = \"http://HOST:PORT\" and the user as user");
+      }
+    }
+    return;
+  }
+  for (const auto& [key, value] : {std::pair{"url", &config.url},
+                                   {"user", &config.user},
+                                   {"catalog", &config.catalog},
+                                   {"schema", &config.schema}}) {
+    if (!value->empty()) {
+      reader.Fail(key, ErrorCode::kConfig,
+                  fmt::format("{} is only valid for trino warehouses", key),
+                  config.type == "duckdb" ? "a duckdb warehouse is a file: use path"
+                                          : "use dsn or dsn_env for this warehouse");
+    }
+  }
+  if (!config.session.empty()) {
+    reader.Fail("session", ErrorCode::kConfig,
+                "[warehouse.session] is only valid for trino "
+                "warehouses",
+                "remove it, or set the warehouse's own session options in its dsn");
+  }
+}
+
 std::optional<WarehouseConfig> ReadWarehouse(TomlReader& parent, std::string_view key,
                                              const toml::table& table, std::string name) {
   TomlReader reader(table, parent.file(), "[" + std::string(key) + "]", parent.errors());
-  reader.CheckKeys({"type", "path", "dsn", "dsn_env", "password_env"});
+  reader.CheckKeys({"type", "path", "dsn", "dsn_env", "password_env", "url", "user", "catalog",
+                    "schema", "session"});
   WarehouseConfig config;
   config.name = std::move(name);
   config.type = reader.String("type", /*required=*/true).value_or("");
@@ -45,6 +83,7 @@ std::optional<WarehouseConfig> ReadWarehouse(TomlReader& parent, std::string_vie
     reader.Fail("path", ErrorCode::kConfig, "path is only valid for duckdb warehouses",
                 "use dsn or dsn_env for server warehouses");
   }
+  ReadTrinoKeys(reader, config);
   if (DsnHasPassword(config.dsn)) {
     reader.Fail("dsn", ErrorCode::kConfig, "the dsn must not contain a password",
                 "put the password in an environment variable and name it in password_env");

@@ -32,6 +32,13 @@ struct WarehouseConfig {
   std::string dsn;      // server warehouses
   std::string dsn_env;  // the environment variable holding the DSN
   std::string password_env;  // the environment variable holding the password
+  // trino only: the coordinator, the user every query runs as, the catalog and schema of names
+  // that give none, and session properties sent with every query ([warehouse.session]).
+  std::string url;
+  std::string user;
+  std::string catalog;
+  std::string schema;
+  std::map<std::string, std::string> session;
 };
 
 // [run]: how runs treat transient warehouse errors (conflicts, dropped connections). A batch is

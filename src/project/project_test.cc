@@ -271,6 +271,43 @@ TEST_F(ProjectTest, PasswordInDsnIsRejected) {
   EXPECT_NE(error.message.find("password"), std::string::npos);
 }
 
+TEST_F(ProjectTest, TrinoWarehouseKeysAreReadWithTheirSession) {
+  Write("strata.toml",
+        "[warehouse]\ntype = \"trino\"\nurl = \"http://127.0.0.1:8080\"\nuser = \"strata\"\n"
+        "catalog = \"lake\"\nschema = \"analytics\"\npassword_env = \"TRINO_PASSWORD\"\n"
+        "[warehouse.session]\nquery_max_run_time = \"2h\"\n");
+  LoadOutcome outcome = LoadProject(root_);
+  ASSERT_TRUE(outcome.project.has_value()) << outcome.errors.at(0).ToString();
+  const WarehouseConfig& warehouse = outcome.project->config.warehouse;
+  EXPECT_EQ(warehouse.url, "http://127.0.0.1:8080");
+  EXPECT_EQ(warehouse.user, "strata");
+  EXPECT_EQ(warehouse.catalog, "lake");
+  EXPECT_EQ(warehouse.schema, "analytics");
+  EXPECT_EQ(warehouse.password_env, "TRINO_PASSWORD");
+  EXPECT_EQ(warehouse.session, (std::map<std::string, std::string>{{"query_max_run_time", "2h"}}));
+}
+
+TEST_F(ProjectTest, TrinoNeedsUrlAndUserAndRefusesADsn) {
+  Write("strata.toml", "[warehouse]\ntype = \"trino\"\nuser = \"strata\"\n");
+  EXPECT_NE(OnlyError().message.find("url"), std::string::npos);
+  Write("strata.toml",
+        "[warehouse]\ntype = \"trino\"\nurl = \"http://127.0.0.1:8080\"\nuser = \"u\"\n"
+        "dsn = \"x\"\n");
+  Error dsn = OnlyError();
+  EXPECT_NE(dsn.message.find("dsn is not used by trino"), std::string::npos) << dsn.message;
+  ASSERT_TRUE(dsn.span.has_value());
+  EXPECT_EQ(dsn.span->line, 5);  // the dsn line
+}
+
+TEST_F(ProjectTest, TrinoKeysAreRefusedForOtherWarehouses) {
+  Write("strata.toml", "[warehouse]\ntype = \"duckdb\"\ncatalog = \"lake\"\n");
+  Error catalog = OnlyError();
+  EXPECT_NE(catalog.message.find("catalog is only valid for trino"), std::string::npos);
+  Write("strata.toml",
+        "[warehouse]\ntype = \"postgres\"\ndsn_env = \"PG\"\n[warehouse.session]\nx = \"1\"\n");
+  EXPECT_NE(OnlyError().message.find("[warehouse.session]"), std::string::npos);
+}
+
 TEST_F(ProjectTest, ReadFileTextReadsWholeFilesAndReportsMissingOnes) {
   std::string big(200'000, 'x');
   big[123'456] = '\0';  // bytes, not C strings
