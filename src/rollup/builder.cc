@@ -675,43 +675,27 @@ class RollupBuild {
     }
     if (first.start) request.window = {*first.start, *batch.back()->outcome.end};
     for (PlannedPeriod* period : batch) {
-      Result<std::filesystem::path> path = store_.NewFilePath(rollup_.name, period->outcome.label);
-      if (!path.ok()) return fail(path.error());
-      PeriodFile file{std::nullopt, *path};
+      PeriodFile file;
+      file.label = period->outcome.label;
       if (batch.size() > 1) {  // one period's batch is exactly its rows
         file.period = {*period->outcome.start, *period->outcome.end};
       }
+      if (rollup_.partition) {  // an unpartitioned rollup's one file is the whole rollup
+        file.entry.start = period->outcome.start;
+        file.entry.end = period->outcome.end;
+      }
+      file.entry.null_time = period->outcome.null_time;
       request.files.push_back(std::move(file));
     }
     Result<WrittenPeriods> written =
-        WritePeriods(model_, rollup_, warehouse_.dialect(), source, engine, request);
+        WritePeriods(model_, rollup_, warehouse_.dialect(), source, engine, store_, request, now_);
     if (!written.ok()) return fail(written.error());
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (columns_.empty()) columns_ = written->columns;
     }
     for (std::size_t i = 0; i < batch.size(); ++i) {
-      const auto file_started = std::chrono::steady_clock::now();
-      PlannedPeriod& period = *batch[i];
-      const std::filesystem::path& path = request.files[i].path;
-      Result<FileDigest> digest = ChecksumFile(path);
-      if (!digest.ok()) {
-        Finish(period, digest.error(), std::nullopt, written->files[i].ms);
-        continue;
-      }
-      ManifestFile file;
-      if (rollup_.partition) {  // an unpartitioned rollup's one file is the whole rollup
-        file.start = period.outcome.start;
-        file.end = period.outcome.end;
-      }
-      file.null_time = period.outcome.null_time;
-      file.path = path.filename().string();
-      file.rows = written->files[i].rows;
-      file.bytes = digest->bytes;
-      file.checksum = digest->checksum;
-      file.build_ms = written->files[i].ms + MillisSince(file_started);
-      file.built_at = FormatIso8601(now_);
-      Finish(period, std::nullopt, file, file.build_ms);
+      Finish(*batch[i], std::nullopt, written->files[i], written->files[i].build_ms);
     }
   }
 
