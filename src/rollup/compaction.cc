@@ -50,7 +50,8 @@ Result<ManifestFile> Merge(const semantic::Rollup& rollup,
   ManifestFile merged;
   merged.start = group.front()->start;
   merged.end = group.back()->end;
-  return WriteParquetFile(engine, store, rollup.name, PeriodLabel(*merged.start),
+  const std::string label = PeriodLabel(*merged.start);
+  return WriteParquetFile(engine, store, rollup.name, label,
                           "SELECT * FROM read_parquet([" + list + "])" + SortClause(rollup),
                           std::move(merged), now);
 }
