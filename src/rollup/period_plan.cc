@@ -29,18 +29,6 @@ std::optional<TimeGrain> PartitionGrain(const semantic::Rollup& rollup) {
   return semantic::ParseTimeGrain(rollup.partition->by);
 }
 
-}  // namespace
-
-TimeGrain RangeUnit(const semantic::Rollup& rollup) {
-  if (const auto by = PartitionGrain(rollup)) return *by;
-  if (const auto time = semantic::RollupTimeDimension(rollup)) {
-    if (const auto grain = semantic::RollupDimensionGrain(rollup, *time)) return *grain;
-  }
-  return TimeGrain::kDay;
-}
-
-namespace {
-
 // The source rows' time bounds (nullopt when no row has a time) and how many rows have none.
 struct SourceTimes {
   std::optional<std::pair<UnixSeconds, UnixSeconds>> bounds;
@@ -81,6 +69,14 @@ bool BuiltAfterItEnded(const ManifestFile& file) {
 }
 
 }  // namespace
+
+TimeGrain RangeUnit(const semantic::Rollup& rollup) {
+  if (const auto by = PartitionGrain(rollup)) return *by;
+  if (const auto time = semantic::RollupTimeDimension(rollup)) {
+    if (const auto grain = semantic::RollupDimensionGrain(rollup, *time)) return *grain;
+  }
+  return TimeGrain::kDay;
+}
 
 Result<RollupPlan> PlanPeriods(const semantic::SemanticModel& model, const semantic::Rollup& rollup,
                                warehouse::Warehouse& warehouse,
