@@ -33,7 +33,7 @@ std::vector<std::vector<PlannedPeriod*>> BatchWriter::Batches(RollupPlan& plan) 
   for (PlannedPeriod& period : plan.periods) {
     if (period.kept) {
       runs.emplace_back();
-    } else if (!period.outcome.start || !rollup_.partition) {
+    } else if (!period.outcome.start || !build_.rollup.partition) {
       singles.push_back({&period});
     } else {
       runs.back().push_back(&period);
@@ -41,7 +41,7 @@ std::vector<std::vector<PlannedPeriod*>> BatchWriter::Batches(RollupPlan& plan) 
   }
   std::size_t todo = 0;
   for (const auto& run : runs) todo += run.size();
-  const std::size_t parallel = static_cast<std::size_t>(std::max(1, options_.parallel));
+  const std::size_t parallel = static_cast<std::size_t>(std::max(1, build_.options.parallel));
   const std::size_t size =
       std::clamp<std::size_t>((todo + parallel - 1) / parallel, 1, kMaxBatchPeriods);
   std::vector<std::vector<PlannedPeriod*>> batches;
@@ -62,12 +62,12 @@ void BatchWriter::WriteAll(RollupPlan& plan) {
   for (const auto& batch : batches) total_ += batch.size();
   std::atomic<std::size_t> next{0};
   const auto worker = [&] {
-    Result<std::unique_ptr<warehouse::Connection>> source = warehouse_.Connect();
-    Result<std::unique_ptr<warehouse::Connection>> engine = engine_.Connect();
-    if (source.ok()) watcher_.Register(source->get());
-    if (engine.ok()) watcher_.Register(engine->get());
+    Result<std::unique_ptr<warehouse::Connection>> source = build_.warehouse.Connect();
+    Result<std::unique_ptr<warehouse::Connection>> engine = build_.engine.Connect();
+    if (source.ok()) build_.watcher.Register(source->get());
+    if (engine.ok()) build_.watcher.Register(engine->get());
     for (std::size_t i = next++; i < batches.size(); i = next++) {
-      if (watcher_.cancelled()) {
+      if (build_.watcher.cancelled()) {
         for (PlannedPeriod* period : batches[i])
           Finish(*period, BuildInterrupted(), std::nullopt, 0);
         continue;
@@ -80,11 +80,11 @@ void BatchWriter::WriteAll(RollupPlan& plan) {
       }
       WriteBatch(batches[i], **source, **engine);
     }
-    if (source.ok()) watcher_.Unregister(source->get());
-    if (engine.ok()) watcher_.Unregister(engine->get());
+    if (source.ok()) build_.watcher.Unregister(source->get());
+    if (engine.ok()) build_.watcher.Unregister(engine->get());
   };
   const std::size_t threads =
-      std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1, options_.parallel)), 1,
+      std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1, build_.options.parallel)), 1,
                               std::max<std::size_t>(1, batches.size()));
   std::vector<std::thread> pool;
   for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
@@ -115,7 +115,7 @@ void BatchWriter::WriteBatch(const std::vector<PlannedPeriod*>& batch,
     if (batch.size() > 1) {  // one period's batch is exactly its rows
       file.period = {*period->outcome.start, *period->outcome.end};
     }
-    if (rollup_.partition) {  // an unpartitioned rollup's one file is the whole rollup
+    if (build_.rollup.partition) {  // an unpartitioned rollup's one file is the whole rollup
       file.entry.start = period->outcome.start;
       file.entry.end = period->outcome.end;
     }
@@ -123,7 +123,8 @@ void BatchWriter::WriteBatch(const std::vector<PlannedPeriod*>& batch,
     request.files.push_back(std::move(file));
   }
   Result<WrittenPeriods> written =
-      WritePeriods(model_, rollup_, warehouse_.dialect(), source, engine, store_, request, now_);
+      WritePeriods(build_.model, build_.rollup, build_.warehouse.dialect(), source, engine,
+                   build_.store, request, build_.now);
   if (!written.ok()) return fail(written.error());
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -148,7 +149,8 @@ void BatchWriter::Finish(PlannedPeriod& period, std::optional<Error> error,
     written_[&period] = *file;
   }
   ++done_;
-  if (options_.progress) options_.progress(rollup_.name, period.outcome, done_, total_);
+  if (build_.options.progress)
+    build_.options.progress(build_.rollup.name, period.outcome, done_, total_);
 }
 
 }  // namespace strata::rollup

@@ -28,23 +28,13 @@ double MillisSince(std::chrono::steady_clock::time_point start) {
 // writes (batch_writer.h), an append (append.h), the publish, the compaction and the collection.
 class RollupBuild {
  public:
-  RollupBuild(const semantic::SemanticModel& model, const semantic::Rollup& rollup,
-              warehouse::Warehouse& warehouse, warehouse::Warehouse& engine,
-              const RollupStore& store, const BuildOptions& options, UnixSeconds now,
-              warehouse::CancellationWatcher& watcher)
-      : watcher_(watcher),
-        model_(model),
-        rollup_(rollup),
-        warehouse_(warehouse),
-        engine_(engine),
-        store_(store),
-        options_(options),
-        now_(now),
-        policy_(model, rollup, warehouse, options, now) {}
+  explicit RollupBuild(const RollupBuildContext& build)
+      : build_(build),
+        policy_(build.model, build.rollup, build.warehouse, build.options, build.now) {}
 
   RollupOutcome Run() {
     const auto started = std::chrono::steady_clock::now();
-    outcome_.rollup = rollup_.name;
+    outcome_.rollup = build_.rollup.name;
     Status built = Build();
     outcome_.duration_ms = MillisSince(started);
     if (!built.ok() && !outcome_.error) outcome_.error = std::move(built).error();
@@ -55,11 +45,11 @@ class RollupBuild {
 
  private:
   Status Build() {
-    STRATA_ASSIGN_OR_RETURN(lock_, store_.LockForBuild(rollup_.name));
-    Result<std::optional<Manifest>> loaded = store_.Load(rollup_.name);
+    STRATA_ASSIGN_OR_RETURN(lock_, build_.store.LockForBuild(build_.rollup.name));
+    Result<std::optional<Manifest>> loaded = build_.store.Load(build_.rollup.name);
     std::optional<Manifest> previous = loaded.ok() ? std::move(*loaded) : std::nullopt;
-    const std::string hash = DefinitionHash(model_, rollup_);
-    const RefreshStart start = policy_.Start(previous, hash, store_);
+    const std::string hash = DefinitionHash(build_.model, build_.rollup);
+    const RefreshStart start = policy_.Start(previous, hash, build_.store);
     outcome_.reason = start.reason;
     if (start.skip) return Skip(*previous, *start.skip);
     bool full = start.full;
@@ -92,13 +82,12 @@ class RollupBuild {
   // Writes the plan's periods (batch_writer.h), then the append slice's bases, and publishes.
   Status WriteAndPublish(RollupPlan& plan, const std::string& hash,
                          const std::optional<Manifest>& previous) {
-    BatchWriter writer(model_, rollup_, warehouse_, engine_, store_, options_, now_, watcher_,
-                       append_to_);
+    BatchWriter writer(build_, append_to_);
     writer.WriteAll(plan);
     for (const PlannedPeriod& period : plan.periods) outcome_.periods.push_back(period.outcome);
     if (writer.error()) outcome_.error = writer.error();
     if (outcome_.error) return CollectAfterFailure();
-    if (watcher_.cancelled()) {
+    if (build_.watcher.cancelled()) {
       outcome_.error = BuildInterrupted();
       return OkStatus();
     }
@@ -121,14 +110,14 @@ class RollupBuild {
       return CollectAfterFailure();
     }
     outcome_.periods = appended->periods;
-    if (watcher_.cancelled()) {
+    if (build_.watcher.cancelled()) {
       outcome_.error = BuildInterrupted();
       return OkStatus();
     }
     Manifest manifest = previous;
     manifest.definition_hash = hash;
-    manifest.built_at = FormatIso8601(now_);
-    manifest.built_through = now_;
+    manifest.built_at = FormatIso8601(build_.now);
+    manifest.built_through = build_.now;
     manifest.freshness_marker = marker_;
     SetAppended(manifest, *appended);
     return PublishAndCompact(manifest);
@@ -165,17 +154,18 @@ class RollupBuild {
   }
 
   Status CollectAfterFailure() {
-    if (Result<GarbageReport> garbage = store_.CollectGarbage(lock_); garbage.ok()) {
+    if (Result<GarbageReport> garbage = build_.store.CollectGarbage(lock_); garbage.ok()) {
       outcome_.garbage = garbage->summary;
     }
     return OkStatus();
   }
 
   Status PublishAndCompact(const Manifest& manifest) {
-    STRATA_ASSIGN_OR_RETURN(outcome_.version, store_.Publish(lock_, manifest));
+    STRATA_ASSIGN_OR_RETURN(outcome_.version, build_.store.Publish(lock_, manifest));
     outcome_.rows = manifest.TotalRows();
-    if (rollup_.partition && rollup_.partition->compact) {
-      CompactionOutcome compacted = CompactLocked(model_, rollup_, engine_, store_, lock_, now_);
+    if (build_.rollup.partition && build_.rollup.partition->compact) {
+      CompactionOutcome compacted = CompactLocked(build_.model, build_.rollup, build_.engine,
+                                                  build_.store, lock_, build_.now);
       if (compacted.error) {
         outcome_.error = std::move(compacted.error);
         return OkStatus();
@@ -187,15 +177,16 @@ class RollupBuild {
   }
 
   Result<AppendedFiles> AppendLocked(const Manifest& previous, const AppendRequest& request) {
-    STRATA_ASSIGN_OR_RETURN(auto source, warehouse_.Connect());
-    STRATA_ASSIGN_OR_RETURN(auto engine, engine_.Connect());
-    watcher_.Register(source.get());
-    watcher_.Register(engine.get());
-    Result<AppendedFiles> appended = AppendToFiles(model_, rollup_, warehouse_.dialect(), *source,
-                                                   *engine, store_, previous, request, now_);
-    watcher_.Unregister(source.get());
-    watcher_.Unregister(engine.get());
-    if (!appended.ok() && watcher_.cancelled()) return BuildInterrupted();
+    STRATA_ASSIGN_OR_RETURN(auto source, build_.warehouse.Connect());
+    STRATA_ASSIGN_OR_RETURN(auto engine, build_.engine.Connect());
+    build_.watcher.Register(source.get());
+    build_.watcher.Register(engine.get());
+    Result<AppendedFiles> appended =
+        AppendToFiles(build_.model, build_.rollup, build_.warehouse.dialect(), *source, *engine,
+                      build_.store, previous, request, build_.now);
+    build_.watcher.Unregister(source.get());
+    build_.watcher.Unregister(engine.get());
+    if (!appended.ok() && build_.watcher.cancelled()) return BuildInterrupted();
     return appended;
   }
 
@@ -204,7 +195,7 @@ class RollupBuild {
   void Record() {
     if (!lock_.held()) return;
     RefreshRecord record;
-    record.at = FormatIso8601(now_);
+    record.at = FormatIso8601(build_.now);
     record.status = outcome_.status;
     record.reason = outcome_.error ? outcome_.error->message : outcome_.reason;
     record.marker = outcome_.marker;
@@ -229,19 +220,20 @@ class RollupBuild {
   Manifest NewManifest(const RollupPlan& plan, const std::string& hash,
                        const std::optional<Manifest>& previous, const BatchWriter& writer) {
     Manifest manifest;
-    manifest.rollup = rollup_.name;
+    manifest.rollup = build_.rollup.name;
     manifest.definition_hash = hash;
-    manifest.built_at = FormatIso8601(now_);
+    manifest.built_at = FormatIso8601(build_.now);
     // The watermark: a live_tail rollup holds the source rows before its open period (the
     // tail reads the rest); any other, the rows there were when it was built.
-    manifest.built_through = now_;
-    if (rollup_.live_tail) manifest.built_through = plan.range_end;
+    manifest.built_through = build_.now;
+    if (build_.rollup.live_tail) manifest.built_through = plan.range_end;
     manifest.freshness_marker = marker_;
-    if (rollup_.partition && rollup_.partition->append) manifest.append_marker = append_to_;
+    if (build_.rollup.partition && build_.rollup.partition->append)
+      manifest.append_marker = append_to_;
     manifest.range_start = plan.range_start;
     manifest.range_end = plan.range_end;
-    manifest.partition_by = rollup_.partition ? rollup_.partition->by : "";
-    manifest.time_dimension = semantic::RollupTimeDimension(rollup_).value_or("");
+    manifest.partition_by = build_.rollup.partition ? build_.rollup.partition->by : "";
+    manifest.time_dimension = semantic::RollupTimeDimension(build_.rollup).value_or("");
     manifest.columns = writer.columns();
     if (manifest.columns.empty() && previous) manifest.columns = previous->columns;
     for (const PlannedPeriod& period : plan.periods) {
@@ -254,14 +246,7 @@ class RollupBuild {
     return manifest;
   }
 
-  warehouse::CancellationWatcher& watcher_;
-  const semantic::SemanticModel& model_;
-  const semantic::Rollup& rollup_;
-  warehouse::Warehouse& warehouse_;
-  warehouse::Warehouse& engine_;
-  const RollupStore& store_;
-  const BuildOptions& options_;
-  const UnixSeconds now_;
+  const RollupBuildContext build_;
   const RefreshPolicy policy_;
   RollupOutcome outcome_;
   std::optional<std::string> marker_;
@@ -307,7 +292,7 @@ Result<BuildReport> BuildRollups(const semantic::SemanticModel& model,
       continue;
     }
     report.rollups.push_back(
-        RollupBuild(model, rollup, warehouse, engine, store, options, now, watcher).Run());
+        RollupBuild({model, rollup, warehouse, engine, store, options, now, watcher}).Run());
   }
   return report;
 }

@@ -25,23 +25,24 @@ namespace strata::rollup {
 // kInterrupted: the build was cancelled; nothing is published for the rollup.
 Error BuildInterrupted();
 
+// What one rollup's build works with (builder.cc). All of it outlives the build.
+struct RollupBuildContext {
+  const semantic::SemanticModel& model;
+  const semantic::Rollup& rollup;
+  warehouse::Warehouse& warehouse;
+  warehouse::Warehouse& engine;
+  const RollupStore& store;
+  const BuildOptions& options;
+  UnixSeconds now;
+  warehouse::CancellationWatcher& watcher;
+};
+
 class BatchWriter {
  public:
-  // `append_to`: a partition.append rollup's files are read through this marker. All must
-  // outlive the writer.
-  BatchWriter(const semantic::SemanticModel& model, const semantic::Rollup& rollup,
-              warehouse::Warehouse& warehouse, warehouse::Warehouse& engine,
-              const RollupStore& store, const BuildOptions& options, UnixSeconds now,
-              warehouse::CancellationWatcher& watcher, std::optional<std::string> append_to)
-      : model_(model),
-        rollup_(rollup),
-        warehouse_(warehouse),
-        engine_(engine),
-        store_(store),
-        options_(options),
-        now_(now),
-        watcher_(watcher),
-        append_to_(std::move(append_to)) {}
+  // `append_to`: a partition.append rollup's files are read through this marker. `build`
+  // must outlive the writer.
+  BatchWriter(const RollupBuildContext& build, std::optional<std::string> append_to)
+      : build_(build), append_to_(std::move(append_to)) {}
 
   // Writes every period of `plan` that is not kept; each period's outcome gets its status,
   // rows, bytes and duration (options.progress is called after each). Batches still to start
@@ -61,14 +62,7 @@ class BatchWriter {
   void Finish(PlannedPeriod& period, std::optional<Error> error, std::optional<ManifestFile> file,
               double duration_ms);
 
-  const semantic::SemanticModel& model_;
-  const semantic::Rollup& rollup_;
-  warehouse::Warehouse& warehouse_;
-  warehouse::Warehouse& engine_;
-  const RollupStore& store_;
-  const BuildOptions& options_;
-  const UnixSeconds now_;
-  warehouse::CancellationWatcher& watcher_;
+  const RollupBuildContext& build_;
   const std::optional<std::string> append_to_;
   std::mutex mutex_;  // guards written_, columns_, error_ and done_
   std::map<const PlannedPeriod*, ManifestFile> written_;
