@@ -13,7 +13,8 @@
 namespace strata {
 namespace {
 
-constexpr std::size_t kMaxRecordBytes = 4096;
+// Enough for any lock holder's record (a run lock's records the whole command line).
+constexpr std::size_t kMaxRecordBytes = 8192;
 
 bool WriteAll(int fd, std::string_view text) {
   while (!text.empty()) {

@@ -1,6 +1,7 @@
 // The file system as an interface (LevelDB's Env): the rollup store's own files (manifests,
-// locks, renames, fsync, garbage collection) go through one, so that a test can record the calls
-// or fail any one of them (base/testing/fault_env.h). Data files written by DuckDB (`COPY`) and
+// locks, renames, fsync, garbage collection) and the state store's run lock go through one, so
+// that a test can record the calls or fail any one of them (base/testing/fault_env.h). Lock files
+// with a holder record are base/file_lock.h. Data files written by DuckDB (`COPY`) and
 // SQLite's files do their own I/O.
 //
 // Every failure is kIo naming the action, the path and the OS's reason, with a hint. Env::Default
@@ -62,7 +63,7 @@ class Env {
   // Replaces the whole content of the open file `fd` with `text` (best effort, for records that
   // only improve messages: false on failure, errno set).
   virtual bool RewriteRecord(int fd, std::string_view text) = 0;
-  // Up to 4 KiB of the open file `fd` from its start.
+  // Up to 8 KiB of the open file `fd` from its start.
   virtual std::string ReadRecord(int fd) = 0;
   // close(2); a negative fd is ignored.
   virtual void CloseFd(int fd) = 0;

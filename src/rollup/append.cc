@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <set>
 
-#include "rollup/internal/period_writer.h"
+#include "rollup/internal/parquet_file.h"
+#include "rollup/internal/stored_rows.h"
 #include "rollup/periods.h"
 #include "semantic/query.h"
 
@@ -18,11 +18,6 @@ constexpr sql::Dialect kEngine = sql::Dialect::kDuckDb;
 constexpr UnixSeconds kDay = 86400;
 
 std::string Q(std::string_view name) { return sql::QuoteIdentifier(name, kEngine); }
-
-double MillisSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
-}
 
 std::string TimestampLiteral(UnixSeconds t) { return "TIMESTAMP '" + FormatSqlTimestamp(t) + "'"; }
 
@@ -87,12 +82,6 @@ std::string ValuesSubquery(const std::vector<std::string>& keys, const std::stri
          ")";
 }
 
-std::string OrderBy(const semantic::Rollup& rollup) {
-  std::string order;
-  for (const std::string& path : rollup.sort_by) order += (order.empty() ? "" : ", ") + Q(path);
-  return order.empty() ? "" : " ORDER BY " + order;
-}
-
 }  // namespace
 
 Result<std::string> MergeStoredRows(const semantic::SemanticModel& model,
@@ -131,7 +120,7 @@ Result<std::string> MergeStoredRows(const semantic::SemanticModel& model,
     group += (k == 0 ? " GROUP BY " : ", ") + Q("m") + "." + Q(keys[k]);
   }
   return "SELECT " + select + " FROM " + relation + " AS " + Q("m") + joins + group +
-         OrderBy(rollup);
+         SortClause(rollup);
 }
 
 namespace {
@@ -384,31 +373,15 @@ class Append {
   // Writes the merged rows of `relation` as a file of `span` (nullopt: the NULL-time file).
   Result<ManifestFile> Write(const std::string& label, std::optional<Period> span,
                              const std::string& relation) {
-    const auto started = std::chrono::steady_clock::now();
     STRATA_ASSIGN_OR_RETURN(const std::string select,
                             MergeStoredRows(model_, rollup_, previous_.columns, relation));
-    STRATA_ASSIGN_OR_RETURN(const std::filesystem::path path,
-                            store_.NewFilePath(rollup_.name, label));
-    STRATA_ASSIGN_OR_RETURN(
-        const warehouse::QueryResult copied,
-        engine_.Execute("COPY (" + select + ") TO " + sql::QuoteString(path.string(), kEngine) +
-                        " (FORMAT parquet)"));
-    STRATA_ASSIGN_OR_RETURN(const FileDigest digest, ChecksumFile(path));
-    ManifestFile file;
+    ManifestFile entry;
     if (span) {
-      file.start = span->first;
-      file.end = span->second;
+      entry.start = span->first;
+      entry.end = span->second;
     }
-    file.null_time = !span;
-    file.path = path.filename().string();
-    file.rows = copied.row_count() == 1
-                    ? std::stoll(warehouse::ValueToString(copied.columns.at(0).values.at(0)))
-                    : 0;
-    file.bytes = digest.bytes;
-    file.checksum = digest.checksum;
-    file.build_ms = MillisSince(started);
-    file.built_at = FormatIso8601(now_);
-    return file;
+    entry.null_time = !span;
+    return WriteParquetFile(engine_, store_, rollup_.name, label, select, std::move(entry), now_);
   }
 
   void Push(const ManifestFile& file, const std::string& status, double ms) {

@@ -29,6 +29,12 @@
 // that rollup; its new files are garbage for the next collection) and is reported; other
 // rollups still build. A held build lock is a failure of that rollup.
 //
+// Where it is: builder.cc runs each rollup's build and executes it (write, append, publish,
+// compact, collect, record); internal/refresh_policy.h decides (due, markers, skips, full or
+// append); internal/period_plan.h plans the periods; internal/batch_writer.h writes them in
+// parallel batches, each one internal/period_writer.h; every data file is written by
+// internal/parquet_file.h.
+//
 // Thread safety: BuildRollups runs up to `parallel` batches at once (the periods are split into
 // at least that many batches when there are enough), each with its own warehouse and engine
 // connection; the warehouse must allow that many connections.

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "rollup/definition.h"
+#include "rollup/internal/parquet_file.h"
 #include "rollup/periods.h"
 #include "semantic/query.h"
 
@@ -36,47 +37,23 @@ UnixSeconds EndedBefore(const semantic::Rollup& rollup, const Manifest& manifest
   return cutoff;
 }
 
-std::string OrderBy(const semantic::Rollup& rollup) {
-  std::string order;
-  for (const std::string& path : rollup.sort_by) {
-    order += (order.empty() ? "" : ", ") + sql::QuoteIdentifier(path, kEngine);
-  }
-  return order.empty() ? "" : " ORDER BY " + order;
-}
-
 // Writes the merged file of `group` (adjacent files, in order) and returns its manifest entry.
 Result<ManifestFile> Merge(const semantic::Rollup& rollup,
                            const std::vector<const ManifestFile*>& group,
                            warehouse::Connection& engine, const RollupStore& store,
                            UnixSeconds now) {
-  const auto started = std::chrono::steady_clock::now();
-  const ManifestFile& first = *group.front();
-  const ManifestFile& last = *group.back();
-  STRATA_ASSIGN_OR_RETURN(const std::filesystem::path path,
-                          store.NewFilePath(rollup.name, PeriodLabel(*first.start)));
   std::string list;
-  std::int64_t rows = 0;
   for (const ManifestFile* file : group) {
     list += (list.empty() ? "" : ", ") +
             sql::QuoteString((store.FolderOf(rollup.name) / file->path).string(), kEngine);
-    rows += file->rows;
   }
-  STRATA_ASSIGN_OR_RETURN(
-      const warehouse::QueryResult copied,
-      engine.Execute("COPY (SELECT * FROM read_parquet([" + list + "])" + OrderBy(rollup) +
-                     ") TO " + sql::QuoteString(path.string(), kEngine) + " (FORMAT parquet)"));
-  (void)copied;
-  STRATA_ASSIGN_OR_RETURN(const FileDigest digest, ChecksumFile(path));
   ManifestFile merged;
-  merged.start = first.start;
-  merged.end = last.end;
-  merged.path = path.filename().string();
-  merged.rows = rows;
-  merged.bytes = digest.bytes;
-  merged.checksum = digest.checksum;
-  merged.build_ms = MillisSince(started);
-  merged.built_at = FormatIso8601(now);
-  return merged;
+  merged.start = group.front()->start;
+  merged.end = group.back()->end;
+  const std::string label = PeriodLabel(*merged.start);
+  return WriteParquetFile(engine, store, rollup.name, label,
+                          "SELECT * FROM read_parquet([" + list + "])" + SortClause(rollup),
+                          std::move(merged), now);
 }
 
 // Merges the files of `group` into one (added to `files`); when one of them has an append base,

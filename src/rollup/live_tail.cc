@@ -4,7 +4,7 @@
 
 #include <utility>
 
-#include "rollup/internal/period_writer.h"
+#include "rollup/internal/stored_rows.h"
 #include "semantic/rollup_sql.h"
 
 namespace strata::rollup {

@@ -64,21 +64,17 @@ std::string CompactStamp(UnixSeconds seconds) {
 }
 
 std::string HolderRecord() {
-  return fmt::format("pid={}\nstarted_at={}\n", getpid(), FormatIso8601(SystemClock().Now()));
+  return FormatLockRecord(
+      {{"pid", std::to_string(getpid())}, {"started_at", FormatIso8601(SystemClock().Now())}});
 }
 
 // "pid 123 (since 2026-...)" from a holder record, or a neutral phrase.
 std::string DescribeHolder(const std::string& record) {
   std::string pid;
   std::string since;
-  std::size_t position = 0;
-  while (position < record.size()) {
-    std::size_t end = record.find('\n', position);
-    if (end == std::string::npos) break;  // an unfinished line is being written
-    const std::string_view line(record.data() + position, end - position);
-    if (line.starts_with("pid=")) pid = line.substr(4);
-    if (line.starts_with("started_at=")) since = line.substr(11);
-    position = end + 1;
+  for (const auto& [key, value] : ParseLockRecord(record)) {
+    if (key == "pid") pid = value;
+    if (key == "started_at") since = value;
   }
   if (pid.empty()) return "another build (its pid is not recorded yet)";
   std::string text = "pid " + pid;
@@ -234,32 +230,6 @@ Result<FileDigest> ChecksumFile(const std::filesystem::path& path) {
   return digest;
 }
 
-BuildLock::BuildLock(BuildLock&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)),
-      env_(other.env_),
-      rollup_(std::move(other.rollup_)),
-      folder_(std::move(other.folder_)) {}
-
-BuildLock& BuildLock::operator=(BuildLock&& other) noexcept {
-  if (this != &other) {
-    Release();
-    fd_ = std::exchange(other.fd_, -1);
-    env_ = other.env_;
-    rollup_ = std::move(other.rollup_);
-    folder_ = std::move(other.folder_);
-  }
-  return *this;
-}
-
-BuildLock::~BuildLock() { Release(); }
-
-void BuildLock::Release() {
-  if (fd_ < 0) return;
-  env_->RewriteRecord(fd_, "");  // best effort: only a contender's message depends on it
-  env_->CloseFd(fd_);            // releases the flock: this description is its only holder
-  fd_ = -1;
-}
-
 ReaderLease::ReaderLease(ReaderLease&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
       env_(other.env_),
@@ -321,17 +291,11 @@ Result<BuildLock> RollupStore::LockForBuild(std::string_view rollup) const {
   const std::filesystem::path folder = FolderOf(rollup);
   STRATA_TRY(env_->CreateFolders(folder));
   const std::filesystem::path path = folder / kBuildLockName;
-  STRATA_ASSIGN_OR_RETURN(int fd, env_->OpenLockFile(path));
-  Result<bool> taken = env_->TryLock(fd, Env::LockMode::kExclusive, path);
-  if (!taken.ok() || !*taken) {
-    Error failure =
-        taken.ok() ? LockedError(rollup, path, env_->ReadRecord(fd)) : std::move(taken).error();
-    env_->CloseFd(fd);
-    return failure;
-  }
-  BuildLock lock(fd, *env_, std::string(rollup), folder);
-  if (!env_->RewriteRecord(fd, HolderRecord())) return IoError("write build lock", path, errno);
-  return lock;
+  STRATA_ASSIGN_OR_RETURN(
+      FileLock lock, AcquireFileLock(*env_, path, HolderRecord(), [&](const std::string& record) {
+        return LockedError(rollup, path, record);
+      }));
+  return BuildLock(std::move(lock), std::string(rollup), folder);
 }
 
 Result<std::int64_t> RollupStore::Publish(const BuildLock& lock, Manifest manifest) const {

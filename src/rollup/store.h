@@ -3,7 +3,7 @@
 //
 //   <store>/<rollup>/manifest.json        the current version (rollup/manifest.h)
 //   <store>/<rollup>/<label>-<stamp>-<pid>-<n>-<random>.parquet   data files, never reused names
-//   <store>/<rollup>/.lock                the build lock (exclusive flock; holder pid inside)
+//   <store>/<rollup>/.lock                the build lock (base/file_lock.h; holder pid inside)
 //   <store>/<rollup>/.readers             the reader lock (shared flock per reader lease)
 //
 // A build:
@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "base/env.h"
+#include "base/file_lock.h"
 #include "base/result.h"
 #include "project/project.h"
 #include "rollup/manifest.h"
@@ -77,26 +78,25 @@ Result<FileDigest> ChecksumFile(const std::filesystem::path& path);
 class BuildLock {
  public:
   BuildLock() = default;  // holds nothing
-  BuildLock(BuildLock&& other) noexcept;
-  BuildLock& operator=(BuildLock&& other) noexcept;
+  BuildLock(BuildLock&& other) noexcept = default;
+  BuildLock& operator=(BuildLock&& other) noexcept = default;
   BuildLock(const BuildLock&) = delete;
   BuildLock& operator=(const BuildLock&) = delete;
-  ~BuildLock();
+  ~BuildLock() = default;
 
-  bool held() const { return fd_ >= 0; }
+  bool held() const { return lock_.held(); }
   const std::string& rollup() const { return rollup_; }
   // The locked rollup's folder (RollupStore::FolderOf of the store that took the lock).
   const std::filesystem::path& folder() const { return folder_; }
   // The file system the lock was taken through (the store's Env).
-  Env& env() const { return *env_; }
-  void Release();
+  Env& env() const { return lock_.env(); }
+  void Release() { lock_.Release(); }
 
  private:
   friend class RollupStore;
-  BuildLock(int fd, Env& env, std::string rollup, std::filesystem::path folder)
-      : fd_(fd), env_(&env), rollup_(std::move(rollup)), folder_(std::move(folder)) {}
-  int fd_ = -1;
-  Env* env_ = &Env::Default();
+  BuildLock(FileLock lock, std::string rollup, std::filesystem::path folder)
+      : lock_(std::move(lock)), rollup_(std::move(rollup)), folder_(std::move(folder)) {}
+  FileLock lock_;  // base/file_lock.h: the flock and the holder record
   std::string rollup_;
   std::filesystem::path folder_;
 };

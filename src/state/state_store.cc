@@ -136,21 +136,22 @@ std::optional<PartitionStatus> ParsePartitionStatus(std::string_view name) {
 }
 
 StateStore::StateStore(std::unique_ptr<internal::Database> database, std::string path,
-                       const Clock& clock)
-    : path_(std::move(path)), clock_(clock), database_(std::move(database)) {}
+                       const Clock& clock, Env& env)
+    : path_(std::move(path)), clock_(clock), env_(env), database_(std::move(database)) {}
 
 StateStore::~StateStore() = default;
 
-Result<std::unique_ptr<StateStore>> StateStore::Open(const std::string& path, const Clock& clock) {
+Result<std::unique_ptr<StateStore>> StateStore::Open(const std::string& path, const Clock& clock,
+                                                     Env& env) {
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<internal::Database> database,
                           internal::Database::Open(path));
   STRATA_TRY(internal::Migrate(*database));
-  return std::unique_ptr<StateStore>(new StateStore(std::move(database), path, clock));
+  return std::unique_ptr<StateStore>(new StateStore(std::move(database), path, clock, env));
 }
 
 Result<std::unique_ptr<StateStore>> StateStore::OpenForReading(const std::string& path,
-                                                               const Clock& clock) {
-  Result<std::unique_ptr<StateStore>> writable = Open(path, clock);
+                                                               const Clock& clock, Env& env) {
+  Result<std::unique_ptr<StateStore>> writable = Open(path, clock, env);
   std::error_code missing;
   if (writable.ok() || writable.error().code != ErrorCode::kIo ||
       !std::filesystem::exists(path, missing)) {
@@ -164,7 +165,7 @@ Result<std::unique_ptr<StateStore>> StateStore::OpenForReading(const std::string
   }
   // Migrate writes nothing when the schema is the newest; an older one cannot be migrated here.
   STRATA_TRY(internal::Migrate(**database));
-  return std::unique_ptr<StateStore>(new StateStore(std::move(database).value(), path, clock));
+  return std::unique_ptr<StateStore>(new StateStore(std::move(database).value(), path, clock, env));
 }
 
 Result<RunLock> StateStore::AcquireRunLock(const std::string& run_id, const std::string& command) {
@@ -173,7 +174,7 @@ Result<RunLock> StateStore::AcquireRunLock(const std::string& run_id, const std:
   holder.run_id = run_id;
   holder.command = command;
   holder.started_at = clock_.Now();
-  return state::AcquireRunLock(lock_path(), holder);
+  return state::AcquireRunLock(lock_path(), holder, env_);
 }
 
 Status StateStore::UpsertPartitions(const std::vector<PartitionRecord>& records) {

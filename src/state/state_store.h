@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/env.h"
 #include "base/result.h"
 #include "base/time.h"
 #include "state/run_lock.h"
@@ -93,18 +94,21 @@ class StateStore {
  public:
   // Opens or creates the SQLite file at `path` (creating parent directories), sets WAL mode,
   // busy_timeout and synchronous=NORMAL, and migrates the schema to the newest version.
-  // `clock` stamps lock records and recovered partitions; it must outlive the store.
+  // `clock` stamps lock records and recovered partitions; the run lock goes through `env`
+  // (SQLite does its own I/O); both must outlive the store and its locks.
   // Errors: kStateSchema when the file was written by a newer strata (hint: upgrade);
   // kIo when the file or its directory cannot be created, opened or read; kStateStore for
   // anything else SQLite refuses (e.g. the file is not a database). Messages name the path.
   static Result<std::unique_ptr<StateStore>> Open(const std::string& path,
-                                                  const Clock& clock = SystemClock());
+                                                  const Clock& clock = SystemClock(),
+                                                  Env& env = Env::Default());
   // For commands that only read (`strata partitions`): Open, or, when that fails with kIo on an
   // existing file (a read-only checkout, another user's project, a read-only mount), the file
   // opened read-only (internal::Database::OpenReadOnly), whose schema must then be the newest.
   // Writes through a read-only store fail with kIo.
   static Result<std::unique_ptr<StateStore>> OpenForReading(const std::string& path,
-                                                            const Clock& clock = SystemClock());
+                                                            const Clock& clock = SystemClock(),
+                                                            Env& env = Env::Default());
 
   StateStore(const StateStore&) = delete;
   StateStore& operator=(const StateStore&) = delete;
@@ -179,7 +183,8 @@ class StateStore {
   Result<std::optional<std::string>> LoadPlan(const std::string& plan_id);
 
  private:
-  StateStore(std::unique_ptr<internal::Database> database, std::string path, const Clock& clock);
+  StateStore(std::unique_ptr<internal::Database> database, std::string path, const Clock& clock,
+             Env& env);
   // The row writes of UpsertPartitions / RecordRunPartitions. REQUIRES: mutex_ held, inside a
   // transaction.
   Status WritePartitions(const std::vector<PartitionRecord>& records);
@@ -187,6 +192,7 @@ class StateStore {
 
   const std::string path_;
   const Clock& clock_;
+  Env& env_;          // the run lock's file system
   std::mutex mutex_;  // guards database_
   std::unique_ptr<internal::Database> database_;
 };

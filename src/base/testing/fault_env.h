@@ -79,6 +79,10 @@ class FaultEnv final : public Env {
     return base_.TryLock(fd, mode, path);
   }
   bool RewriteRecord(int fd, std::string_view text) override {
+    if (!Enter("RewriteRecord", "fd" + std::to_string(fd)).ok()) {  // it has no path
+      errno = error_number_;
+      return false;
+    }
     return base_.RewriteRecord(fd, text);
   }
   std::string ReadRecord(int fd) override { return base_.ReadRecord(fd); }
