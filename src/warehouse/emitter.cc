@@ -426,6 +426,14 @@ Result<std::string> Emitter::PartitionRowCounts(const TableName& target,
       BuiltIn("count"), QualifiedName(target), WindowPredicate(time_column, range));
 }
 
+Result<std::string> Emitter::DescribeQuery(std::string_view select) const {
+  if (dialect_ != sql::Dialect::kDuckDb) {
+    return MakeError(ErrorCode::kWarehouseUnsupported,
+                     fmt::format("{} cannot describe a query", sql::DialectName(dialect_)));
+  }
+  return "DESCRIBE " + std::string(select);
+}
+
 std::string Emitter::Rollback() const {
   return CapabilitiesOf(dialect_).session_transactions ? "ROLLBACK" : "";
 }

@@ -152,6 +152,10 @@ class Emitter {
   // kPlanStale as above; kWarehouse when `columns` is empty.
   Result<std::string> BindInsertColumns(const TableName& target, std::string_view unbound_insert,
                                         const std::vector<std::string>& columns) const;
+  // A statement whose rows describe `select`'s output columns, one row each: (name, type name,
+  // ...) in column order, without running it. DuckDB: DESCRIBE <select>. kWarehouseUnsupported
+  // where the warehouse cannot describe a query.
+  Result<std::string> DescribeQuery(std::string_view select) const;
   // Creates the schema if needed and the table from the model SQL compiled over an empty window;
   // never replaces an existing table (a plain CREATE TABLE fails if one appeared meanwhile; no
   // dialect uses IF NOT EXISTS). Snowflake, Databricks, BigQuery and Trino qualify the schema

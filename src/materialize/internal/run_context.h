@@ -1,5 +1,6 @@
 // What the threads of one run share, and the work each kind of task does. Private to the runner:
-// runner.cc builds the task graph (internal/task_graph.h); run_tasks.cc holds the tasks.
+// runner.cc builds the task graph (internal/task_graph.h); the tasks are one file per job
+// (target_setup.cc, batch_task.cc, whole_model_tasks.cc, skip_tasks.cc).
 #pragma once
 
 #include <atomic>
@@ -120,7 +121,7 @@ bool StopsRun(const Error& error);
 // batch's outcome.
 Status FlushDeferredState(RunContext& run, std::size_t worker);
 
-// The tasks (run_tasks.cc). Each returns kFailed for work that did not succeed (recorded in the
+// The tasks. Each returns kFailed for work that did not succeed (recorded in the
 // report and the state store); an error only when the run must stop (StopsRun), after adding it
 // to the report itself and setting RunContext::stopped.
 Result<TaskOutcome> RunUnrunnable(RunContext& run, const Task& task);

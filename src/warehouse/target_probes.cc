@@ -1,0 +1,46 @@
+#include "warehouse/target_probes.h"
+
+#include <charconv>
+#include <string>
+
+namespace strata::warehouse {
+
+Result<std::vector<Column>> DescribeQueryColumns(Connection& connection, const Emitter& emitter,
+                                                 std::string_view select) {
+  STRATA_ASSIGN_OR_RETURN(std::string describe, emitter.DescribeQuery(select));
+  STRATA_ASSIGN_OR_RETURN(QueryResult described, connection.Execute(describe));
+  std::vector<Column> columns;
+  if (described.columns.size() < 2) return columns;
+  for (std::size_t row = 0; row < described.row_count(); ++row) {
+    Column column;
+    column.name = ValueToString(described.columns[0].values[row]);
+    column.type_name = ValueToString(described.columns[1].values[row]);
+    columns.push_back(std::move(column));
+  }
+  return columns;
+}
+
+Result<RowHash> ChooseRowHash(Connection& connection, const Emitter& emitter,
+                              const TableName& target) {
+  if (!emitter.ChoosesRowHash()) return RowHash::kText;
+  STRATA_ASSIGN_OR_RETURN(QueryResult shown, connection.Execute("SHOW server_version_num"));
+  int version = 0;
+  const std::string text = shown.row_count() == 1 && shown.columns.size() == 1
+                               ? ValueToString(shown.columns[0].values[0])
+                               : std::string();
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), version);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
+    return RowHash::kText;
+  }
+  STRATA_ASSIGN_OR_RETURN(std::vector<Column> columns, connection.DescribeTable(target));
+  if (PostgresRowHash(version, columns) == RowHash::kText) {
+    return RowHash::kText;
+  }
+  STRATA_ASSIGN_OR_RETURN(std::string sql, emitter.NondeterministicCollations(target));
+  STRATA_ASSIGN_OR_RETURN(QueryResult counted, connection.Execute(sql));
+  const bool deterministic = counted.row_count() == 1 && counted.columns.size() == 1 &&
+                             ValueToString(counted.columns[0].values[0]) == "0";
+  return PostgresRowHash(version, columns, deterministic);
+}
+
+}  // namespace strata::warehouse
