@@ -40,10 +40,10 @@ class RangeWriter {
     }
   }
 
-  // The insert of the model's SELECT compiled for `range`, as the plan makes a batch's.
-  Result<std::string> FusedSql(const Window& range) const {
-    STRATA_ASSIGN_OR_RETURN(std::string select,
-                            CompileModelSql(run_.project, model_, emitter_, range));
+  // The insert of the model's SELECT for `range` (PlannedModel::fused_select), as the plan makes
+  // a batch's.
+  Result<std::string> FusedSql(const std::string& fused_select, const Window& range) const {
+    STRATA_ASSIGN_OR_RETURN(std::string select, WindowSql(fused_select, emitter_, range));
     STRATA_ASSIGN_OR_RETURN(
         warehouse::PartitionOverwrite statements,
         emitter_.Overwrite(target_, model_.time_interval->time_column, range, select));
@@ -75,8 +75,9 @@ class RangeWriter {
         batches_.begin() + static_cast<std::ptrdiff_t>(end));
     const std::optional<double> rows_per_key = MeanRowsPerPartition();
     FusedInsert fused;
-    if (model_run_.window_separable)
-      fused = [this](const Window& range) { return FusedSql(range); };
+    if (const std::optional<std::string>& select = model_run_.planned->fused_select) {
+      fused = [this, &select](const Window& range) { return FusedSql(*select, range); };
+    }
     std::optional<Error> error = WithRetries(
         run_, worker_,
         [&](warehouse::Connection& connection) -> std::optional<Error> {

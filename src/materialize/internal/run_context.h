@@ -48,10 +48,6 @@ struct ModelRun {
   PartitionCost cost;                 // from Computed state, then from this run's commits
   // How the batches' checksums hash a row (PostgreSQL: chosen by the setup for the target).
   warehouse::RowHash row_hash = warehouse::RowHash::kText;
-  // Where the dialect groups batches (Emitter::SupportsGrouped) and the model is proven
-  // window-separable (compiler::WindowSeparable): a grouped transaction reads one SELECT over
-  // its range (WriteTransaction's `fused`).
-  bool window_separable = false;
 };
 
 // A worker's state-store writes held back until its next transaction starts: the rows of the
