@@ -20,7 +20,7 @@ std::vector<std::size_t> TakeGroup(RunContext& run, const Task& task, TaskGroup&
     std::lock_guard<std::mutex> lock(run.mutex);
     cap = MaxGroupPartitions(run.project.config.run.batching, !first.statements.begin.empty(),
                              model_run.cost, model_run.summary.partitions_planned,
-                             run.options.parallel, GroupLimitsFor(run.emitter.dialect()));
+                             run.options.parallel, GroupLimitsFor(run.emitter.capabilities()));
   }
   int partitions = static_cast<int>(first.keys.size());
   for (std::size_t b = task.batch + 1; b < work.batches.size(); ++b) {

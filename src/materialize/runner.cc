@@ -12,6 +12,7 @@
 
 #include "materialize/internal/run_context.h"
 #include "materialize/model_sql.h"
+#include "warehouse/registry.h"
 
 namespace strata::materialize {
 
@@ -33,6 +34,20 @@ Result<warehouse::Connection*> RunContext::ConnectionFor(std::size_t worker) {
     STRATA_ASSIGN_OR_RETURN(connections[worker], warehouse.Connect());
   }
   return connections[worker].get();
+}
+
+Result<warehouse::Capabilities> RunContext::TargetCapabilities(warehouse::Connection& connection) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (discovered) return *discovered;
+  }
+  // Discovered outside the lock: a round trip to the warehouse. Two workers may both ask; both
+  // learn the same.
+  STRATA_ASSIGN_OR_RETURN(warehouse::Capabilities capabilities,
+                          warehouse::DiscoverCapabilities(connection, emitter.capabilities()));
+  std::lock_guard<std::mutex> lock(mutex);
+  discovered = capabilities;
+  return capabilities;
 }
 
 int PlannedPartitions(const PlannedModel& planned) {
@@ -277,7 +292,8 @@ Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
                  {},
                  {},
                  0,
-                 0};
+                 0,
+                 std::nullopt};
   state::RunRecord record;
   record.run_id = run.run_id;
   record.started_at = options.clock->Now();

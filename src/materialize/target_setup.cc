@@ -141,6 +141,15 @@ Result<PlannedModel> BindInsertColumns(warehouse::Connection& connection,
   return bound;
 }
 
+// How the target's checksums hash a row, by what the target can do (its discovered
+// capabilities) and its columns.
+Result<warehouse::RowHash> ChooseRowHash(RunContext& run, warehouse::Connection& connection,
+                                         const PlannedModel& planned) {
+  STRATA_ASSIGN_OR_RETURN(warehouse::Capabilities capabilities, run.TargetCapabilities(connection));
+  return warehouse::ChooseRowHash(connection, warehouse::Emitter(capabilities),
+                                  ToTableName(planned.model->target));
+}
+
 }  // namespace
 
 Result<TaskOutcome> RunSetup(RunContext& run, std::size_t worker, const Task& task) {
@@ -160,8 +169,7 @@ Result<TaskOutcome> RunSetup(RunContext& run, std::size_t worker, const Task& ta
           }
         }
         if (run.emitter.ChoosesRowHash()) {
-          Result<warehouse::RowHash> row_hash =
-              warehouse::ChooseRowHash(connection, run.emitter, ToTableName(planned.model->target));
+          Result<warehouse::RowHash> row_hash = ChooseRowHash(run, connection, planned);
           if (!row_hash.ok()) {
             Error error = std::move(row_hash).error();
             error.Note("while choosing how " + planned.model->name +

@@ -39,22 +39,38 @@ Result<std::int64_t> LoadIncrement(RunContext& run, warehouse::Connection& conne
   return rows;
 }
 
-}  // namespace
-
-Result<TaskOutcome> RunIncremental(RunContext& run, std::size_t worker, const Task& task) {
+// The frame of a whole-model task: reported not started after an interrupt; else `attempt`
+// (which fills the materialization and returns the error of a failed attempt) with retries,
+// timed, and its outcome recorded.
+template <typename Attempt>
+Result<TaskOutcome> RunWholeModelTask(RunContext& run, std::size_t worker, const Task& task,
+                                      Attempt attempt) {
   ModelRun& model_run = run.models[task.model];
-  const PlannedModel& planned = *model_run.planned;
-  const project::Model& model = *planned.model;
   if (run.watcher.cancelled()) {
     ReportNotStartedByInterrupt(run, model_run, task);
     return TaskOutcome::kFailed;
   }
-  Materialization m = WholeModelMaterialization(model);
-  const warehouse::TableName target = ToTableName(model.target);
+  Materialization m = WholeModelMaterialization(*model_run.planned->model);
   const std::int64_t started = MonotonicMillis();
   std::optional<Error> error = WithRetries(
       run, worker,
       [&](warehouse::Connection& connection) -> std::optional<Error> {
+        return attempt(connection, m);
+      },
+      m.attempts, m.retries);
+  m.duration_ms = MonotonicMillis() - started;
+  return FinishWholeModel(run, model_run, std::move(m), error);
+}
+
+}  // namespace
+
+Result<TaskOutcome> RunIncremental(RunContext& run, std::size_t worker, const Task& task) {
+  const PlannedModel& planned = *run.models[task.model].planned;
+  const project::Model& model = *planned.model;
+  const warehouse::TableName target = ToTableName(model.target);
+  return RunWholeModelTask(
+      run, worker, task,
+      [&](warehouse::Connection& connection, Materialization& m) -> std::optional<Error> {
         Result<bool> exists = connection.TableExists(target);
         if (!exists.ok()) return std::move(exists).error();
         if (*exists && planned.incremental) {
@@ -81,33 +97,22 @@ Result<TaskOutcome> RunIncremental(RunContext& run, std::size_t worker, const Ta
                           ? std::nullopt
                           : std::optional<std::string>(warehouse::ValueToString(value));
         return std::nullopt;
-      },
-      m.attempts, m.retries);
-  m.duration_ms = MonotonicMillis() - started;
-  return FinishWholeModel(run, model_run, std::move(m), error);
+      });
 }
 
 Result<TaskOutcome> RunWholeModel(RunContext& run, std::size_t worker, const Task& task) {
-  ModelRun& model_run = run.models[task.model];
-  const PlannedModel& planned = *model_run.planned;
+  const PlannedModel& planned = *run.models[task.model].planned;
   const project::Model& model = *planned.model;
-  if (run.watcher.cancelled()) {
-    ReportNotStartedByInterrupt(run, model_run, task);
-    return TaskOutcome::kFailed;
-  }
-  Materialization m = WholeModelMaterialization(model);
-  const std::int64_t started = MonotonicMillis();
-  std::optional<std::int64_t> row_count;
-  std::optional<Error> error = WithRetries(
-      run, worker,
-      [&](warehouse::Connection& connection) -> std::optional<Error> {
+  return RunWholeModelTask(
+      run, worker, task,
+      [&](warehouse::Connection& connection, Materialization& m) -> std::optional<Error> {
         if (std::optional<Error> failed = ExecuteAll(run, connection, planned.statements)) {
           return failed;
         }
         if (model.strategy == project::StrategyKind::kFullRefresh) {
           auto count = connection.Execute(run.emitter.RowCountQuery(ToTableName(model.target)));
           if (count.ok()) {
-            row_count = std::get<std::int64_t>(count->columns[0].values[0]);
+            m.row_count = std::get<std::int64_t>(count->columns[0].values[0]);
           } else if (StopsRun(count.error())) {
             // The build committed, but the warehouse can no longer be used (a poisoned DuckDB):
             // report it and stop, rather than call the run a success. The rebuild is idempotent.
@@ -115,15 +120,7 @@ Result<TaskOutcome> RunWholeModel(RunContext& run, std::size_t worker, const Tas
           }
         }
         return std::nullopt;
-      },
-      m.attempts, m.retries);
-  m.duration_ms = MonotonicMillis() - started;
-  m.row_count = row_count;
-  return FinishWholeModel(run, model_run, std::move(m), error);
+      });
 }
 
-// A model that could not be compiled: each selected partition is reported Failed with the error
-// in the run's document. Nothing reached the warehouse, so the state store is left as it was: a
-// Computed partition stays Computed (its rows are still there), and --missing still finds every
-// partition that is not.
 }  // namespace strata::materialize

@@ -1,6 +1,5 @@
 #include "warehouse/target_probes.h"
 
-#include <charconv>
 #include <string>
 
 namespace strata::warehouse {
@@ -22,25 +21,16 @@ Result<std::vector<Column>> DescribeQueryColumns(Connection& connection, const E
 
 Result<RowHash> ChooseRowHash(Connection& connection, const Emitter& emitter,
                               const TableName& target) {
-  if (!emitter.ChoosesRowHash()) return RowHash::kText;
-  STRATA_ASSIGN_OR_RETURN(QueryResult shown, connection.Execute("SHOW server_version_num"));
-  int version = 0;
-  const std::string text = shown.row_count() == 1 && shown.columns.size() == 1
-                               ? ValueToString(shown.columns[0].values[0])
-                               : std::string();
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), version);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
+  if (!emitter.ChoosesRowHash() || !emitter.capabilities().row_hash_by_columns) {
     return RowHash::kText;
   }
   STRATA_ASSIGN_OR_RETURN(std::vector<Column> columns, connection.DescribeTable(target));
-  if (PostgresRowHash(version, columns) == RowHash::kText) {
-    return RowHash::kText;
-  }
+  if (PostgresRowHash(kPostgresRecordHashVersion, columns) == RowHash::kText) return RowHash::kText;
   STRATA_ASSIGN_OR_RETURN(std::string sql, emitter.NondeterministicCollations(target));
   STRATA_ASSIGN_OR_RETURN(QueryResult counted, connection.Execute(sql));
   const bool deterministic = counted.row_count() == 1 && counted.columns.size() == 1 &&
                              ValueToString(counted.columns[0].values[0]) == "0";
-  return PostgresRowHash(version, columns, deterministic);
+  return PostgresRowHash(kPostgresRecordHashVersion, columns, deterministic);
 }
 
 }  // namespace strata::warehouse

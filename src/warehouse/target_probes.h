@@ -22,9 +22,9 @@ Result<std::vector<Column>> DescribeQueryColumns(Connection& connection, const E
                                                  std::string_view select);
 
 // How `target`'s checksums hash a row (RowHash): kText unless the emitter chooses row hashes
-// (Emitter::ChoosesRowHash, PostgreSQL), then from the server's version, the target's column
-// types and their collations (PostgresRowHash). A version the server does not report as a number
-// (a server that only speaks PostgreSQL's protocol) keeps kText.
+// (Emitter::ChoosesRowHash, PostgreSQL) and its capabilities, as discovered for the target
+// (registry.h's DiscoverCapabilities), have the per-column hash (row_hash_by_columns); then from
+// the target's column types and their collations (PostgresRowHash).
 Result<RowHash> ChooseRowHash(Connection& connection, const Emitter& emitter,
                               const TableName& target);
 

@@ -86,6 +86,10 @@ struct RunContext {
   int done = 0;
   int total = 0;
 
+  // The target's capabilities as its registration discovered them (warehouse/registry.h), once
+  // a run: the first setup that needs them asks. Guarded by `mutex`.
+  std::optional<warehouse::Capabilities> discovered;
+
   // Set when a task stopped the run: the warehouse or the state store cannot write (see
   // StopsRun). No task starts after it; the tasks not started count as skipped.
   std::atomic<bool> stopped{false};
@@ -94,6 +98,9 @@ struct RunContext {
   void AddError(const std::string& model, std::optional<std::string> partition, const Error& error);
   // The worker's connection, opened if needed.
   Result<warehouse::Connection*> ConnectionFor(std::size_t worker);
+  // The target's discovered capabilities, discovering them on `connection` the first time (a
+  // failure is returned and tried again by the next caller).
+  Result<warehouse::Capabilities> TargetCapabilities(warehouse::Connection& connection);
   // Drops the worker's connection (after a lost connection) so the next use reconnects.
   void DropConnection(std::size_t worker) { connections[worker].reset(); }
 };
