@@ -22,6 +22,13 @@ enum class Transactions {
   kScript,   // only inside one multi-statement script sent at once (BigQuery)
 };
 
+// Which rows a DELETE may remove.
+enum class Deletes {
+  kNone,             // no DELETE at all (Trino's memory connector): a window cannot be overwritten
+  kWholePartitions,  // only whole partitions of the table's own partitioning (Trino's Hive)
+  kAnyRows,          // DELETE ... WHERE of any rows
+};
+
 // How a partition's window is overwritten (Emitter::Overwrite).
 enum class OverwriteForm {
   kDeleteInsert,  // DELETE the window, INSERT the rows (inside a transaction when there is one)
@@ -71,7 +78,7 @@ struct Capabilities {
   Transactions transactions = Transactions::kNone;
   std::string_view begin_statement = "BEGIN";  // with Transactions::kSession
   bool merge = false;                          // MERGE INTO
-  bool delete_rows = true;      // DELETE ... WHERE of any rows (not only whole partitions)
+  Deletes deletes = Deletes::kAnyRows;
   bool returning = false;       // INSERT ... RETURNING: the insert returns each row's stats
   bool grouped_writes = false;  // several batches in one statement (Emitter::Grouped)
   OverwriteForm overwrite = OverwriteForm::kDeleteInsert;

@@ -130,6 +130,15 @@ Result<PartitionOverwrite> Emitter::Overwrite(const TableName& target, std::stri
     case OverwriteForm::kDeleteInsert:
       break;
   }
+  if (capabilities_.deletes == Deletes::kNone) {
+    return MakeError(ErrorCode::kWarehouseUnsupported,
+                     fmt::format("{} cannot delete rows, so partition {} of {} cannot be "
+                                 "overwritten",
+                                 capabilities_.display_name, FormatSqlTimestamp(window.start),
+                                 target.ToString()),
+                     "write the model to a catalog whose tables support DELETE, or make it a "
+                     "full_refresh model");
+  }
   const std::string delete_window = fmt::format("DELETE FROM {}\nWHERE {}", table, predicate);
   STRATA_ASSIGN_OR_RETURN(std::string insert, Insert(target, select_sql, columns));
   switch (capabilities_.transactions) {

@@ -141,7 +141,8 @@ class Emitter {
   // which the runner must bind (InsertColumnsProbe, BindInsertColumns) before running it.
   // `columns` is ignored by dialects that need no column list. Redshift uses PostgreSQL's forms.
   // Errors: kConfig for a Redshift identifier over 127 bytes, or for a DATE `type` with a window
-  // bound that is not midnight (BigQuery, Trino).
+  // bound that is not midnight (BigQuery, Trino); kWarehouseUnsupported for a target that can
+  // neither DELETE nor REPLACE WHERE (Capabilities::deletes is kNone).
   Result<PartitionOverwrite> Overwrite(const TableName& target, std::string_view time_column,
                                        const Window& window, std::string_view select_sql,
                                        const std::vector<std::string>* columns = nullptr,
