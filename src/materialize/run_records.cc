@@ -70,7 +70,6 @@ Materialization WholeModelMaterialization(const project::Model& model) {
   return m;
 }
 
-// "2026-04-07" or "2026-04-07..2026-04-09" for the keys from `first`'s to `last`'s.
 std::string DescribeKeys(const PlannedBatch& first, const PlannedBatch& last) {
   if (&first == &last && first.keys.size() == 1) return first.keys.front().ToString();
   return first.keys.front().ToString() + ".." + last.keys.back().ToString();
@@ -99,8 +98,6 @@ void ReportNotStartedByInterrupt(RunContext& run, ModelRun& model_run, const Tas
   model_run.summary.partitions_skipped += static_cast<int>(materializations.size());
 }
 
-// Reports `error` (once, here) and stops the run: the error returned goes to the task graph,
-// which starts no task after it.
 Error StopRun(RunContext& run, const std::string& model, std::optional<std::string> partition,
               Error error) {
   run.AddError(model, std::move(partition), error);
@@ -108,8 +105,6 @@ Error StopRun(RunContext& run, const std::string& model, std::optional<std::stri
   return error;
 }
 
-// Records finished batches of one model: materializations and summary in the report, then, with
-// StateWrite::kDeferred, their state-store rows and run history in the worker's DeferredState.
 void RecordBatches(RunContext& run, ModelRun& model_run, const std::vector<BatchResult>& results,
                    StateWrite write, std::size_t worker) {
   const project::Model& model = *model_run.planned->model;
@@ -191,8 +186,6 @@ void RecordBatches(RunContext& run, ModelRun& model_run, const std::vector<Batch
   std::move(history.begin(), history.end(), std::back_inserter(deferred.history));
 }
 
-// Submits `batches`' InProgress rows, with the worker's deferred rows, to the state writer: they
-// are written while the batches' transaction runs, which waits for them before it commits.
 std::shared_ptr<StateWriter::Write> MarkInProgress(RunContext& run, std::size_t worker,
                                                    const project::Model& model,
                                                    const std::vector<const PlannedBatch*>& batches,
@@ -210,8 +203,6 @@ std::shared_ptr<StateWriter::Write> MarkInProgress(RunContext& run, std::size_t 
   return run.state_writer->Submit(std::move(records), std::move(history));
 }
 
-// The write of MarkInProgress failed: stops the run, saying what was not recorded and that the
-// batches did not commit (their transaction waited for the write, and rolled back).
 Error MarkFailed(RunContext& run, const project::Model& model,
                  const std::vector<const PlannedBatch*>& batches, const DeferredState& held,
                  Error error) {
@@ -255,8 +246,6 @@ void RecordModelNotRun(RunContext& run, ModelRun& model_run, const Error& error)
   model_run.summary.partitions_failed = model_run.summary.partitions_planned;
 }
 
-// Records a whole-model task's outcome (full_refresh, view, incremental): status, error, summary,
-// the materialization.
 Result<TaskOutcome> FinishWholeModel(RunContext& run, ModelRun& model_run, Materialization m,
                                      const std::optional<Error>& error) {
   const bool interrupted = error && run.watcher.cancelled();
