@@ -177,8 +177,17 @@ Phases OneRun(const fs::path& project_dir, const fs::path& base) {
   request.parallel = 1;
   request.now = SystemClock().Now();
   const sql::Dialect dialect = Check(warehouse::DialectOf(warehouse_config), "dialect");
+  // As the CLI plans: through a connection (the state check, and the warehouse's own functions,
+  // which decide whether a model fuses), closed before the run opens the warehouse.
+  std::unique_ptr<warehouse::Warehouse> planning =
+      Check(warehouse::OpenWarehouse(project.config, warehouse_config), "open for planning");
+  std::unique_ptr<warehouse::Connection> planning_connection =
+      Check(planning->Connect(), "connect for planning");
+  request.connection = planning_connection.get();
   const materialize::Plan plan =
       Check(materialize::BuildPlan(project, request, warehouse::Emitter(dialect), *store), "plan");
+  planning_connection.reset();
+  planning.reset();
   phases["plan.build"] = Ms(t);
   t = Clock::now();
   Check(store->SavePlan(plan.plan_id, plan.created_at, materialize::PlanToJson(plan).dump()),

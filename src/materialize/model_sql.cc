@@ -104,9 +104,26 @@ Result<std::string> CompileModelSql(const project::Project& project, const proje
     return Compile(project, model, emitter, {});
   }
   STRATA_CHECK(window.has_value());
-  return Compile(project, model, emitter,
-                 {{"start_date", emitter.TimestampLiteral(window->start)},
-                  {"end_date", emitter.TimestampLiteral(window->end)}});
+  STRATA_ASSIGN_OR_RETURN(std::string window_template,
+                          CompileWindowTemplate(project, model, emitter));
+  Result<std::string> substituted = WindowSql(window_template, emitter, *window);
+  if (!substituted.ok()) {
+    return WithFile(std::move(substituted).error(), DisplayPath(project, model));
+  }
+  return substituted;
+}
+
+Result<std::string> CompileWindowTemplate(const project::Project& project,
+                                          const project::Model& model,
+                                          const warehouse::Emitter& emitter) {
+  return Compile(project, model, emitter, {});
+}
+
+Result<std::string> WindowSql(std::string_view window_template, const warehouse::Emitter& emitter,
+                              const Window& window) {
+  return sql::SubstitutePlaceholders(window_template, emitter.dialect(),
+                                     {{"start_date", emitter.TimestampLiteral(window.start)},
+                                      {"end_date", emitter.TimestampLiteral(window.end)}});
 }
 
 Result<std::string> CompileIncrementalSql(const project::Project& project,

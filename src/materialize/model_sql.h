@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "base/partition.h"
 #include "base/result.h"
@@ -26,6 +27,17 @@ Status CheckModelSql(const project::Project& project, const project::Model& mode
 Result<std::string> CompileModelSql(const project::Project& project, const project::Model& model,
                                     const warehouse::Emitter& emitter,
                                     const std::optional<Window>& window);
+
+// A time_interval model's SELECT for any window: references rewritten and the trailing ';'
+// dropped, @start_date and @end_date left in place. WindowSql of it is CompileModelSql's text for
+// that window, without reading the project again.
+Result<std::string> CompileWindowTemplate(const project::Project& project,
+                                          const project::Model& model,
+                                          const warehouse::Emitter& emitter);
+// `window_template` (CompileWindowTemplate's) with @start_date and @end_date substituted by the
+// emitter's timestamp literals of `window`'s bounds. kSqlLex when the template does not lex.
+Result<std::string> WindowSql(std::string_view window_template, const warehouse::Emitter& emitter,
+                              const Window& window);
 
 // The runnable SELECT of an incremental model with @incremental_filter replaced by `filter`
 // (Emitter::IncrementalFilter or Emitter::FullLoadFilter()).

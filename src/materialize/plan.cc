@@ -5,6 +5,7 @@
 #include <set>
 
 #include "base/hash.h"
+#include "compiler/compiler.h"
 #include "materialize/model_sql.h"
 #include "materialize/state_check.h"
 
@@ -122,6 +123,9 @@ json ModelJson(const PlannedModel& planned) {
   if (planned.model->strategy == project::StrategyKind::kIncremental) {
     model["incremental"] = IncrementalJson(planned.incremental);
   }
+  if (planned.model->strategy == project::StrategyKind::kTimeInterval) {
+    model["fused_select"] = planned.fused_select ? json(*planned.fused_select) : json(nullptr);
+  }
   json batches = json::array();
   for (const PlannedBatch& batch : planned.batches) {
     json keys = json::array();
@@ -177,6 +181,9 @@ Result<PlannedModel> ModelFromJson(const json& entry, const project::Project& pr
   planned.statements = entry.at("statements").get<std::vector<std::string>>();
   planned.bootstrap = entry.at("bootstrap").get<std::vector<std::string>>();
   planned.incremental = IncrementalFromJson(entry);
+  if (entry.contains("fused_select") && !entry["fused_select"].is_null()) {
+    planned.fused_select = entry["fused_select"].get<std::string>();
+  }
   for (const json& batch : entry.at("batches")) {
     STRATA_ASSIGN_OR_RETURN(PlannedBatch parsed,
                             BatchFromJson(batch, planned.model->time_interval->granularity));
@@ -188,7 +195,8 @@ Result<PlannedModel> ModelFromJson(const json& entry, const project::Project& pr
 // XXH3 of everything that decides what a plan does (not when it was made). Hashes the text
 // directly: building the plan's JSON just for its id was a third of `strata plan`'s time.
 std::string ContentId(const Plan& plan) {
-  std::string material = plan.warehouse + '\0' + std::to_string(plan.parallel) + '\0';
+  std::string material = std::to_string(kPlanFormat) + '\0' + plan.warehouse + '\0' +
+                         std::to_string(plan.parallel) + '\0';
   const auto add = [&material](std::string_view text) {
     material.append(text);
     material.push_back('\0');
@@ -214,6 +222,7 @@ std::string ContentId(const Plan& plan) {
         add(*statement);
       }
     }
+    add(planned.fused_select ? *planned.fused_select : "");
   }
   return HexHash64(Hash64(material));
 }
@@ -270,6 +279,49 @@ void WarnIfFirstPartitionInFuture(const project::Model& model, const PlanRequest
                    first->ToString(), model.name, current.ToString())});
 }
 
+// The warehouse's own functions and macros (Connection::UserFunctionNames), read once per plan
+// and only when a model could fuse: none when the warehouse does not exist yet; unknown (null)
+// without a connection or when they cannot be read, and then nothing fuses.
+class UserFunctions {
+ public:
+  explicit UserFunctions(const PlanRequest& request) : request_(request) {}
+  const std::vector<std::string>* Names() {
+    if (!names_) {
+      names_ = request_.warehouse_absent
+                   ? Result<std::vector<std::string>>(std::vector<std::string>{})
+               : request_.connection != nullptr
+                   ? request_.connection->UserFunctionNames()
+                   : Result<std::vector<std::string>>(
+                         MakeError(ErrorCode::kWarehouseUnsupported, "no warehouse connection"));
+    }
+    return names_->ok() ? &names_->value() : nullptr;
+  }
+
+ private:
+  const PlanRequest& request_;
+  std::optional<Result<std::vector<std::string>>> names_;
+};
+
+// PlannedModel::fused_select of a planned time_interval model (see BuildPlan in plan.h). The
+// proof trusts the names it lists to be built-ins, so the model may call none of the
+// warehouse's own functions either.
+std::optional<std::string> FusedSelect(const project::Project& project, const PlannedModel& planned,
+                                       const warehouse::Emitter& emitter,
+                                       UserFunctions& user_functions) {
+  const project::Model& model = *planned.model;
+  if (!emitter.SupportsGrouped() || planned.batches.size() < 2 ||
+      !compiler::WindowSeparable(model, emitter.dialect())) {
+    return std::nullopt;
+  }
+  const std::vector<std::string>* defined = user_functions.Names();
+  if (defined == nullptr || compiler::CallsAnyOf(model, emitter.dialect(), *defined)) {
+    return std::nullopt;
+  }
+  Result<std::string> window_template = CompileWindowTemplate(project, model, emitter);
+  if (!window_template.ok()) return std::nullopt;
+  return std::move(window_template).value();
+}
+
 // --partition, --from/--to, --missing and --lookback select partitions of time_interval models.
 // When the selection holds none, running would rebuild each selected model whole where one
 // partition was asked for (a full_refresh replaces its table): refused, naming the models.
@@ -305,6 +357,7 @@ Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& reque
   STRATA_TRY(ValidateSelection(request.selection));
   STRATA_TRY(CheckWindowSelectsAPartitionedModel(request));
   Plan plan;
+  UserFunctions user_functions(request);
   plan.created_at = request.now;
   plan.warehouse = request.warehouse;
   plan.parallel = request.parallel;
@@ -349,6 +402,8 @@ Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& reque
       planned.incremental.reset();
       planned.batches.clear();
       if (partitioned) planned.batches = UncompiledBatches(keys, model->time_interval->batch_size);
+    } else if (partitioned) {
+      planned.fused_select = FusedSelect(project, planned, emitter, user_functions);
     }
     plan.models.push_back(std::move(planned));
   }
@@ -359,7 +414,8 @@ Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& reque
 json PlanToJson(const Plan& plan) {
   json models = json::array();
   for (const PlannedModel& planned : plan.models) models.push_back(ModelJson(planned));
-  return json{{"plan_id", plan.plan_id},
+  return json{{"format", kPlanFormat},
+              {"plan_id", plan.plan_id},
               {"created_at", FormatIso8601(plan.created_at)},
               {"warehouse", plan.warehouse},
               {"parallel", plan.parallel},
@@ -378,8 +434,30 @@ json PlanWarningsJson(const std::vector<PlanWarning>& warnings) {
   return out;
 }
 
+namespace {
+
+// kPlanStale unless `body` is in kPlanFormat: a plan saved by an older version (before plans had
+// a format, they decided at run time what this one decides when planning) is not guessed at.
+Status CheckPlanFormat(const json& body) {
+  const json* format = body.contains("format") ? &body["format"] : nullptr;
+  if (format != nullptr && format->is_number_integer() && format->get<int>() == kPlanFormat) {
+    return OkStatus();
+  }
+  return MakeError(
+      ErrorCode::kPlanStale,
+      fmt::format("saved plan {} is in {}; this version of strata applies plan format {} only",
+                  body.value("plan_id", std::string("?")),
+                  format == nullptr ? std::string("an older format (it has no \"format\")")
+                                    : "plan format " + format->dump(),
+                  kPlanFormat),
+      "make a new plan with `strata plan` and apply that one");
+}
+
+}  // namespace
+
 Result<Plan> PlanFromJson(const json& body, const project::Project& project) {
   try {
+    STRATA_TRY(CheckPlanFormat(body));
     Plan plan;
     plan.plan_id = body.at("plan_id").get<std::string>();
     const std::optional<UnixSeconds> created =

@@ -33,6 +33,12 @@ struct PlannedModel {
   std::vector<std::string> bootstrap;  // time_interval: run only if the target is missing
   std::vector<PlannedBatch> batches;   // time_interval
   std::optional<Error> error;          // the model cannot run (e.g. a compile error)
+  // time_interval, when a transaction of several of its batches may read one SELECT over their
+  // whole range instead of each batch's own (docs/batching.md, "Fused statements"; decided once,
+  // by BuildPlan): the model's SELECT with @start_date and @end_date unsubstituted
+  // (CompileWindowTemplate), which the runner substitutes for the range (WindowSql). Absent:
+  // every batch reads its own SELECT.
+  std::optional<std::string> fused_select;
 };
 
 // Something the user should know about a plan that does not stop it (docs/error-codes.md, run
@@ -43,6 +49,11 @@ struct PlanWarning {
   std::optional<std::string> partition;
   std::string message;
 };
+
+// The version of the saved plan's JSON (PlanToJson's "format"). A plan saved in another format,
+// or before plans had one, is refused by PlanFromJson as stale: planning again is always possible,
+// guessing what an older plan meant is not.
+inline constexpr int kPlanFormat = 2;
 
 struct Plan {
   std::string plan_id;  // content hash of the plan's JSON (without plan_id and created_at)
@@ -63,7 +74,9 @@ struct PlanRequest {
   // Column types for the compiler's E021/E022/E025 checks (the same verdicts as `strata
   // compile`); null skips those checks. Used only while BuildPlan runs.
   compiler::Catalog* catalog = nullptr;
-  // The state check (state_check.h) reads the warehouse through it; null skips the check.
+  // The state check (state_check.h) reads the warehouse through it; null skips the check. Its
+  // user-defined functions decide whether a model's batches may be fused (PlannedModel::
+  // fused_select); null (and not absent): none is.
   warehouse::Connection* connection = nullptr;
   // The warehouse does not exist (a DuckDB file not created yet, or deleted): no Computed
   // partition is backed. Each is a W040 warning and --missing selects it again.
@@ -79,7 +92,11 @@ struct PlanRequest {
 // against the warehouse (state_check.h): each disagreement is a W040 warning, and --missing
 // selects those partitions again. Selection errors (a key in the wrong format, --missing without
 // first_partition) fail the whole plan; a model whose SQL cannot compile gets PlannedModel::error
-// and the rest plan.
+// and the rest plan. A time_interval model of several batches gets a fused_select when the
+// emitter groups batches (Emitter::SupportsGrouped), the compiler proves the model
+// window-separable (compiler::WindowSeparable) and it calls none of the warehouse's own functions
+// (Connection::UserFunctionNames, read once; an absent warehouse has none), which the proof would
+// take for built-ins.
 Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& request,
                        const warehouse::Emitter& emitter, state::StateStore& store);
 
@@ -87,7 +104,8 @@ nlohmann::json PlanToJson(const Plan& plan);
 // [{"code", "model", "partition" (string or null), "message"}], as in the run output.
 nlohmann::json PlanWarningsJson(const std::vector<PlanWarning>& warnings);
 // Rebuilds a saved plan against the current project. kPlanStale (naming the model) when a model
-// is gone or its SQL or TOML changed since the plan was made.
+// is gone or its SQL or TOML changed since the plan was made; kPlanStale with a hint to plan
+// again when the plan is not in kPlanFormat (saved by another version of strata).
 Result<Plan> PlanFromJson(const nlohmann::json& json, const project::Project& project);
 
 }  // namespace strata::materialize

@@ -113,6 +113,41 @@ TEST_F(PlanTest, ChangedModelMakesTheSavedPlanStale) {
   EXPECT_NE(stale.error().message.find("fct"), std::string::npos);
 }
 
+TEST_F(PlanTest, APlanSavedInAnOlderFormatIsStale) {
+  const project::Project project = Load();
+  auto plan = Build(project, {});
+  ASSERT_TRUE(plan.ok());
+  nlohmann::json saved = PlanToJson(*plan);
+  EXPECT_EQ(saved.at("format"), kPlanFormat);
+  ASSERT_TRUE(PlanFromJson(saved, project).ok());
+  for (const nlohmann::json& format : {nlohmann::json(), nlohmann::json(1)}) {
+    if (format.is_null()) {
+      saved.erase("format");  // saved before plans had a format
+    } else {
+      saved["format"] = format;
+    }
+    auto stale = PlanFromJson(saved, project);
+    ASSERT_FALSE(stale.ok()) << saved.dump();
+    EXPECT_EQ(stale.error().code, ErrorCode::kPlanStale);
+    EXPECT_NE(stale.error().hint.find("strata plan"), std::string::npos) << stale.error().hint;
+  }
+}
+
+TEST_F(PlanTest, FusesOnlyWhenTheWarehouseFunctionsAreKnown) {
+  const project::Project project = Load();
+  SelectionOptions range;
+  range.from = "2026-04-01";
+  range.to = "2026-04-04";
+  // No connection and a warehouse that exists: its own functions are unknown, nothing fuses.
+  auto unknown = Build(project, range);
+  ASSERT_TRUE(unknown.ok()) << unknown.error().ToString();
+  EXPECT_FALSE(unknown->models[1].fused_select.has_value());
+  // A plan round-trips whatever it decided.
+  auto parsed = PlanFromJson(PlanToJson(*unknown), project);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().ToString();
+  EXPECT_EQ(parsed->models[1].fused_select, unknown->models[1].fused_select);
+}
+
 TEST_F(PlanTest, MissingPlaceholderIsAModelErrorNotAPlanError) {
   Write("models/fct.sql", "SELECT DATE_TRUNC('day', ts) AS day FROM stg WHERE ts >= @start_date");
   const project::Project project = Load();

@@ -10,9 +10,9 @@
 #include <optional>
 #include <random>
 
-#include "compiler/compiler.h"
 #include "materialize/internal/run_context.h"
 #include "materialize/model_sql.h"
+#include "warehouse/registry.h"
 
 namespace strata::materialize {
 
@@ -36,6 +36,20 @@ Result<warehouse::Connection*> RunContext::ConnectionFor(std::size_t worker) {
   return connections[worker].get();
 }
 
+Result<warehouse::Capabilities> RunContext::TargetCapabilities(warehouse::Connection& connection) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (discovered) return *discovered;
+  }
+  // Discovered outside the lock: a round trip to the warehouse. Two workers may both ask; both
+  // learn the same.
+  STRATA_ASSIGN_OR_RETURN(warehouse::Capabilities capabilities,
+                          warehouse::DiscoverCapabilities(connection, emitter.capabilities()));
+  std::lock_guard<std::mutex> lock(mutex);
+  discovered = capabilities;
+  return capabilities;
+}
+
 int PlannedPartitions(const PlannedModel& planned) {
   if (planned.model->strategy != project::StrategyKind::kTimeInterval) return 1;
   int count = 0;
@@ -44,35 +58,6 @@ int PlannedPartitions(const PlannedModel& planned) {
 }
 
 namespace {
-
-// Whether grouped transactions of `planned` may read one SELECT over their range (ModelRun::
-// window_separable): the dialect groups, the compiler proves the model window-separable, and the
-// project compiles every batch to the very insert the plan holds, so the range's SELECT,
-// compiled at run time, reads what the plan's statements read (a plan applied after a referenced
-// model's target or a source's mapping changed, or a plan edited by hand, keeps each batch's own
-// SELECT). About 50 us of compiling per batch, once per run. The proof trusts the names it
-// lists to be built-ins, so the model calls none of `user_functions()` either (the warehouse's
-// own functions and macros, read once a run; nullptr when they could not be read: no fusing).
-bool MayFuse(const project::Project& project, const warehouse::Emitter& emitter,
-             const PlannedModel& planned,
-             const std::function<const std::vector<std::string>*()>& user_functions) {
-  const project::Model& model = *planned.model;
-  if (!emitter.SupportsGrouped() || planned.batches.size() < 2 ||
-      !compiler::WindowSeparable(model, emitter.dialect())) {
-    return false;
-  }
-  const std::vector<std::string>* defined = user_functions();
-  if (defined == nullptr || compiler::CallsAnyOf(model, emitter.dialect(), *defined)) return false;
-  const warehouse::TableName target = ToTableName(model.target);
-  for (const PlannedBatch& batch : planned.batches) {
-    Result<std::string> select = CompileModelSql(project, model, emitter, batch.window);
-    if (!select.ok()) return false;
-    Result<warehouse::PartitionOverwrite> statements =
-        emitter.Overwrite(target, model.time_interval->time_column, batch.window, *select);
-    if (!statements.ok() || statements->insert != batch.statements.insert) return false;
-  }
-  return true;
-}
 
 std::string NewRunId(UnixSeconds now) {
   std::random_device device;
@@ -307,7 +292,8 @@ Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
                  {},
                  {},
                  0,
-                 0};
+                 0,
+                 std::nullopt};
   state::RunRecord record;
   record.run_id = run.run_id;
   record.started_at = options.clock->Now();
@@ -323,21 +309,11 @@ Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
   }
   const int workers = std::max(1, options.parallel);
   run.connections.resize(static_cast<std::size_t>(workers));
-  std::optional<Result<std::vector<std::string>>> user_functions;
-  const auto read_user_functions = [&]() -> const std::vector<std::string>* {
-    if (!user_functions) {
-      Result<warehouse::Connection*> connection = run.ConnectionFor(0);
-      user_functions = connection.ok() ? (*connection)->UserFunctionNames()
-                                       : Result<std::vector<std::string>>(connection.error());
-    }
-    return user_functions->ok() ? &user_functions->value() : nullptr;
-  };
   for (const PlannedModel& planned : plan.models) {
     ModelRun model_run;
     model_run.planned = &planned;
     model_run.summary.model = planned.model->name;
     model_run.summary.partitions_planned = PlannedPartitions(planned);
-    model_run.window_separable = MayFuse(project, run.emitter, planned, read_user_functions);
     run.total += model_run.summary.partitions_planned;
     run.models.push_back(std::move(model_run));
   }

@@ -25,8 +25,10 @@ int WithinBudget(double budget, std::int64_t total, std::int64_t partitions, int
 
 }  // namespace
 
-GroupLimits GroupLimitsFor(sql::Dialect dialect) {
-  return dialect == sql::Dialect::kDuckDb ? kDuckDbGroupLimits : GroupLimits{};
+GroupLimits GroupLimitsFor(const warehouse::Capabilities& capabilities) {
+  // The band and budgets were measured on DuckDB's row groups; another row-grouped engine will
+  // want its own measurements before it shares them.
+  return capabilities.row_group_rows == kDuckDbRowGroupRows ? kDuckDbGroupLimits : GroupLimits{};
 }
 
 int MaxGroupPartitions(project::Batching batching, bool has_transactions, const PartitionCost& cost,

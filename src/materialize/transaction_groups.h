@@ -21,15 +21,15 @@
 #include <vector>
 
 #include "project/project.h"
-#include "sql/dialect.h"
 #include "state/state_store.h"
+#include "warehouse/capabilities.h"
 
 namespace strata::materialize {
 
 inline constexpr int kFirstGroupPartitions = 8;
 inline constexpr double kGroupBudgetMs = 2000;
 
-// A dialect's bounds on one transaction.
+// A target's bounds on one transaction.
 struct GroupLimits {
   int max_partitions = 64;
   double max_rows = 2'000'000;
@@ -60,9 +60,10 @@ inline constexpr GroupLimits kDuckDbGroupLimits{
     .below_band = 100'000,
 };
 
-// The limits of one transaction on `dialect`: kDuckDbGroupLimits on DuckDB, the defaults
-// (64 partitions, 2 M rows, no band) elsewhere.
-GroupLimits GroupLimitsFor(sql::Dialect dialect);
+// The limits of one transaction on a target with `capabilities`: kDuckDbGroupLimits where tables
+// are stored in DuckDB's row groups (Capabilities::row_group_rows), the defaults (64 partitions,
+// 2 M rows, no band) elsewhere.
+GroupLimits GroupLimitsFor(const warehouse::Capabilities& capabilities);
 
 // The mean cost of one partition of a model. `partitions` == 0: nothing measured yet.
 struct PartitionCost {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "warehouse/registry.h"
+
 namespace strata::materialize {
 namespace {
 
@@ -45,7 +47,7 @@ TEST(TransactionGroupsTest, TheRowBudgetBounds) {
 }
 
 TEST(TransactionGroupsTest, DuckDbTransactionsHoldUnderOneRowGroupOrAtLeastThree) {
-  const GroupLimits duckdb = GroupLimitsFor(sql::Dialect::kDuckDb);
+  const GroupLimits duckdb = GroupLimitsFor(warehouse::CapabilitiesOf(sql::Dialect::kDuckDb));
   const auto cap = [&](std::int64_t rows_per_partition, int planned, int parallel) {
     return MaxGroupPartitions(Batching::kAuto, true, Cost(10, 10, 10 * rows_per_partition), planned,
                               parallel, duckdb);
@@ -74,7 +76,7 @@ TEST(TransactionGroupsTest, DuckDbTransactionsHoldUnderOneRowGroupOrAtLeastThree
   }
   // Elsewhere: no band, the 64-partition cap.
   EXPECT_EQ(MaxGroupPartitions(Batching::kAuto, true, Cost(10, 10, 50'000), 365, 1,
-                               GroupLimitsFor(sql::Dialect::kPostgres)),
+                               GroupLimitsFor(warehouse::CapabilitiesOf(sql::Dialect::kPostgres))),
             64);
 }
 

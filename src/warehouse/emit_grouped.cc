@@ -25,7 +25,7 @@ Result<Emitter::GroupedWrite> Emitter::Grouped(const TableName& target,
   if (!SupportsGrouped()) {
     return MakeError(ErrorCode::kWarehouseUnsupported,
                      fmt::format("grouped batch statements are not available for {}",
-                                 sql::DialectName(dialect_)));
+                                 sql::DialectName(dialect())));
   }
   STRATA_TRY(CheckTarget(target));
   STRATA_TRY(CheckIdentifiers({time_column}));
@@ -59,7 +59,7 @@ Result<Emitter::GroupedWrite> Emitter::Grouped(const TableName& target,
   // partition's offset. Both sides as TIMESTAMP, as the window predicate reads its literals.
   // Before 1970 the cast rounds a TIMESTAMP_NS toward zero, up by less than a microsecond; a row
   // it lifts onto a boundary belongs to the partition before (the predicate compares in ns).
-  const std::string unit = sql::QuoteString(GrainName(grain), dialect_);
+  const std::string unit = sql::QuoteString(GrainName(grain), dialect());
   const std::string at = fmt::format("CAST({} AS TIMESTAMP)", column);
   write.insert =
       prefix + selects +
@@ -77,7 +77,7 @@ Result<std::string> Emitter::InsertReturningStats(const TableName& target,
   if (!SupportsReturningStats()) {
     return MakeError(ErrorCode::kWarehouseUnsupported,
                      fmt::format("statistics returned by the insert are not available for {}",
-                                 sql::DialectName(dialect_)));
+                                 sql::DialectName(dialect())));
   }
   STRATA_TRY(CheckTarget(target));
   STRATA_TRY(CheckIdentifiers({time_column}));

@@ -4,35 +4,31 @@
 
 #include <algorithm>
 
-#include "warehouse/dialects.h"
+#include "warehouse/registry.h"
 
 namespace strata::warehouse {
 
+Emitter::Emitter(sql::Dialect dialect) : capabilities_(CapabilitiesOf(dialect)) {}
+
 Status Emitter::RequireSupported(std::string_view what) const {
-  if (CapabilitiesOf(dialect_).connector) return OkStatus();
+  if (capabilities_.connector) return OkStatus();
   return MakeError(ErrorCode::kWarehouseUnsupported,
                    fmt::format("{} statements for the {} dialect are not available yet", what,
-                               sql::DialectName(dialect_)),
+                               sql::DialectName(dialect())),
                    fmt::format("use a {} warehouse", ConnectorDialectNames()));
 }
 
-namespace {
-constexpr std::size_t kRedshiftMaxIdentifierBytes = 127;
-
-bool TypedWindowLiterals(sql::Dialect dialect) {
-  return CapabilitiesOf(dialect).typed_window_literals;
-}
-}  // namespace
-
 Status Emitter::CheckIdentifiers(std::initializer_list<std::string_view> names) const {
-  if (dialect_ != sql::Dialect::kRedshift) return OkStatus();
+  const std::size_t limit = capabilities_.max_identifier_bytes;
+  if (limit == 0) return OkStatus();
   for (std::string_view name : names) {
-    if (name.size() > kRedshiftMaxIdentifierBytes) {
+    if (name.size() > limit) {
       return MakeError(ErrorCode::kConfig,
-                       fmt::format("the name \"{}\" is {} bytes long; Redshift allows at most {}",
-                                   name, name.size(), kRedshiftMaxIdentifierBytes),
-                       "shorten the name (model target, schema or time_column) to 127 bytes or "
-                       "less");
+                       fmt::format("the name \"{}\" is {} bytes long; {} allows at most {}", name,
+                                   name.size(), capabilities_.display_name, limit),
+                       fmt::format("shorten the name (model target, schema or time_column) to {} "
+                                   "bytes or less",
+                                   limit));
     }
   }
   return OkStatus();
@@ -43,7 +39,7 @@ Status Emitter::CheckTarget(const TableName& target) const {
 }
 
 Status Emitter::CheckWindowType(const Window& window, TimeColumnType type) const {
-  if (!TypedWindowLiterals(dialect_) || type != TimeColumnType::kDate) return OkStatus();
+  if (!capabilities_.typed_window_literals() || type != TimeColumnType::kDate) return OkStatus();
   constexpr UnixSeconds kDay = 86400;
   if (window.start % kDay != 0 || window.end % kDay != 0) {
     return MakeError(ErrorCode::kConfig,
@@ -56,12 +52,12 @@ Status Emitter::CheckWindowType(const Window& window, TimeColumnType type) const
 }
 
 std::string Emitter::QuoteIdentifier(std::string_view name) const {
-  return sql::QuoteIdentifier(name, dialect_);
+  return sql::QuoteIdentifier(name, dialect());
 }
 
 std::string Emitter::QualifiedName(const TableName& name) const {
   std::string out;
-  if (!name.catalog.empty() && dialect_ != sql::Dialect::kDuckDb) {
+  if (!name.catalog.empty() && capabilities_.names_take_catalog) {
     out += QuoteIdentifier(name.catalog) + ".";
   }
   if (!name.schema.empty()) out += QuoteIdentifier(name.schema) + ".";
@@ -69,8 +65,7 @@ std::string Emitter::QualifiedName(const TableName& name) const {
 }
 
 std::string Emitter::BuiltIn(std::string_view name) const {
-  if (dialect_ == sql::Dialect::kDuckDb) return fmt::format("system.main.{}", name);
-  return std::string(name);
+  return fmt::format("{}{}", capabilities_.builtin_prefix, name);
 }
 
 std::string Emitter::RowCountQuery(const TableName& target) const {
@@ -78,25 +73,25 @@ std::string Emitter::RowCountQuery(const TableName& target) const {
 }
 
 std::string Emitter::TimestampLiteral(UnixSeconds seconds) const {
-  return sql::QuoteString(FormatSqlTimestamp(seconds), dialect_);
+  return sql::QuoteString(FormatSqlTimestamp(seconds), dialect());
 }
 
 std::string Emitter::WindowLiteral(UnixSeconds seconds, TimeColumnType type) const {
-  if (!TypedWindowLiterals(dialect_)) return TimestampLiteral(seconds);
+  if (!capabilities_.typed_window_literals()) return TimestampLiteral(seconds);
   const std::string text = FormatSqlTimestamp(seconds);
   switch (type) {
     case TimeColumnType::kDate:
-      return "DATE " + sql::QuoteString(text.substr(0, 10), dialect_);
+      return "DATE " + sql::QuoteString(text.substr(0, 10), dialect());
     case TimeColumnType::kDatetime:
-      // Trino's TIMESTAMP is already the zone-less type.
-      if (dialect_ == sql::Dialect::kBigQuery) {
-        return "DATETIME " + sql::QuoteString(text, dialect_);
+      // Elsewhere (Trino) TIMESTAMP is already the zone-less type.
+      if (capabilities_.window_literals == WindowLiterals::kTypedDatetime) {
+        return "DATETIME " + sql::QuoteString(text, dialect());
       }
       break;
     case TimeColumnType::kTimestamp:
       break;
   }
-  return "TIMESTAMP " + sql::QuoteString(text, dialect_);
+  return "TIMESTAMP " + sql::QuoteString(text, dialect());
 }
 
 std::string Emitter::WindowPredicate(std::string_view time_column, const Window& window,
@@ -107,8 +102,7 @@ std::string Emitter::WindowPredicate(std::string_view time_column, const Window&
 }
 
 std::string Emitter::SchemaName(const TableName& target) const {
-  const bool with_catalog =
-      !target.catalog.empty() && CapabilitiesOf(dialect_).schema_takes_catalog;
+  const bool with_catalog = !target.catalog.empty() && capabilities_.schema_takes_catalog;
   return with_catalog ? QuoteIdentifier(target.catalog) + "." + QuoteIdentifier(target.schema)
                       : QuoteIdentifier(target.schema);
 }
@@ -127,60 +121,70 @@ Result<PartitionOverwrite> Emitter::Overwrite(const TableName& target, std::stri
   const std::string table = QualifiedName(target);
   const std::string predicate = WindowPredicate(time_column, window, type);
   PartitionOverwrite statements;
-  switch (dialect_) {
-    case sql::Dialect::kDuckDb:
-    case sql::Dialect::kPostgres:
-    case sql::Dialect::kRedshift:
-      break;
-    case sql::Dialect::kSnowflake:
-      // Four statements, each its own REST call in one session (the seed's shape).
-      statements.begin = "BEGIN";
-      statements.delete_window = fmt::format("DELETE FROM {}\nWHERE {}", table, predicate);
-      statements.insert = fmt::format("INSERT INTO {}\n{}", table, select_sql);
-      statements.commit = "COMMIT";
-      statements.rollback = "ROLLBACK";
-      return statements;
-    case sql::Dialect::kDatabricks:
+  switch (capabilities_.overwrite) {
+    case OverwriteForm::kReplaceWhere:
       // One atomic statement: Delta's REPLACE WHERE (no physical partitioning needed).
       statements.insert =
           fmt::format("INSERT INTO {}\nREPLACE WHERE {}\n{}", table, predicate, select_sql);
       return statements;
-    case sql::Dialect::kBigQuery:
+    case OverwriteForm::kDeleteInsert:
+      break;
+  }
+  if (capabilities_.deletes == Deletes::kNone) {
+    return MakeError(ErrorCode::kWarehouseUnsupported,
+                     fmt::format("{} cannot delete rows, so partition {} of {} cannot be "
+                                 "overwritten",
+                                 capabilities_.display_name, FormatSqlTimestamp(window.start),
+                                 target.ToString()),
+                     "write the model to a catalog whose tables support DELETE, or make it a "
+                     "full_refresh model");
+  }
+  const std::string delete_window = fmt::format("DELETE FROM {}\nWHERE {}", table, predicate);
+  STRATA_ASSIGN_OR_RETURN(std::string insert, Insert(target, select_sql, columns));
+  switch (capabilities_.transactions) {
+    case Transactions::kScript:
       // One script, one job. The ';' after the SELECT goes on its own line so a trailing '--' or
       // '#' comment in the model cannot swallow it.
-      statements.insert = fmt::format(
-          "BEGIN TRANSACTION;\nDELETE FROM {}\nWHERE {};\nINSERT INTO {}\n{}\n;\n"
-          "COMMIT TRANSACTION",
-          table, predicate, table, select_sql);
-      return statements;
-    case sql::Dialect::kTrino:
-      // No transaction: see the header comment for the atomicity caveat.
-      statements.delete_window = fmt::format("DELETE FROM {}\nWHERE {}", table, predicate);
-      statements.insert = fmt::format("INSERT INTO {}\n{}", table, select_sql);
-      return statements;
-  }
-  statements.begin = dialect_ == sql::Dialect::kDuckDb ? "BEGIN TRANSACTION" : "BEGIN";
-  statements.delete_window = fmt::format("DELETE FROM {}\nWHERE {}", table, predicate);
-  if (InsertNeedsColumns()) {
-    if (columns != nullptr && !columns->empty()) {
-      for (const std::string& column : *columns) STRATA_TRY(CheckIdentifiers({column}));
-      statements.insert = NamedInsert(target, select_sql, *columns);
-    } else {
       statements.insert =
-          fmt::format("{}{}{}", UnboundInsertPrefix(target), select_sql, kUnboundInsertSuffix);
-    }
-  } else {
-    // BY NAME: a model whose SELECT reorders its columns still lands in the right ones, and a
-    // column the table lacks is an error instead of a silent shift.
-    statements.insert = fmt::format("INSERT INTO {} BY NAME\n{}", table, select_sql);
+          fmt::format("BEGIN TRANSACTION;\n{};\n{}\n;\nCOMMIT TRANSACTION", delete_window, insert);
+      return statements;
+    case Transactions::kNone:
+      // No transaction: see the header comment for the atomicity caveat.
+      statements.delete_window = delete_window;
+      statements.insert = std::move(insert);
+      return statements;
+    case Transactions::kSession:
+      break;
   }
+  statements.begin = std::string(capabilities_.begin_statement);
+  statements.delete_window = delete_window;
+  statements.insert = std::move(insert);
   statements.commit = "COMMIT";
   statements.rollback = "ROLLBACK";
   return statements;
 }
 
+Result<std::string> Emitter::Insert(const TableName& target, std::string_view select_sql,
+                                    const std::vector<std::string>* columns) const {
+  switch (capabilities_.insert_columns) {
+    case InsertColumns::kNamed:
+      if (columns != nullptr && !columns->empty()) {
+        for (const std::string& column : *columns) STRATA_TRY(CheckIdentifiers({column}));
+        return NamedInsert(target, select_sql, *columns);
+      }
+      return fmt::format("{}{}{}", UnboundInsertPrefix(target), select_sql, kUnboundInsertSuffix);
+    case InsertColumns::kByName:
+      // BY NAME: a model whose SELECT reorders its columns still lands in the right ones, and a
+      // column the table lacks is an error instead of a silent shift.
+      return fmt::format("INSERT INTO {} BY NAME\n{}", QualifiedName(target), select_sql);
+    case InsertColumns::kByPosition:
+      break;
+  }
+  return fmt::format("INSERT INTO {}\n{}", QualifiedName(target), select_sql);
+}
+
 bool Emitter::InsertNeedsColumns() const {
-  return dialect_ == sql::Dialect::kPostgres || dialect_ == sql::Dialect::kRedshift;
+  return capabilities_.insert_columns == InsertColumns::kNamed;
 }
 
 std::string Emitter::UnboundInsertPrefix(const TableName& target) const {
@@ -265,9 +269,8 @@ Result<std::vector<std::string>> Emitter::FullRefresh(const TableName& target,
     statements.push_back("CREATE SCHEMA IF NOT EXISTS " + SchemaName(target));
   }
   const std::string table = QualifiedName(target);
-  switch (dialect_) {
-    case sql::Dialect::kPostgres:
-    case sql::Dialect::kRedshift:
+  switch (capabilities_.replace_table) {
+    case ReplaceTable::kDropCreateTransaction:
       // No CREATE OR REPLACE TABLE: drop and create in one transaction, so readers see the old
       // table until COMMIT and a failing model leaves it untouched. No CASCADE: a dependent view
       // makes the DROP fail rather than silently disappear.
@@ -276,15 +279,12 @@ Result<std::vector<std::string>> Emitter::FullRefresh(const TableName& target,
       statements.push_back(fmt::format("CREATE TABLE {} AS\n{}", table, select_sql));
       statements.push_back("COMMIT");
       return statements;
-    case sql::Dialect::kTrino:
-      // No transactional DDL in most connectors: not atomic (see FullRefresh in the header).
+    case ReplaceTable::kDropCreate:
+      // No transactional DDL (most Trino connectors): not atomic (see FullRefresh in the header).
       statements.push_back("DROP TABLE IF EXISTS " + table);
       statements.push_back(fmt::format("CREATE TABLE {} AS\n{}", table, select_sql));
       return statements;
-    case sql::Dialect::kDuckDb:
-    case sql::Dialect::kSnowflake:
-    case sql::Dialect::kDatabricks:
-    case sql::Dialect::kBigQuery:
+    case ReplaceTable::kCreateOrReplace:
       break;
   }
   statements.push_back(fmt::format("CREATE OR REPLACE TABLE {} AS\n{}", table, select_sql));
@@ -306,13 +306,14 @@ Result<std::vector<std::string>> Emitter::View(const TableName& target,
 std::string Emitter::RowChecksum() const {
   // Both name the row through the table alias without a bare `strata_row`: a table column of that
   // name would win over the alias and only that column would be hashed.
-  if (dialect_ == sql::Dialect::kPostgres && row_hash_ == RowHash::kColumns) {
+  const bool text_hash = capabilities_.row_hash == RowHashFunction::kText;
+  if (text_hash && row_hash_ == RowHash::kColumns) {
     // Each column by its type's extended hash, combined by PostgreSQL in column order; the sum
     // reduced as below.
     return "(COALESCE(sum(hash_record_extended(ROW(strata_row.*), 0)), 0) % "
            "18446744073709551616 + 18446744073709551616) % 18446744073709551616";
   }
-  if (dialect_ == sql::Dialect::kPostgres) {
+  if (text_hash) {
     // The row's text (ISO dates, UTC: fixed by the session) hashed to a signed 64-bit value; the
     // NUMERIC sum reduced into [0, 2^64) (% keeps the dividend's sign, hence the second %).
     // ROW(strata_row.*) has the text of the whole-row reference.
@@ -329,7 +330,7 @@ Error Emitter::StaleInsert(const TableName& target) const {
   return MakeError(ErrorCode::kPlanStale,
                    fmt::format("the planned insert into {} does not have the shape this version "
                                "of strata emits for {}",
-                               target.ToString(), sql::DialectName(dialect_)),
+                               target.ToString(), sql::DialectName(dialect())),
                    "make a new plan with `strata plan`");
 }
 
@@ -352,9 +353,9 @@ std::string Emitter::KeyIndexCase(std::string_view time_column, const std::vecto
       std::adjacent_find(windows.begin(), windows.end(), [](const Window& a, const Window& b) {
         return b.start < a.end;
       }) == windows.end();
-  if (dialect_ != sql::Dialect::kPostgres || windows.empty() || !ascending_disjoint) {
-    // DuckDB evaluates a flat CASE a vector at a time, faster than a nested one; windows outside
-    // the contract: the first that holds the row, tried in order.
+  if (!capabilities_.row_at_a_time || windows.empty() || !ascending_disjoint) {
+    // A vectorized engine (DuckDB) evaluates a flat CASE a vector at a time, faster than a nested
+    // one; windows outside the contract: the first that holds the row, tried in order.
     std::string key = "CASE";
     for (std::size_t i = 0; i < windows.size(); ++i) {
       key += fmt::format(" WHEN {} THEN {}", WindowPredicate(time_column, windows[i], type), i);
@@ -398,7 +399,7 @@ Result<std::string> Emitter::PartitionRowCounts(const TableName& target,
   const std::string column = QuoteIdentifier(time_column);
   // Truncate and count first, format only the groups: formatting every row is 10x slower.
   std::string key;
-  if (dialect_ == sql::Dialect::kPostgres) {
+  if (capabilities_.bucket_format == BucketFormat::kToChar) {
     std::string_view format;
     switch (grain) {
       case Grain::kHour:
@@ -414,20 +415,28 @@ Result<std::string> Emitter::PartitionRowCounts(const TableName& target,
         format = "YYYY";
         break;
     }
-    key = fmt::format("to_char(strata_bucket, {})", sql::QuoteString(format, dialect_));
+    key = fmt::format("to_char(strata_bucket, {})", sql::QuoteString(format, dialect()));
   } else {
     key = fmt::format("{}(strata_bucket, {})", BuiltIn("strftime"),
-                      sql::QuoteString(GrainFormat(grain), dialect_));
+                      sql::QuoteString(GrainFormat(grain), dialect()));
   }
   return fmt::format(
       "SELECT {} AS partition_key, row_count\nFROM (\n  SELECT {}({}, {}) AS strata_bucket, "
       "{}(*) AS row_count\n  FROM {}\n  WHERE {}\n  GROUP BY 1\n) AS strata_counts",
-      key, BuiltIn("date_trunc"), sql::QuoteString(GrainName(grain), dialect_), column,
+      key, BuiltIn("date_trunc"), sql::QuoteString(GrainName(grain), dialect()), column,
       BuiltIn("count"), QualifiedName(target), WindowPredicate(time_column, range));
 }
 
+Result<std::string> Emitter::DescribeQuery(std::string_view select) const {
+  if (!capabilities_.describes_queries) {
+    return MakeError(ErrorCode::kWarehouseUnsupported,
+                     fmt::format("{} cannot describe a query", capabilities_.display_name));
+  }
+  return "DESCRIBE " + std::string(select);
+}
+
 std::string Emitter::Rollback() const {
-  return CapabilitiesOf(dialect_).session_transactions ? "ROLLBACK" : "";
+  return capabilities_.session_transactions() ? "ROLLBACK" : "";
 }
 
 }  // namespace strata::warehouse

@@ -1,5 +1,7 @@
-// SQL statements for one dialect: names, literals, and the statement shapes of each
-// materialization strategy. Pure text generation: nothing here talks to a warehouse.
+// SQL statements for one warehouse target: names, literals, and the statement shapes of each
+// materialization strategy. Pure text generation: nothing here talks to a warehouse. Every
+// difference between targets comes from their Capabilities (warehouse/capabilities.h), never from
+// a dialect's name; the sql::Dialect they name only quotes, lexes and parses.
 //
 // Every identifier is quoted by the dialect and every value rendered as a literal by it; the
 // model SELECT passed in is already compiled (placeholders substituted, references rewritten).
@@ -41,6 +43,7 @@
 #include "base/partition.h"
 #include "base/result.h"
 #include "sql/dialect.h"
+#include "warehouse/capabilities.h"
 #include "warehouse/warehouse.h"
 
 namespace strata::warehouse {
@@ -82,10 +85,17 @@ enum class RowHash { kText, kColumns };
 RowHash PostgresRowHash(int server_version_num, const std::vector<Column>& columns,
                         bool collations_deterministic = true);
 
+// hash_record_extended, which RowHash::kColumns needs, arrived in PostgreSQL 14.
+inline constexpr int kPostgresRecordHashVersion = 140000;
+
 class Emitter {
  public:
-  explicit Emitter(sql::Dialect dialect) : dialect_(dialect) {}
-  sql::Dialect dialect() const { return dialect_; }
+  // The capabilities every target of `dialect` has (registry.h's CapabilitiesOf).
+  explicit Emitter(sql::Dialect dialect);
+  // One target's capabilities, e.g. as its registration discovered them.
+  explicit Emitter(const Capabilities& capabilities) : capabilities_(capabilities) {}
+  sql::Dialect dialect() const { return capabilities_.dialect; }
+  const Capabilities& capabilities() const { return capabilities_; }
   // This emitter with WindowStats' checksums hashed by `row_hash` (kText by default).
   Emitter WithRowHash(RowHash row_hash) const {
     Emitter copy = *this;
@@ -94,7 +104,9 @@ class Emitter {
   }
   // True where the row hash can be chosen (PostgreSQL): the runner then picks one per target
   // (PostgresRowHash) and writes that model's batches with WithRowHash.
-  bool ChoosesRowHash() const { return dialect_ == sql::Dialect::kPostgres; }
+  bool ChoosesRowHash() const {
+    return capabilities_.connector && capabilities_.row_hash == RowHashFunction::kText;
+  }
   // PostgreSQL 12+: one row, one BIGINT, the number of `target`'s columns whose collation is
   // not deterministic (PostgresRowHash's `collations_deterministic` is that it is 0).
   // kWarehouseUnsupported where !ChoosesRowHash().
@@ -129,7 +141,8 @@ class Emitter {
   // which the runner must bind (InsertColumnsProbe, BindInsertColumns) before running it.
   // `columns` is ignored by dialects that need no column list. Redshift uses PostgreSQL's forms.
   // Errors: kConfig for a Redshift identifier over 127 bytes, or for a DATE `type` with a window
-  // bound that is not midnight (BigQuery, Trino).
+  // bound that is not midnight (BigQuery, Trino); kWarehouseUnsupported for a target that can
+  // neither DELETE nor REPLACE WHERE (Capabilities::deletes is kNone).
   Result<PartitionOverwrite> Overwrite(const TableName& target, std::string_view time_column,
                                        const Window& window, std::string_view select_sql,
                                        const std::vector<std::string>* columns = nullptr,
@@ -152,6 +165,10 @@ class Emitter {
   // kPlanStale as above; kWarehouse when `columns` is empty.
   Result<std::string> BindInsertColumns(const TableName& target, std::string_view unbound_insert,
                                         const std::vector<std::string>& columns) const;
+  // A statement whose rows describe `select`'s output columns, one row each: (name, type name,
+  // ...) in column order, without running it. DuckDB: DESCRIBE <select>. kWarehouseUnsupported
+  // where the warehouse cannot describe a query.
+  Result<std::string> DescribeQuery(std::string_view select) const;
   // Creates the schema if needed and the table from the model SQL compiled over an empty window;
   // never replaces an existing table (a plain CREATE TABLE fails if one appeared meanwhile; no
   // dialect uses IF NOT EXISTS). Snowflake, Databricks, BigQuery and Trino qualify the schema
@@ -237,7 +254,7 @@ class Emitter {
   //
   // True where Grouped is available: DuckDB, whose per-statement cost dominates a transaction
   // of small partitions (docs/batching.md).
-  bool SupportsGrouped() const { return dialect_ == sql::Dialect::kDuckDb; }
+  bool SupportsGrouped() const { return capabilities_.grouped_writes; }
   // One batch as Overwrite planned it: its window and its insert.
   struct BatchInsert {
     Window window;
@@ -271,7 +288,9 @@ class Emitter {
   // True where an insert can return what the statistics scan would read (DuckDB: INSERT ...
   // RETURNING): the runner folds its rows (Connection::ExecuteFolded) instead of reading the
   // window back after the insert.
-  bool SupportsReturningStats() const { return dialect_ == sql::Dialect::kDuckDb; }
+  bool SupportsReturningStats() const {
+    return capabilities_.returning && capabilities_.row_hash == RowHashFunction::kColumns;
+  }
   // A batch's insert as Overwrite planned it, made to return one row per written row:
   //   INSERT INTO t BY NAME\nSELECT * FROM (\n<select>\n) AS strata_insert
   //   RETURNING CASE WHEN <windows[0]> THEN 0 WHEN ... END AS key_index,
@@ -309,6 +328,9 @@ class Emitter {
   Status CheckIdentifiers(std::initializer_list<std::string_view> names) const;
   Status CheckTarget(const TableName& target) const;
   Status CheckWindowType(const Window& window, TimeColumnType type) const;
+  // Overwrite's INSERT of `select_sql`, by the target's InsertColumns (unbound without columns).
+  Result<std::string> Insert(const TableName& target, std::string_view select_sql,
+                             const std::vector<std::string>* columns) const;
   std::string WindowLiteral(UnixSeconds seconds, TimeColumnType type) const;
   std::string SchemaName(const TableName& target) const;
   std::string UnboundInsertPrefix(const TableName& target) const;
@@ -316,7 +338,7 @@ class Emitter {
                                                std::string_view unbound_insert) const;
   std::string NamedInsert(const TableName& target, std::string_view select_sql,
                           const std::vector<std::string>& columns) const;
-  sql::Dialect dialect_;
+  Capabilities capabilities_;
   RowHash row_hash_ = RowHash::kText;
 };
 

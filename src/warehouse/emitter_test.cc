@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "warehouse/registry.h"
+
 namespace strata::warehouse {
 namespace {
 
@@ -296,6 +298,33 @@ TEST(EmitterTest, UnsupportedDialectsSaySo) {
   auto stats = emitter.WindowStats({"", "marts", "fct"}, "d", DayWindow("2026-04-07"));
   ASSERT_FALSE(stats.ok());
   EXPECT_EQ(stats.error().code, ErrorCode::kWarehouseUnsupported);
+}
+
+// One dialect, targets that differ (Trino's catalogs): the statements follow the target's
+// capabilities, not the dialect's name.
+TEST(EmitterTest, CapabilitiesNotTheDialectShapeTheOverwrite) {
+  const TableName target{"hive", "marts", "fct"};
+  Capabilities transactional = CapabilitiesOf(sql::Dialect::kTrino);
+  transactional.transactions = Transactions::kSession;
+  auto in_transaction =
+      Emitter(transactional).Overwrite(target, "d", DayWindow("2026-04-07"), "SELECT 1");
+  ASSERT_TRUE(in_transaction.ok()) << in_transaction.error().ToString();
+  EXPECT_EQ(in_transaction->begin, "BEGIN");
+  EXPECT_EQ(in_transaction->commit, "COMMIT");
+  EXPECT_EQ(in_transaction->rollback, "ROLLBACK");
+  EXPECT_EQ(in_transaction->insert, "INSERT INTO \"hive\".\"marts\".\"fct\"\nSELECT 1");
+
+  auto plain = Emitter(CapabilitiesOf(sql::Dialect::kTrino))
+                   .Overwrite(target, "d", DayWindow("2026-04-07"), "SELECT 1");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(plain->begin.empty() && plain->commit.empty() && plain->rollback.empty());
+  EXPECT_EQ(plain->delete_window, in_transaction->delete_window);
+
+  Capabilities no_delete = CapabilitiesOf(sql::Dialect::kTrino);
+  no_delete.deletes = Deletes::kNone;
+  auto refused = Emitter(no_delete).Overwrite(target, "d", DayWindow("2026-04-07"), "SELECT 1");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kWarehouseUnsupported);
 }
 
 }  // namespace

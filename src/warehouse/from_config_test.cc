@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "warehouse/dialects.h"
+#include "warehouse/registry.h"
 
 namespace strata::warehouse {
 namespace {
@@ -11,7 +11,8 @@ namespace {
 TEST(WarehouseFromConfigTest, OpensExactlyTheDialectsWithAConnector) {
   project::ProjectConfig project;
   project.root = ".";
-  for (const DialectCapabilities& row : AllDialectCapabilities()) {
+  for (const AdapterRegistration& registration : AdapterRegistrations()) {
+    const Capabilities& row = registration.capabilities;
     project::WarehouseConfig config;
     config.name = "default";
     config.type = std::string(sql::DialectName(row.dialect));

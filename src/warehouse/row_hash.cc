@@ -10,9 +10,6 @@
 namespace strata::warehouse {
 namespace {
 
-// hash_record_extended arrived in PostgreSQL 14.
-constexpr int kRecordHashVersion = 140000;
-
 // information_schema.columns.data_type of the built-in types with an extended hash function
 // (a default hash operator class); a domain reads as its base type there.
 constexpr std::array<std::string_view, 26> kHashableTypes = {
@@ -55,7 +52,8 @@ bool Hashable(std::string_view type_name) {
 
 RowHash PostgresRowHash(int server_version_num, const std::vector<Column>& columns,
                         bool collations_deterministic) {
-  if (server_version_num < kRecordHashVersion || columns.empty() || !collations_deterministic) {
+  if (server_version_num < kPostgresRecordHashVersion || columns.empty() ||
+      !collations_deterministic) {
     return RowHash::kText;
   }
   for (const Column& column : columns) {
@@ -68,7 +66,7 @@ Result<std::string> Emitter::NondeterministicCollations(const TableName& target)
   if (!ChoosesRowHash()) {
     return MakeError(ErrorCode::kWarehouseUnsupported,
                      fmt::format("collations are read only on PostgreSQL, not on {}",
-                                 sql::DialectName(dialect_)));
+                                 sql::DialectName(dialect())));
   }
   STRATA_TRY(CheckTarget(target));
   // A column's collation (a domain's when the column has none of its own); the default
@@ -77,7 +75,7 @@ Result<std::string> Emitter::NondeterministicCollations(const TableName& target)
       "SELECT count(*) FROM pg_catalog.pg_attribute AS a JOIN pg_catalog.pg_collation AS c ON "
       "c.oid = a.attcollation WHERE a.attrelid = to_regclass({}) AND a.attnum > 0 AND NOT "
       "a.attisdropped AND NOT c.collisdeterministic",
-      sql::QuoteString(QualifiedName(target), dialect_));
+      sql::QuoteString(QualifiedName(target), dialect()));
 }
 
 }  // namespace strata::warehouse

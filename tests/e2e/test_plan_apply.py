@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import sqlite3
 import subprocess
 
 import pytest
@@ -78,6 +79,33 @@ def test_plan_from_to_is_deterministic_and_apply_refuses_stale_plan(project):
     report = project.strata("apply", fresh)
     assert report.returncode == 0, repr(report)
     assert sorted(mats_by_key(report.json)) == ["2026-04-06", "2026-04-07"]
+
+
+def test_apply_refuses_a_plan_saved_in_an_older_format(project):
+    project.create_orders(rows_for(["2026-04-06", "2026-04-07"]))
+    project.add_model("fct_daily_orders", DAILY_SQL, strategy_toml("day"))
+    plan_id = project.strata("plan", "--from", "2026-04-06", "--to", "2026-04-07").json["plan_id"]
+    # What an older strata saved: the same plan without "format".
+    path = project.root / "models" / ".strata-state.db"
+    con = sqlite3.connect(path, timeout=10)
+    try:
+        [(body,)] = con.execute("SELECT body FROM plans WHERE plan_id = ?", (plan_id,)).fetchall()
+        old = json.loads(body)
+        assert old.pop("format") == 2
+        con.execute("UPDATE plans SET body = ? WHERE plan_id = ?", (json.dumps(old), plan_id))
+        con.commit()
+    finally:
+        con.close()
+    stale = project.strata("apply", plan_id)
+    assert stale.returncode == 1, repr(stale)
+    [error] = stale.json["errors"]
+    assert error["code"] == "PlanStale", error
+    assert "strata plan" in error["hint"], error
+    assert project.partitions() == []
+    assert not project.table_exists("marts", "fct_daily_orders")
+    # Planning again gives a plan this version applies.
+    fresh = project.strata("plan", "--from", "2026-04-06", "--to", "2026-04-07").json["plan_id"]
+    assert project.strata("apply", fresh).returncode == 0
 
 
 def test_run_output_validates_against_published_schema(project, strata_bin):

@@ -103,6 +103,22 @@ class FaultLoopTest : public ::testing::TestWithParam<int> {
     for (const auto& root : roots_) std::filesystem::remove_all(root);
   }
 
+  // A `--missing` plan, made as the CLI makes it: through a connection to the warehouse (the state
+  // check, and the warehouse's own functions, which decide whether a model fuses), closed before
+  // the run opens the warehouse.
+  Result<materialize::Plan> PlanMissing(const project::Project& project, state::StateStore& store) {
+    materialize::PlanRequest request;
+    for (const project::Model& model : project.models) request.models.push_back(&model);
+    request.selection.missing = true;
+    request.now = kNow;
+    STRATA_ASSIGN_OR_RETURN(auto opened,
+                            warehouse::OpenWarehouse(project.config, project.config.warehouse));
+    STRATA_ASSIGN_OR_RETURN(auto connection, opened->Connect());
+    request.connection = connection.get();
+    return materialize::BuildPlan(project, request, warehouse::Emitter(sql::Dialect::kDuckDb),
+                                  store);
+  }
+
   // One `--missing` run without warehouse faults; an error (a state store that cannot even be
   // opened or record the run's start) is returned, not failed on.
   Result<materialize::RunReport> TryRun(const std::filesystem::path& root) {
@@ -111,14 +127,7 @@ class FaultLoopTest : public ::testing::TestWithParam<int> {
     const project::Project& project = *loaded.project;
     STRATA_ASSIGN_OR_RETURN(auto store,
                             state::StateStore::Open(project.config.state_path.string()));
-    materialize::PlanRequest request;
-    for (const project::Model& model : project.models) request.models.push_back(&model);
-    request.selection.missing = true;
-    request.now = kNow;
-    STRATA_ASSIGN_OR_RETURN(
-        materialize::Plan plan,
-        materialize::BuildPlan(project, request, warehouse::Emitter(sql::Dialect::kDuckDb),
-                               *store));
+    STRATA_ASSIGN_OR_RETURN(materialize::Plan plan, PlanMissing(project, *store));
     materialize::RunOptions options;
     options.parallel = GetParam();
     options.clock = &clock_;
@@ -135,12 +144,7 @@ class FaultLoopTest : public ::testing::TestWithParam<int> {
     const project::Project& project = *loaded.project;
     auto store = state::StateStore::Open(project.config.state_path.string());
     EXPECT_TRUE(store.ok());
-    materialize::PlanRequest request;
-    for (const project::Model& model : project.models) request.models.push_back(&model);
-    request.selection.missing = true;
-    request.now = kNow;
-    auto plan = materialize::BuildPlan(project, request, warehouse::Emitter(sql::Dialect::kDuckDb),
-                                       **store);
+    auto plan = PlanMissing(project, **store);
     EXPECT_TRUE(plan.ok());
     materialize::RunOptions options;
     options.parallel = GetParam();

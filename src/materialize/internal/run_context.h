@@ -1,5 +1,6 @@
 // What the threads of one run share, and the work each kind of task does. Private to the runner:
-// runner.cc builds the task graph (internal/task_graph.h); run_tasks.cc holds the tasks.
+// runner.cc builds the task graph (internal/task_graph.h); the tasks are one file per job
+// (target_setup.cc, batch_task.cc, whole_model_tasks.cc, skip_tasks.cc).
 #pragma once
 
 #include <atomic>
@@ -47,10 +48,6 @@ struct ModelRun {
   PartitionCost cost;                 // from Computed state, then from this run's commits
   // How the batches' checksums hash a row (PostgreSQL: chosen by the setup for the target).
   warehouse::RowHash row_hash = warehouse::RowHash::kText;
-  // Where the dialect groups batches (Emitter::SupportsGrouped) and the model is proven
-  // window-separable (compiler::WindowSeparable): a grouped transaction reads one SELECT over
-  // its range (WriteTransaction's `fused`).
-  bool window_separable = false;
 };
 
 // A worker's state-store writes held back until its next transaction starts: the rows of the
@@ -89,6 +86,10 @@ struct RunContext {
   int done = 0;
   int total = 0;
 
+  // The target's capabilities as its registration discovered them (warehouse/registry.h), once
+  // a run: the first setup that needs them asks. Guarded by `mutex`.
+  std::optional<warehouse::Capabilities> discovered;
+
   // Set when a task stopped the run: the warehouse or the state store cannot write (see
   // StopsRun). No task starts after it; the tasks not started count as skipped.
   std::atomic<bool> stopped{false};
@@ -97,6 +98,9 @@ struct RunContext {
   void AddError(const std::string& model, std::optional<std::string> partition, const Error& error);
   // The worker's connection, opened if needed.
   Result<warehouse::Connection*> ConnectionFor(std::size_t worker);
+  // The target's discovered capabilities, discovering them on `connection` the first time (a
+  // failure is returned and tried again by the next caller).
+  Result<warehouse::Capabilities> TargetCapabilities(warehouse::Connection& connection);
   // Drops the worker's connection (after a lost connection) so the next use reconnects.
   void DropConnection(std::size_t worker) { connections[worker].reset(); }
 };
@@ -120,7 +124,7 @@ bool StopsRun(const Error& error);
 // batch's outcome.
 Status FlushDeferredState(RunContext& run, std::size_t worker);
 
-// The tasks (run_tasks.cc). Each returns kFailed for work that did not succeed (recorded in the
+// The tasks. Each returns kFailed for work that did not succeed (recorded in the
 // report and the state store); an error only when the run must stop (StopsRun), after adding it
 // to the report itself and setting RunContext::stopped.
 Result<TaskOutcome> RunUnrunnable(RunContext& run, const Task& task);

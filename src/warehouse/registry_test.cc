@@ -1,4 +1,4 @@
-#include "warehouse/dialects.h"
+#include "warehouse/registry.h"
 
 #include <gtest/gtest.h>
 
@@ -8,19 +8,21 @@ namespace strata::warehouse {
 namespace {
 
 TEST(DialectCapabilitiesTest, OneRowPerDialectInEnumOrder) {
-  const auto rows = AllDialectCapabilities();
+  const auto rows = AdapterRegistrations();
   ASSERT_EQ(rows.size(), 7u);
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    EXPECT_EQ(static_cast<std::size_t>(rows[i].dialect), i);
-    EXPECT_EQ(&CapabilitiesOf(rows[i].dialect), &rows[i]);
+    const Capabilities& row = rows[i].capabilities;
+    EXPECT_EQ(static_cast<std::size_t>(row.dialect), i);
+    EXPECT_EQ(&CapabilitiesOf(row.dialect), &row);
     // Every row names a dialect the sql component knows by name.
-    EXPECT_EQ(sql::ParseDialect(sql::DialectName(rows[i].dialect)), rows[i].dialect);
+    EXPECT_EQ(sql::ParseDialect(sql::DialectName(row.dialect)), row.dialect);
   }
 }
 
 TEST(DialectCapabilitiesTest, ConnectorsAreDuckDbAndPostgres) {
   EXPECT_EQ(ConnectorDialectNames(), "duckdb or postgres");
-  for (const DialectCapabilities& row : AllDialectCapabilities()) {
+  for (const AdapterRegistration& registration : AdapterRegistrations()) {
+    const Capabilities& row = registration.capabilities;
     EXPECT_EQ(row.connector,
               row.dialect == sql::Dialect::kDuckDb || row.dialect == sql::Dialect::kPostgres)
         << sql::DialectName(row.dialect);
@@ -30,7 +32,8 @@ TEST(DialectCapabilitiesTest, ConnectorsAreDuckDbAndPostgres) {
 // The Emitter reads back-read statements from the table: exactly the connector dialects get them.
 TEST(DialectCapabilitiesTest, EmitterEmitsCheckedStatementsExactlyForConnectors) {
   const Window window{0, 86400};
-  for (const DialectCapabilities& row : AllDialectCapabilities()) {
+  for (const AdapterRegistration& registration : AdapterRegistrations()) {
+    const Capabilities& row = registration.capabilities;
     const Emitter emitter(row.dialect);
     const auto stats = emitter.WindowStats({"", "marts", "fct"}, "d", window);
     const auto counts = emitter.PartitionRowCounts({"", "marts", "fct"}, "d", Grain::kDay, window);
@@ -42,8 +45,21 @@ TEST(DialectCapabilitiesTest, EmitterEmitsCheckedStatementsExactlyForConnectors)
       EXPECT_EQ(stats.error().code, ErrorCode::kWarehouseUnsupported);
       EXPECT_NE(stats.error().hint.find("duckdb or postgres"), std::string::npos);
     }
-    EXPECT_EQ(emitter.Rollback().empty(), !row.session_transactions);
+    EXPECT_EQ(emitter.Rollback().empty(), !row.session_transactions());
   }
+}
+
+// What varies between targets is learned from the target; a type whose targets are alike keeps
+// its registration's capabilities without sending anything.
+TEST(DialectCapabilitiesTest, DuckDbTargetsAreAllAlike) {
+  auto warehouse = OpenDuckDb(":memory:");
+  ASSERT_TRUE(warehouse.ok());
+  auto connection = (*warehouse)->Connect();
+  ASSERT_TRUE(connection.ok());
+  auto discovered = DiscoverCapabilities(**connection, CapabilitiesOf(sql::Dialect::kDuckDb));
+  ASSERT_TRUE(discovered.ok());
+  EXPECT_TRUE(discovered->grouped_writes);
+  EXPECT_EQ(discovered->transactions, Transactions::kSession);
 }
 
 }  // namespace

@@ -1,0 +1,68 @@
+#include "warehouse/registry.h"
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "warehouse/internal/registrations.h"
+
+namespace strata::warehouse {
+namespace {
+
+constexpr std::size_t kDialects = static_cast<std::size_t>(sql::Dialect::kTrino) + 1;
+
+std::array<AdapterRegistration, kDialects> BuildTable() {
+  std::array<AdapterRegistration, kDialects> table = {
+      DuckDbRegistration(),     PostgresRegistration(), SnowflakeRegistration(),
+      DatabricksRegistration(), BigQueryRegistration(), RedshiftRegistration(),
+      TrinoRegistration(),
+  };
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    // A broken table is a programming error, found by the first test that opens anything.
+    STRATA_CHECK(static_cast<std::size_t>(table[i].capabilities.dialect) == i);
+    STRATA_CHECK(table[i].capabilities.connector == (table[i].open != nullptr));
+  }
+  return table;
+}
+
+const std::array<AdapterRegistration, kDialects>& Table() {
+  static const std::array<AdapterRegistration, kDialects> table = BuildTable();
+  return table;
+}
+
+}  // namespace
+
+std::span<const AdapterRegistration> AdapterRegistrations() { return Table(); }
+
+const AdapterRegistration& RegistrationFor(sql::Dialect dialect) {
+  return Table()[static_cast<std::size_t>(dialect)];
+}
+
+const Capabilities& CapabilitiesOf(sql::Dialect dialect) {
+  return RegistrationFor(dialect).capabilities;
+}
+
+std::string ConnectorDialectNames() {
+  std::vector<std::string_view> names;
+  for (const AdapterRegistration& registration : Table()) {
+    if (registration.open != nullptr) {
+      names.push_back(sql::DialectName(registration.capabilities.dialect));
+    }
+  }
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) text += i + 1 == names.size() ? " or " : ", ";
+    text += names[i];
+  }
+  return text;
+}
+
+Result<Capabilities> DiscoverCapabilities(Connection& connection, const Capabilities& known) {
+  const AdapterRegistration& registration = RegistrationFor(known.dialect);
+  if (registration.discover == nullptr) return known;
+  return registration.discover(connection, known);
+}
+
+}  // namespace strata::warehouse
