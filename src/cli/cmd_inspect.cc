@@ -6,11 +6,11 @@
 #include <set>
 
 #include "base/hash.h"
+#include "check/project_check.h"
 #include "cli/commands.h"
 #include "cli/output_schemas.h"
 #include "cli/render.h"
 #include "cli/session.h"
-#include "compiler/project_compile.h"
 #include "materialize/model_sql.h"
 #include "materialize/run_report.h"
 #include "materialize/warehouse_catalog.h"
@@ -185,10 +185,10 @@ int RunSchema(const std::string& name, OutputFormat output) {
 
 namespace {
 
-json DiagnosticJson(const compiler::Diagnostic& d) {
+json DiagnosticJson(const check::Diagnostic& d) {
   return json{{"model", d.model.empty() ? json(nullptr) : json(d.model)},
               {"code", d.code},
-              {"severity", compiler::SeverityName(d.severity)},
+              {"severity", check::SeverityName(d.severity)},
               {"message", d.message},
               {"hint", WithHintProject(d.hint)},
               {"file", d.span.file.empty() ? json(nullptr) : json(d.span.file)},
@@ -197,12 +197,12 @@ json DiagnosticJson(const compiler::Diagnostic& d) {
 }
 
 // Like a compiler: "file:line:col: error[E024]: message", the source line with a caret, a hint.
-void PrintDiagnostic(const compiler::Diagnostic& d) {
+void PrintDiagnostic(const check::Diagnostic& d) {
   std::string location = d.span.file;
   if (d.span.line > 0) location += fmt::format(":{}", d.span.line);
   if (d.span.column > 0) location += fmt::format(":{}", d.span.column);
   std::cerr << fmt::format("{}{}[{}]: {}\n", location.empty() ? "" : location + ": ",
-                           compiler::SeverityName(d.severity), d.code, d.message);
+                           check::SeverityName(d.severity), d.code, d.message);
   if (!d.caret.empty()) std::cerr << d.caret << (d.caret.back() == '\n' ? "" : "\n");
   if (!d.hint.empty()) std::cerr << "  hint: " << WithHintProject(d.hint) << "\n";
 }
@@ -210,7 +210,7 @@ void PrintDiagnostic(const compiler::Diagnostic& d) {
 }  // namespace
 
 int RunCompile(const CommonOptions& common) {
-  compiler::ProjectCompileOptions options;
+  check::ProjectCheckOptions options;
   options.warehouse = common.warehouse;
   options.models = common.models;
   options.filters = common.filters;
@@ -218,7 +218,7 @@ int RunCompile(const CommonOptions& common) {
                             const project::WarehouseConfig& warehouse) {
     auto opened =
         std::make_shared<materialize::OpenedCatalog>(materialize::OpenCatalog(project, warehouse));
-    compiler::CatalogHandle handle;
+    check::CatalogHandle handle;
     handle.description = opened->description;
     handle.note = opened->note;
     // The handle keeps the warehouse and connection the catalog reads through.
@@ -228,19 +228,19 @@ int RunCompile(const CommonOptions& common) {
   options.check_semantic = [](const project::ProjectConfig& project, sql::Dialect dialect) {
     return semantic::LoadProjectSemanticModel(project, dialect).errors;
   };
-  Result<compiler::ProjectCompile> compiled = compiler::CompileProject(common.project_dir, options);
+  Result<check::ProjectCheck> compiled = check::CheckProject(common.project_dir, options);
   if (!compiled.ok()) {
     PrintError(compiled.error(), common.output);
     return 1;
   }
-  const std::vector<compiler::Diagnostic>& diagnostics = compiled->diagnostics;
+  const std::vector<check::Diagnostic>& diagnostics = compiled->diagnostics;
   const std::size_t models = compiled->models;
   const std::vector<std::string>& notes = compiled->notes;
   const std::size_t errors = compiled->errors();
   const std::size_t warnings = compiled->warnings();
   if (common.output == OutputFormat::kJson) {
     json list = json::array();
-    for (const compiler::Diagnostic& d : diagnostics) list.push_back(DiagnosticJson(d));
+    for (const check::Diagnostic& d : diagnostics) list.push_back(DiagnosticJson(d));
     PrintJson(json{{"models", models},
                    {"errors", errors},
                    {"warnings", warnings},
@@ -251,7 +251,7 @@ int RunCompile(const CommonOptions& common) {
     if (!common.quiet) {
       for (const std::string& note : notes) std::cerr << "note: " << note << "\n";
     }
-    for (const compiler::Diagnostic& d : diagnostics) PrintDiagnostic(d);
+    for (const check::Diagnostic& d : diagnostics) PrintDiagnostic(d);
     std::cout << fmt::format("{} models compiled: {} errors, {} warnings\n", models, errors,
                              warnings);
   }

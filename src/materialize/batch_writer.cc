@@ -39,7 +39,8 @@ Result<KeyStats> ReadStats(warehouse::Connection& connection, const warehouse::E
 // The statistics of every key of `batch`, in key order: one query for a one-key batch, one
 // grouped scan for a larger one (the same counts and checksums, emitter.h). Read right after the
 // batch's insert: measured cheaper on DuckDB than one grouped scan over every batch of the
-// transaction at the end (docs/benchmarks.md), and it tells which batch a guard failure is.
+// transaction at the end (docs/benchmarks-history.md, "Adaptive batching: several partitions per
+// transaction"), and it tells which batch a guard failure is.
 Result<std::vector<KeyStats>> ReadKeyStats(warehouse::Connection& connection,
                                            const warehouse::Emitter& emitter,
                                            const PlannedBatch& batch,

@@ -7,7 +7,7 @@
 #include <map>
 
 #include "base/ascii.h"
-#include "compiler/compiler.h"
+#include "check/model_check.h"
 #include "sql/lexer.h"
 #include "sql/placeholders.h"
 #include "sql/references.h"
@@ -72,8 +72,8 @@ warehouse::TableName ToTableName(const project::ObjectName& name) {
 }
 
 Status CheckModelSql(const project::Project& project, const project::Model& model,
-                     const warehouse::Emitter& emitter, compiler::Catalog* catalog) {
-  return compiler::FirstError(compiler::CheckModel(project, model, emitter.dialect(), catalog));
+                     const warehouse::Emitter& emitter, check::Catalog* catalog) {
+  return check::FirstError(check::CheckModel(project, model, emitter.dialect(), catalog));
 }
 
 namespace {

@@ -8,7 +8,7 @@
 
 #include "base/partition.h"
 #include "base/result.h"
-#include "compiler/catalog.h"
+#include "check/catalog.h"
 #include "project/project.h"
 #include "warehouse/emitter.h"
 
@@ -16,11 +16,11 @@ namespace strata::materialize {
 
 warehouse::TableName ToTableName(const project::ObjectName& name);
 
-// The compiler's verdict (compiler/compiler.h): the first error, with the model's SQL file and
+// The compiler's verdict (check/model_check.h): the first error, with the model's SQL file and
 // position, or OkStatus (warnings do not stop a model). `catalog` (may be null) supplies column
 // types for the type checks.
 Status CheckModelSql(const project::Project& project, const project::Model& model,
-                     const warehouse::Emitter& emitter, compiler::Catalog* catalog = nullptr);
+                     const warehouse::Emitter& emitter, check::Catalog* catalog = nullptr);
 
 // The runnable SELECT for `model`; `window` is required for time_interval models (the
 // placeholders are substituted with the emitter's timestamp literals) and ignored otherwise.

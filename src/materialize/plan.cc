@@ -5,7 +5,7 @@
 #include <set>
 
 #include "base/hash.h"
-#include "compiler/compiler.h"
+#include "check/model_check.h"
 #include "materialize/model_sql.h"
 #include "materialize/state_check.h"
 
@@ -310,11 +310,11 @@ std::optional<std::string> FusedSelect(const project::Project& project, const Pl
                                        UserFunctions& user_functions) {
   const project::Model& model = *planned.model;
   if (!emitter.SupportsGrouped() || planned.batches.size() < 2 ||
-      !compiler::WindowSeparable(model, emitter.dialect())) {
+      !check::WindowSeparable(model, emitter.dialect())) {
     return std::nullopt;
   }
   const std::vector<std::string>* defined = user_functions.Names();
-  if (defined == nullptr || compiler::CallsAnyOf(model, emitter.dialect(), *defined)) {
+  if (defined == nullptr || check::CallsAnyOf(model, emitter.dialect(), *defined)) {
     return std::nullopt;
   }
   Result<std::string> window_template = CompileWindowTemplate(project, model, emitter);

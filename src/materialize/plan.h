@@ -10,7 +10,7 @@
 
 #include "base/partition.h"
 #include "base/result.h"
-#include "compiler/catalog.h"
+#include "check/catalog.h"
 #include "materialize/selection.h"
 #include "project/project.h"
 #include "state/state_store.h"
@@ -73,7 +73,7 @@ struct PlanRequest {
   bool full_refresh = false;  // incremental models rebuild from scratch
   // Column types for the compiler's E021/E022/E025 checks (the same verdicts as `strata
   // compile`); null skips those checks. Used only while BuildPlan runs.
-  compiler::Catalog* catalog = nullptr;
+  check::Catalog* catalog = nullptr;
   // The state check (state_check.h) reads the warehouse through it; null skips the check. Its
   // user-defined functions decide whether a model's batches may be fused (PlannedModel::
   // fused_select); null (and not absent): none is.
@@ -94,7 +94,7 @@ struct PlanRequest {
 // first_partition) fail the whole plan; a model whose SQL cannot compile gets PlannedModel::error
 // and the rest plan. A time_interval model of several batches gets a fused_select when the
 // emitter groups batches (Emitter::SupportsGrouped), the compiler proves the model
-// window-separable (compiler::WindowSeparable) and it calls none of the warehouse's own functions
+// window-separable (check::WindowSeparable) and it calls none of the warehouse's own functions
 // (Connection::UserFunctionNames, read once; an absent warehouse has none), which the proof would
 // take for built-ins.
 Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& request,

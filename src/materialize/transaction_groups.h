@@ -50,7 +50,8 @@ struct GroupLimits {
 // that fit in three, and the checkpoint rewrites them; with three or more full ones no four
 // neighbours hold two partial groups. So a DuckDB transaction holds either under one row group
 // (100,000 rows: room for rows per partition above their mean) or at least three (up to four);
-// measured on the 365-day backfill, 5,000 rows per partition (docs/benchmarks.md).
+// measured on the 365-day backfill, 5,000 rows per partition (docs/benchmarks-history.md,
+// "Statistics returned by the insert, and DuckDB's row groups").
 inline constexpr double kDuckDbRowGroupRows = 122'880;
 inline constexpr GroupLimits kDuckDbGroupLimits{
     .max_partitions = 128,

@@ -34,13 +34,13 @@ analysis::ValueType ToValueType(const warehouse::Column& column) {
   return analysis::ValueType::kUnknown;
 }
 
-std::optional<std::vector<compiler::CatalogColumn>> WarehouseCatalog::Describe(
+std::optional<std::vector<check::CatalogColumn>> WarehouseCatalog::Describe(
     const project::ObjectName& table) {
   // '\x1f' cannot appear in a name written in TOML by accident; it keeps the key unambiguous.
   const std::string key = table.catalog + '\x1f' + table.schema + '\x1f' + table.table;
   auto found = described_.find(key);
   if (found != described_.end()) return found->second;
-  std::optional<std::vector<compiler::CatalogColumn>> columns;
+  std::optional<std::vector<check::CatalogColumn>> columns;
   Result<std::vector<warehouse::Column>> described = connection_.DescribeTable(ToTableName(table));
   if (described.ok()) {
     columns.emplace();

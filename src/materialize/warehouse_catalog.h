@@ -8,25 +8,25 @@
 #include <string>
 #include <vector>
 
-#include "compiler/catalog.h"
+#include "check/catalog.h"
 #include "project/project.h"
 #include "warehouse/warehouse.h"
 
 namespace strata::materialize {
 
-class WarehouseCatalog : public compiler::Catalog {
+class WarehouseCatalog : public check::Catalog {
  public:
   // `connection` must outlive this object; it is used from the calling thread only.
   explicit WarehouseCatalog(warehouse::Connection& connection) : connection_(connection) {}
 
   // nullopt when the table does not exist or DescribeTable fails for any reason (the compiler
   // then skips the checks that need it).
-  std::optional<std::vector<compiler::CatalogColumn>> Describe(
+  std::optional<std::vector<check::CatalogColumn>> Describe(
       const project::ObjectName& table) override;
 
  private:
   warehouse::Connection& connection_;
-  std::map<std::string, std::optional<std::vector<compiler::CatalogColumn>>> described_;
+  std::map<std::string, std::optional<std::vector<check::CatalogColumn>>> described_;
 };
 
 // The analysis type of a warehouse column (TIMESTAMP WITH TIME ZONE is told apart by its name).

@@ -189,7 +189,7 @@ void ReadTimeInterval(TomlReader& reader, Model& model, std::optional<Grain> def
   TimeIntervalConfig config;
   config.time_column = reader.String("time_column", /*required=*/true).value_or("");
   if (!config.time_column.empty() && !IsIdentifier(config.time_column)) {
-    // The compiler's code for this check (compiler.h), so every command reports it the same way.
+    // The compiler's code for this check (model_check.h), so every command reports it the same way.
     reader
         .Fail("time_column", ErrorCode::kConfig,
               fmt::format("time_column \"{}\" is not a valid SQL identifier", config.time_column),

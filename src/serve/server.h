@@ -7,7 +7,9 @@
 // lines that together exceed max_header_bytes 431 (HeadersTooLarge; cpp-httplib refuses one
 // line over 8 KiB itself), slow clients are dropped after 5 s without a byte. HTTP threads:
 // max_concurrent_queries + max_queued_queries + 4, so health checks and refusals are answered
-// while every query slot is busy.
+// while every query slot is busy, plus 256 for idle and slow connections (cpp-httplib holds a
+// thread per connection for its whole keep-alive life), run by thread_pool.h's LifoThreadPool.
+// The listen backlog is 1,024.
 //
 // Access log: one JSON line per request on stderr, written whole:
 //   {"event":"request","api","method","route","role","status","duration_ms","rollup"}

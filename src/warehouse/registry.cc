@@ -28,8 +28,8 @@ std::array<AdapterRegistration, kDialects> BuildTable() {
 }
 
 const std::array<AdapterRegistration, kDialects>& Table() {
-  static const std::array<AdapterRegistration, kDialects> table = BuildTable();
-  return table;
+  static const std::array<AdapterRegistration, kDialects> kTable = BuildTable();
+  return kTable;
 }
 
 }  // namespace

@@ -60,7 +60,7 @@ struct BatchOutcome {
 // The limit is five DuckDB row groups: above the four of DuckDB's transaction row budget
 // (transaction_groups.h), so every group that sizing forms by its mean is written grouped.
 //
-// `fused`, when given (the model is proven window-separable, compiler::WindowSeparable), makes
+// `fused`, when given (the model is proven window-separable, check::WindowSeparable), makes
 // that one grouped INSERT read one SELECT compiled for the whole range [front.start, back.end)
 // instead of the UNION ALL of every batch's own SELECT: the same rows, counts and checksums
 // (docs/batching.md, "Fused statements"), guarded against the range. A failure of a fused

@@ -1,16 +1,16 @@
-// Private to the compiler: the checks CheckModel (compiler.h) runs, one file each.
+// Private to `check`: the checks CheckModel (model_check.h) runs, one file each.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "analysis/output_columns.h"
-#include "compiler/catalog.h"
-#include "compiler/compiler.h"
+#include "check/catalog.h"
+#include "check/model_check.h"
 #include "sql/ast.h"
 #include "sql/lexer.h"
 
-namespace strata::compiler::internal {
+namespace strata::check::internal {
 
 // Where a model's files are, relative to the project root.
 struct ModelFiles {
@@ -55,4 +55,4 @@ void CheckDependencies(const project::Project& project, const project::Model& mo
                        const ModelFiles& files, sql::Dialect dialect,
                        const std::vector<sql::Token>& tokens, std::vector<Diagnostic>& out);
 
-}  // namespace strata::compiler::internal
+}  // namespace strata::check::internal

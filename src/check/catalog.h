@@ -1,8 +1,9 @@
-// What the compiler needs to know about warehouse tables: their columns, types and nullability.
+// What the model checks need to know about warehouse tables: their columns, types and nullability.
 //
-// An interface so that the compiler depends only on project and analysis (DESIGN.md), never on a
-// warehouse: materialize/warehouse_catalog.h implements it over a warehouse connection, tests use
-// an in-memory fake, and a null Catalog* means "nothing is known" (every type check is skipped).
+// An interface so that `check` (DESIGN.md's `compiler`) depends only on project and analysis,
+// never on a warehouse: materialize/warehouse_catalog.h implements it over a warehouse connection,
+// tests use an in-memory fake, and a null Catalog* means "nothing is known" (every type check is
+// skipped).
 #pragma once
 
 #include <mutex>
@@ -13,7 +14,7 @@
 #include "analysis/output_columns.h"
 #include "project/project.h"
 
-namespace strata::compiler {
+namespace strata::check {
 
 struct CatalogColumn {
   std::string name;
@@ -45,4 +46,4 @@ class SerializedCatalog : public Catalog {
   std::mutex mutex_;
 };
 
-}  // namespace strata::compiler
+}  // namespace strata::check

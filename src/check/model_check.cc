@@ -1,4 +1,4 @@
-#include "compiler/compiler.h"
+#include "check/model_check.h"
 
 #include <fmt/format.h>
 
@@ -7,11 +7,11 @@
 
 #include "analysis/bounds.h"
 #include "analysis/window_separable.h"
-#include "compiler/internal/checks.h"
+#include "check/internal/checks.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
 
-namespace strata::compiler {
+namespace strata::check {
 namespace {
 
 constexpr std::string_view kUnboundedHint =
@@ -216,4 +216,4 @@ bool CallsAnyOf(const project::Model& model, sql::Dialect dialect,
   return false;
 }
 
-}  // namespace strata::compiler
+}  // namespace strata::check

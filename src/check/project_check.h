@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "base/result.h"
-#include "compiler/catalog.h"
-#include "compiler/compiler.h"
+#include "check/catalog.h"
+#include "check/model_check.h"
 #include "project/project.h"
 
-namespace strata::compiler {
+namespace strata::check {
 
 // A catalog over the selected warehouse, kept for one compile.
 struct CatalogHandle {
@@ -27,15 +27,15 @@ struct CatalogHandle {
   std::string note;                  // when `catalog` is null: why, for the user
 };
 // Opens the catalog of the selected warehouse; never fails (a null catalog and a note instead).
-// The CLI passes one over materialize::OpenCatalog: the compiler links no warehouse catalog.
+// The CLI passes one over materialize::OpenCatalog: `check` links no warehouse catalog.
 using CatalogOpener = std::function<CatalogHandle(const project::ProjectConfig& project,
                                                   const project::WarehouseConfig& warehouse)>;
 // The semantic layer's load errors for the project (semantic::LoadProjectSemanticModel): passed
-// in by the CLI, because `semantic` sits beside the compiler, not below it (DESIGN.md).
+// in by the CLI, because `semantic` sits beside `check`, not below it (DESIGN.md).
 using SemanticCheck =
     std::function<std::vector<Error>(const project::ProjectConfig& project, sql::Dialect dialect)>;
 
-struct ProjectCompileOptions {
+struct ProjectCheckOptions {
   std::string warehouse;             // empty: the project's default warehouse
   std::vector<std::string> models;   // --model: check only these (and --filter's)
   std::vector<std::string> filters;  // --filter key=value
@@ -43,7 +43,7 @@ struct ProjectCompileOptions {
   SemanticCheck check_semantic;      // empty: the semantic YAML is not checked
 };
 
-struct ProjectCompile {
+struct ProjectCheck {
   std::size_t models = 0;  // the models checked (every model when none could be)
   // The loader's warnings, its errors, then the warehouse's, the models' (in project order) and
   // the semantic layer's.
@@ -57,7 +57,7 @@ struct ProjectCompile {
 
 // Compiles the project in `project_dir`. Every problem of the project is a diagnostic; the only
 // error is a --model / --filter selection that matches no model (project::SelectModels).
-Result<ProjectCompile> CompileProject(const std::filesystem::path& project_dir,
-                                      const ProjectCompileOptions& options);
+Result<ProjectCheck> CheckProject(const std::filesystem::path& project_dir,
+                                  const ProjectCheckOptions& options);
 
-}  // namespace strata::compiler
+}  // namespace strata::check

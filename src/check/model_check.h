@@ -1,3 +1,6 @@
+// The `check` component (DESIGN.md's `compiler`, named for what it does: turning a model into
+// runnable SQL is materialize/model_sql.h).
+//
 // Per-model checks before anything runs. Collects every diagnostic (never stops at the first).
 //
 // Every model:
@@ -35,11 +38,11 @@
 #include <vector>
 
 #include "base/result.h"
-#include "compiler/catalog.h"
+#include "check/catalog.h"
 #include "project/project.h"
 #include "sql/dialect.h"
 
-namespace strata::compiler {
+namespace strata::check {
 
 enum class Severity { kError, kWarning };
 std::string_view SeverityName(Severity severity);  // "error" | "warning"
@@ -62,7 +65,7 @@ std::vector<Diagnostic> CheckModel(const project::Project& project, const projec
 
 // The first error among `diagnostics` as an Error, or OkStatus when there are only warnings.
 // Codes: kPlaceholder for E024 (reported as "E024"), kSqlLex for SqlLex, kCompile for the other
-// compiler codes, with Error::compile_code set to the diagnostic's code ("E020"), which is what
+// check codes, with Error::compile_code set to the diagnostic's code ("E020"), which is what
 // every output reports.
 Status FirstError(const std::vector<Diagnostic>& diagnostics);
 
@@ -77,4 +80,4 @@ bool WindowSeparable(const project::Model& model, sql::Dialect dialect);
 bool CallsAnyOf(const project::Model& model, sql::Dialect dialect,
                 const std::vector<std::string>& names);
 
-}  // namespace strata::compiler
+}  // namespace strata::check

@@ -1,11 +1,11 @@
-// E028, E029: incremental models (compiler.h).
+// E028, E029: incremental models (model_check.h).
 #include <fmt/format.h>
 
-#include "compiler/internal/checks.h"
+#include "check/internal/checks.h"
 #include "sql/parser.h"
 #include "sql/placeholders.h"
 
-namespace strata::compiler::internal {
+namespace strata::check::internal {
 
 void CheckIncremental(const project::Project& project, const project::Model& model,
                       const ModelFiles& files, sql::Dialect dialect,
@@ -59,4 +59,4 @@ void CheckIncremental(const project::Project& project, const project::Model& mod
   }
 }
 
-}  // namespace strata::compiler::internal
+}  // namespace strata::check::internal

@@ -16,10 +16,10 @@
 #include <map>
 #include <sstream>
 
-#include "compiler/compiler.h"
+#include "check/model_check.h"
 #include "sql/testing/golden_file.h"
 
-namespace strata::compiler {
+namespace strata::check {
 namespace {
 
 namespace fs = std::filesystem;
@@ -144,4 +144,4 @@ TEST(GoldenCompileTest, AllFiles) {
 }
 
 }  // namespace
-}  // namespace strata::compiler
+}  // namespace strata::check

@@ -1,11 +1,11 @@
-// E020-E023, E025, E026: the time column of a time_interval model (compiler.h).
+// E020-E023, E025, E026: the time column of a time_interval model (model_check.h).
 #include <fmt/format.h>
 
 #include "analysis/output_columns.h"
-#include "compiler/internal/checks.h"
+#include "check/internal/checks.h"
 #include "sql/parser.h"
 
-namespace strata::compiler::internal {
+namespace strata::check::internal {
 
 using analysis::Nullability;
 using analysis::ValueType;
@@ -146,4 +146,4 @@ void CheckTimeColumn(const project::Project& project, const project::Model& mode
   }
 }
 
-}  // namespace strata::compiler::internal
+}  // namespace strata::check::internal

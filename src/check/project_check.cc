@@ -1,4 +1,4 @@
-#include "compiler/project_compile.h"
+#include "check/project_check.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include "base/parallel_for.h"
 #include "sql/dialect.h"
 
-namespace strata::compiler {
+namespace strata::check {
 namespace {
 
 // Configuration errors (or warnings) as diagnostics; errors in models/<name>.toml or .sql name
@@ -47,16 +47,16 @@ void Append(std::vector<Diagnostic>& to, std::vector<Diagnostic> more) {
 
 }  // namespace
 
-std::size_t ProjectCompile::errors() const {
+std::size_t ProjectCheck::errors() const {
   return static_cast<std::size_t>(
       std::count_if(diagnostics.begin(), diagnostics.end(),
                     [](const Diagnostic& d) { return d.severity == Severity::kError; }));
 }
 
-Result<ProjectCompile> CompileProject(const std::filesystem::path& project_dir,
-                                      const ProjectCompileOptions& options) {
+Result<ProjectCheck> CheckProject(const std::filesystem::path& project_dir,
+                                  const ProjectCheckOptions& options) {
   project::LoadOutcome outcome = project::LoadProject(project_dir);
-  ProjectCompile out;
+  ProjectCheck out;
   out.diagnostics = LoadDiagnostics(outcome.warnings, Severity::kWarning);
   Append(out.diagnostics, LoadDiagnostics(outcome.errors));
   if (!outcome.project) return out;
@@ -103,4 +103,4 @@ Result<ProjectCompile> CompileProject(const std::filesystem::path& project_dir,
   return out;
 }
 
-}  // namespace strata::compiler
+}  // namespace strata::check

@@ -1,11 +1,11 @@
-#include "compiler/compiler.h"
+#include "check/model_check.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
 
-namespace strata::compiler {
+namespace strata::check {
 namespace {
 
 project::Project OneModel(std::string sql, project::StrategyKind strategy) {
@@ -312,4 +312,4 @@ TEST(DependencyChecksTest, SourcesWinOverSameNamedModelsAndSelfReadsAreFine) {
 }
 
 }  // namespace
-}  // namespace strata::compiler
+}  // namespace strata::check

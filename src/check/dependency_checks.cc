@@ -1,4 +1,4 @@
-// E027 / W027: the models a model's SQL reads against its depends_on (compiler.h).
+// E027 / W027: the models a model's SQL reads against its depends_on (model_check.h).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,12 +7,12 @@
 
 #include "analysis/output_columns.h"
 #include "base/ascii.h"
-#include "compiler/internal/checks.h"
+#include "check/internal/checks.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
 #include "sql/references.h"
 
-namespace strata::compiler::internal {
+namespace strata::check::internal {
 namespace {
 
 std::string Lower(std::string_view text) { return AsciiLowered(text); }
@@ -91,4 +91,4 @@ void CheckDependencies(const project::Project& project, const project::Model& mo
   }
 }
 
-}  // namespace strata::compiler::internal
+}  // namespace strata::check::internal
