@@ -1,12 +1,15 @@
 // The rollup lifecycle benchmarks of issue 11, each printing a ratio against a baseline measured
-// in the same process and interleaved with it (docs/benchmarks.md, section 9c), over the
-// warehouse of rollup_bench (orders evenly over 2025-01-01 .. 2026-01-31):
+// in the same process and interleaved with it (figures in docs/benchmarks.md's table; every run
+// in docs/benchmarks-history.md, "9c. Rollup lifecycle"), over the warehouse of rollup_bench
+// (orders evenly over 2025-01-01 .. 2026-01-31):
 //
 //   tail     a live_tail rollup built "on 2026-01-15" (files: 2025; the tail: January 2026, a
 //            thirteenth of the rows) answering revenue by month x region for 2025-01 .. 2026-01,
 //            vs the same query live, vs a range that ends at the watermark (files only)
-//   compact  a day-partitioned rollup of 2025 before and after compaction into months: files,
-//            and revenue by week x region over the year read from 396 files vs from 13
+//   compact  a day-partitioned rollup (build_range 400 days, built "on 2026-02-10") before and
+//            after compaction into months: files (401 -> 23 in the recorded run: 13 months and
+//            the 10 days of February), and revenue by week x region over 2025 read from the day
+//            files vs from the month files
 //
 //   append   a month-partitioned partition.append rollup (marker: the time dimension): a refresh
 //            whose marker did not move vs its one max() query alone; then batches of 100,000

@@ -1,5 +1,6 @@
 // The rollup benchmarks of issue 10, each printing a ratio against a baseline measured in the
-// same process and interleaved with it (docs/benchmarks.md, section 9):
+// same process and interleaved with it (figures in docs/benchmarks.md's table; every run in
+// docs/benchmarks-history.md, "9. Rollups"):
 //
 //   hit      rollup hit vs live (query::Answer both ways) on an N-row fact table in a DuckDB
 //            warehouse file: revenue by month x region over a year, distinct customers

@@ -15,8 +15,9 @@
 //              project and model, open the engine, answer, exit), after the server has stopped
 //
 // It prints requests/s for each and the ratios http_1/cli, http_N/cli and http_N/http_1, and
-// exits 1 on any wrong answer. A baseline in the same run, as every benchmark here
-// (docs/benchmarks.md, section 10); absolute numbers on a shared 2-core machine are noise. This
+// exits 1 on any wrong answer. A baseline in the same run, as every benchmark here (current
+// figures: docs/benchmarks.md's table; every run: docs/benchmarks-history.md, "10. The query
+// port"); absolute numbers on a shared 2-core machine are noise. This
 // is a latency/overhead comparison, not the issue's load test (wrk and 16 clients), which
 // follows it; the wrk runs also print the server's CPU time per request (/proc/PID/stat),
 // steadier than the rate on a shared machine, and its resident memory after the run (VmRSS).

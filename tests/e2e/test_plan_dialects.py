@@ -21,7 +21,11 @@ def cloud_project(project, monkeypatch):
     toml = project.root / "strata.toml"
     text = toml.read_text()
     for kind in CLOUD_TYPES:
-        text += f'\n[warehouses.{kind}]\ntype = "{kind}"\ndsn_env = "{UNSET_DSN}"\n'
+        # Trino is addressed by url and user, never a DSN (spec: [warehouse] keys of trino);
+        # port 9 (discard) on loopback: nothing answers there.
+        where = ('url = "http://127.0.0.1:9"\nuser = "strata"\n' if kind == "trino"
+                 else f'dsn_env = "{UNSET_DSN}"\n')
+        text += f'\n[warehouses.{kind}]\ntype = "{kind}"\n{where}'
     text += f'\n[warehouses.sf]\ntype = "snowflake"\ndsn_env = "{UNSET_DSN}"\n'
     toml.write_text(text)
     project.add_model("fct_daily_orders", DAILY_SQL, strategy_toml("day"))

@@ -346,8 +346,9 @@ def test_soak_16_clients_for_60_s_while_the_hook_rebuilds(control, strata_bin, t
     duckdb 1.4.4 (one connection, a 50,000 x 100 row join in a loop): 85 -> 92 -> 97 -> 100 MB
     at 10/20/30/40 s, then 101 MB up to 240 s (8 connections: the same rise under jemalloc). The
     server runs two DuckDB databases (the rollup engine and the live warehouse) and levels off
-    after about 2 minutes of this load (docs/benchmarks.md, 10d). A leak keeps growing after the
-    warm-up; that is what the bound catches."""
+    after about 2 minutes of this load (docs/benchmarks-history.md, "10d. The soak's memory: a
+    thread pool that reuses its warm threads"). A leak keeps growing after the warm-up; that is
+    what the bound catches."""
     from test_serve import CORPUS, QUERIES
     server = control(max_queued_queries=64, request_timeout_ms=120_000)
     assert wait_job(server, rebuild(server).json["job_id"])["state"] == "succeeded"
