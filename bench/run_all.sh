@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every benchmark of docs/benchmarks.md, one after another, with the settings documented there;
+# Every benchmark of docs/benchmarks.md but live_sketch_memory (peak memory, minutes per run:
+# run it alone, as its row says), one after another, with the settings documented there;
 # prints each one's ratio lines (each bench measures its own baseline in the same run) and keeps
 # the full output.
 #

@@ -3,7 +3,7 @@
 // through the in-process DuckDB engine and the warehouse is never opened; otherwise the query
 // runs live: the live SQL on the warehouse, count_distinct_approx sketches estimated
 // client-side; a live_tail rollup's hit reads the rows after its watermark from the warehouse
-// first, rollup/live_tail.h), and return typed columns, rows and `meta`. `strata query` and (later)
+// first, rollup/live_tail.h), and return typed columns, rows and `meta`. `strata query` and
 // POST /v1/query both call this.
 //
 // Routing never fails a query: a rollup whose files cannot be read (deleted, truncated,

@@ -1,5 +1,5 @@
 // What the store holds for each rollup of a model: `strata rollups status`, `strata meta` and
-// (later) GET /v1/rollups. Reads manifests only; thread-safe.
+// the control port's GET /v1/rollups. Reads manifests only; thread-safe.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,6 +1,6 @@
 // PlanStoredQuery: which stored relation answers which query (every miss reason the planner
 // decides), the re-aggregation SQL, and the grain derivability table. Execution over real
-// Parquet files is covered by rollup/ and tests/e2e/test_rollup_*.py.
+// Parquet files is covered by query/ and tests/e2e/test_rollup_*.py.
 #include "semantic/stored_sql.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // The Warehouse interface: everything the runner needs from a SQL warehouse, and nothing else.
-// Adapters live in sub-folders (duckdb/, postgres/, later the cloud warehouses); they are the only
+// Adapters live in sub-folders (duckdb/, postgres/, trino/); they are the only
 // code that includes a warehouse's client header.
 //
 // Thread safety: a Warehouse may be shared by threads; each Connection is used by one thread at a

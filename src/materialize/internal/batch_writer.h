@@ -1,5 +1,5 @@
-// Writes one planned batch in one transaction and checks it before committing. Private to the
-// runner; separate so the transaction logic reads on its own.
+// Writes one or more planned batches in one transaction and checks them before committing. Private
+// to the runner; separate so the transaction logic reads on its own.
 #pragma once
 
 #include <atomic>

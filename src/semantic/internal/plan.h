@@ -1,5 +1,5 @@
 // The working state of PlanLiveQuery (live_sql.h): partials with their joined entity instances,
-// shared by planner.cc (resolution) and render.cc (SQL text).
+// shared by partial.cc (resolution) and render.cc (SQL text).
 #pragma once
 
 #include <map>
