@@ -149,6 +149,16 @@ Result<PartitionOverwrite> Emitter::Overwrite(const TableName& target, std::stri
           fmt::format("BEGIN TRANSACTION;\n{};\n{}\n;\nCOMMIT TRANSACTION", delete_window, insert);
       return statements;
     case Transactions::kNone:
+      if (capabilities_.connector) {
+        // Strata runs what it emits here: never a window replacement a reader can see half of.
+        return MakeError(ErrorCode::kWarehouseUnsupported,
+                         fmt::format("{} cannot replace partition {} of {} atomically: the "
+                                     "target has no multi-statement transactions",
+                                     capabilities_.display_name, FormatSqlTimestamp(window.start),
+                                     target.ToString()),
+                         "write the model to a catalog that has them, or make it a "
+                         "full_refresh model");
+      }
       // No transaction: see the header comment for the atomicity caveat.
       statements.delete_window = delete_window;
       statements.insert = std::move(insert);
