@@ -3,19 +3,33 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
+#include "base/ascii.h"
 #include "warehouse/registry.h"
 
 namespace strata::warehouse {
 
 Emitter::Emitter(sql::Dialect dialect) : capabilities_(CapabilitiesOf(dialect)) {}
 
-Status Emitter::RequireSupported(std::string_view what) const {
-  if (capabilities_.connector) return OkStatus();
+Status Emitter::RequireSupported(std::string_view what, bool incremental) const {
+  if (capabilities_.connector && (!incremental || capabilities_.incremental_loads)) {
+    return OkStatus();
+  }
   return MakeError(ErrorCode::kWarehouseUnsupported,
                    fmt::format("{} statements for the {} dialect are not available yet", what,
                                sql::DialectName(dialect())),
-                   fmt::format("use a {} warehouse", ConnectorDialectNames()));
+                   fmt::format("use a {} warehouse", ConnectorDialectNames(incremental)));
+}
+
+Status Emitter::RequireRowColumns() const {
+  if (capabilities_.row_hash != RowHashFunction::kChecksumOfColumns || !row_columns_.empty()) {
+    return OkStatus();
+  }
+  return MakeError(
+      ErrorCode::kInternal,
+      fmt::format("{} window statistics need the model's columns", capabilities_.display_name));
 }
 
 Status Emitter::CheckIdentifiers(std::initializer_list<std::string_view> names) const {
@@ -127,6 +141,17 @@ Result<PartitionOverwrite> Emitter::Overwrite(const TableName& target, std::stri
       statements.insert =
           fmt::format("INSERT INTO {}\nREPLACE WHERE {}\n{}", table, predicate, select_sql);
       return statements;
+    case OverwriteForm::kMergeWindow:
+      // One atomic statement; unbound (planned without the model's columns) until the runner
+      // binds it (BindOverwrite).
+      if (columns != nullptr && !columns->empty()) {
+        for (const std::string& column : *columns) STRATA_TRY(CheckIdentifiers({column}));
+        statements.insert = MergeWindow(target, time_column, window, select_sql, *columns, type);
+      } else {
+        statements.insert =
+            fmt::format("{}{}{}", UnboundInsertPrefix(target), select_sql, kUnboundInsertSuffix);
+      }
+      return statements;
     case OverwriteForm::kDeleteInsert:
       break;
   }
@@ -198,6 +223,9 @@ bool Emitter::InsertNeedsColumns() const {
 }
 
 std::string Emitter::UnboundInsertPrefix(const TableName& target) const {
+  if (capabilities_.overwrite == OverwriteForm::kMergeWindow) {
+    return fmt::format("MERGE INTO {} AS strata_target\nUSING (\n", QualifiedName(target));
+  }
   return fmt::format("INSERT INTO {}\nSELECT * FROM (\n", QualifiedName(target));
 }
 
@@ -242,32 +270,113 @@ Result<std::string> Emitter::BindInsertColumns(const TableName& target,
   return NamedInsert(target, select, columns);
 }
 
+namespace {
+
+// A bootstrap statement's first line (CREATE TABLE t [WITH (...)] AS) and its query; nullopt
+// when it is not of that shape for `table`.
+std::optional<std::pair<std::string_view, std::string_view>> SplitBootstrap(
+    std::string_view statement, std::string_view table) {
+  const std::size_t newline = statement.find('\n');
+  if (newline == std::string_view::npos) return std::nullopt;
+  const std::string_view head = statement.substr(0, newline);
+  const std::string prefix = fmt::format("CREATE TABLE {}", table);
+  if (!head.starts_with(prefix) || !head.ends_with(" AS")) return std::nullopt;
+  const std::string_view rest = head.substr(prefix.size());
+  if (rest != " AS" && !rest.starts_with(" WITH (")) return std::nullopt;
+  return std::pair{head, statement.substr(newline + 1)};
+}
+
+Error StaleBootstrap(const TableName& target) {
+  return MakeError(ErrorCode::kPlanStale,
+                   "the plan's bootstrap statement for " + target.ToString() +
+                       " does not have this version's shape",
+                   "plan again with this version of strata");
+}
+
+}  // namespace
+
 Result<std::string> Emitter::BootstrapProbe(const TableName& target,
                                             std::string_view bootstrap_statement) const {
   STRATA_TRY(CheckTarget(target));
-  const std::string prefix = "CREATE TABLE " + QualifiedName(target) + " AS\n";
-  if (bootstrap_statement.substr(0, prefix.size()) != prefix) {
-    return MakeError(ErrorCode::kPlanStale,
-                     "the plan's bootstrap statement for " + target.ToString() +
-                         " does not have this version's shape",
-                     "plan again with this version of strata");
-  }
-  return std::string(bootstrap_statement.substr(prefix.size()));
+  const auto split = SplitBootstrap(bootstrap_statement, QualifiedName(target));
+  if (!split) return StaleBootstrap(target);
+  return std::string(split->second);
 }
 
-Result<std::vector<std::string>> Emitter::Bootstrap(
-    const TableName& target, std::string_view empty_window_select_sql) const {
+Result<std::string> Emitter::BindBootstrap(const TableName& target,
+                                           std::string_view bootstrap_statement,
+                                           std::string_view time_column,
+                                           const std::vector<std::string>& columns) const {
+  STRATA_TRY(CheckTarget(target));
+  const auto split = SplitBootstrap(bootstrap_statement, QualifiedName(target));
+  if (!split) return StaleBootstrap(target);
+  std::string list;
+  bool found = false;
+  for (const std::string& column : columns) {
+    STRATA_TRY(CheckIdentifiers({column}));
+    if (AsciiLowered(column) == AsciiLowered(time_column)) {
+      found = true;
+      continue;
+    }
+    list += QuoteIdentifier(column) + ", ";
+  }
+  if (!found) {
+    return MakeError(ErrorCode::kConfig,
+                     fmt::format("the model for {} returns no column {} (its time_column)",
+                                 target.ToString(), time_column),
+                     "return the time_column from the model's SELECT");
+  }
+  list += QuoteIdentifier(time_column);
+  return fmt::format("{}\nSELECT {} FROM (\n{}\n) AS strata_columns", split->first, list,
+                     split->second);
+}
+
+Result<std::string> Emitter::PartitionColumnsProbe(const TableName& target) const {
+  if (!BootstrapNeedsColumns()) {
+    return MakeError(
+        ErrorCode::kWarehouseUnsupported,
+        fmt::format("{} has no partition columns to read", capabilities_.display_name));
+  }
+  STRATA_TRY(CheckTarget(target));
+  TableName partitions = target;
+  partitions.table += "$partitions";
+  return fmt::format("SELECT * FROM {} LIMIT 0", QualifiedName(partitions));
+}
+
+Result<std::vector<std::string>> Emitter::Bootstrap(const TableName& target,
+                                                    std::string_view empty_window_select_sql,
+                                                    const TablePartitioning* partitioning) const {
   STRATA_TRY(CheckTarget(target));
   std::vector<std::string> statements;
   if (!target.schema.empty()) {
     statements.push_back("CREATE SCHEMA IF NOT EXISTS " + SchemaName(target));
   }
+  std::string with;
+  if (partitioning != nullptr) {
+    STRATA_TRY(CheckIdentifiers({partitioning->time_column}));
+    // Trino stores column names lower-cased; the partitioning names them as stored.
+    const std::string column = AsciiLowered(partitioning->time_column);
+    switch (capabilities_.create_partitioning) {
+      case CreatePartitioning::kTransform:
+        with = fmt::format(" WITH (partitioning = ARRAY[{}])",
+                           sql::QuoteString(fmt::format("{}({})", GrainName(partitioning->grain),
+                                                        QuoteIdentifier(column)),
+                                            dialect()));
+        break;
+      case CreatePartitioning::kColumnsLast:
+        with =
+            fmt::format(" WITH (partitioned_by = ARRAY[{}])", sql::QuoteString(column, dialect()));
+        break;
+      case CreatePartitioning::kNone:
+        break;
+    }
+  }
   // LIMIT 0: an ungrouped aggregate over the empty window would otherwise leave one row with a
   // NULL time column behind, outside every partition. Every dialect: plain CREATE TABLE AS, which
   // fails if the table exists.
   statements.push_back(
-      fmt::format("CREATE TABLE {} AS\nSELECT * FROM (\n{}\n) AS strata_bootstrap LIMIT 0",
-                  QualifiedName(target), empty_window_select_sql));
+      fmt::format("CREATE TABLE {}{} AS\nSELECT * FROM (\n{}\n) AS strata_bootstrap LIMIT 0",
+                  QualifiedName(target), with, empty_window_select_sql));
   return statements;
 }
 
@@ -314,6 +423,14 @@ Result<std::vector<std::string>> Emitter::View(const TableName& target,
 }
 
 std::string Emitter::RowChecksum() const {
+  if (capabilities_.row_hash == RowHashFunction::kChecksumOfColumns) {
+    // Trino cannot name a whole row: the model's columns. checksum() is NULL without rows.
+    std::string list;
+    for (const std::string& column : row_columns_) {
+      list += (list.empty() ? "" : ", ") + QuoteIdentifier(column);
+    }
+    return fmt::format("COALESCE(from_big_endian_64(checksum(ROW({}))), 0)", list);
+  }
   // Both name the row through the table alias without a bare `strata_row`: a table column of that
   // name would win over the alias and only that column would be hashed.
   const bool text_hash = capabilities_.row_hash == RowHashFunction::kText;
@@ -347,6 +464,7 @@ Error Emitter::StaleInsert(const TableName& target) const {
 Result<std::string> Emitter::WindowStats(const TableName& target, std::string_view time_column,
                                          const Window& window, TimeColumnType type) const {
   STRATA_TRY(RequireSupported("window statistics"));
+  STRATA_TRY(RequireRowColumns());
   (void)type;  // DuckDB and PostgreSQL compare the seed's string literal with any time type
   return fmt::format("SELECT {}(*) AS row_count, {} AS checksum\nFROM {} AS strata_row\nWHERE {}",
                      BuiltIn("count"), RowChecksum(), QualifiedName(target),
@@ -388,6 +506,7 @@ Result<std::string> Emitter::WindowStatsByKey(const TableName& target, std::stri
                                               const std::vector<Window>& windows,
                                               TimeColumnType type) const {
   STRATA_TRY(RequireSupported("window statistics"));
+  STRATA_TRY(RequireRowColumns());
   if (windows.empty()) {
     return MakeError(ErrorCode::kInternal, "window statistics of no partition");
   }
@@ -426,6 +545,10 @@ Result<std::string> Emitter::PartitionRowCounts(const TableName& target,
         break;
     }
     key = fmt::format("to_char(strata_bucket, {})", sql::QuoteString(format, dialect()));
+  } else if (capabilities_.bucket_format == BucketFormat::kDateFormat) {
+    // MySQL-style specifiers: GrainFormat's %Y, %m, %d and %H mean the same there.
+    key = fmt::format("date_format(strata_bucket, {})",
+                      sql::QuoteString(GrainFormat(grain), dialect()));
   } else {
     key = fmt::format("{}(strata_bucket, {})", BuiltIn("strftime"),
                       sql::QuoteString(GrainFormat(grain), dialect()));

@@ -44,10 +44,11 @@ const Capabilities& CapabilitiesOf(sql::Dialect dialect) {
   return RegistrationFor(dialect).capabilities;
 }
 
-std::string ConnectorDialectNames() {
+std::string ConnectorDialectNames(bool incremental_loads) {
   std::vector<std::string_view> names;
   for (const AdapterRegistration& registration : Table()) {
-    if (registration.open != nullptr) {
+    if (registration.open != nullptr &&
+        (!incremental_loads || registration.capabilities.incremental_loads)) {
       names.push_back(sql::DialectName(registration.capabilities.dialect));
     }
   }

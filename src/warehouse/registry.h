@@ -47,8 +47,9 @@ const AdapterRegistration& RegistrationFor(sql::Dialect dialect);
 // The capabilities every target of `dialect` has (what planning, without a connection, assumes).
 const Capabilities& CapabilitiesOf(sql::Dialect dialect);
 
-// The types with a connector for hints, in table order: "duckdb or postgres".
-std::string ConnectorDialectNames();
+// The types with a connector for hints, in table order: "duckdb, postgres or trino"; with
+// `incremental_loads`, only those whose capabilities have them ("duckdb or postgres").
+std::string ConnectorDialectNames(bool incremental_loads = false);
 
 // `known` completed from the target behind `connection` by its registration's discovery (the
 // registration of known.dialect); `known` itself where nothing varies. Errors: the connection's.

@@ -19,11 +19,16 @@ TEST(DialectCapabilitiesTest, OneRowPerDialectInEnumOrder) {
   }
 }
 
-TEST(DialectCapabilitiesTest, ConnectorsAreDuckDbAndPostgres) {
-  EXPECT_EQ(ConnectorDialectNames(), "duckdb or postgres");
+TEST(DialectCapabilitiesTest, ConnectorsAreDuckDbPostgresAndTrino) {
+  EXPECT_EQ(ConnectorDialectNames(), "duckdb, postgres or trino");
+  EXPECT_EQ(ConnectorDialectNames(/*incremental_loads=*/true), "duckdb or postgres");
   for (const AdapterRegistration& registration : AdapterRegistrations()) {
     const Capabilities& row = registration.capabilities;
-    EXPECT_EQ(row.connector,
+    EXPECT_EQ(row.connector, row.dialect == sql::Dialect::kDuckDb ||
+                                 row.dialect == sql::Dialect::kPostgres ||
+                                 row.dialect == sql::Dialect::kTrino)
+        << sql::DialectName(row.dialect);
+    EXPECT_EQ(row.incremental_loads,
               row.dialect == sql::Dialect::kDuckDb || row.dialect == sql::Dialect::kPostgres)
         << sql::DialectName(row.dialect);
   }
@@ -34,16 +39,22 @@ TEST(DialectCapabilitiesTest, EmitterEmitsCheckedStatementsExactlyForConnectors)
   const Window window{0, 86400};
   for (const AdapterRegistration& registration : AdapterRegistrations()) {
     const Capabilities& row = registration.capabilities;
-    const Emitter emitter(row.dialect);
+    // Trino's row checksum names the model's columns.
+    const Emitter emitter = Emitter(row.dialect).WithRowColumns({"d", "x"});
     const auto stats = emitter.WindowStats({"", "marts", "fct"}, "d", window);
     const auto counts = emitter.PartitionRowCounts({"", "marts", "fct"}, "d", Grain::kDay, window);
     const auto watermark = emitter.WatermarkQuery({"", "marts", "fct"}, "updated_at");
     EXPECT_EQ(stats.ok(), row.connector) << sql::DialectName(row.dialect);
     EXPECT_EQ(counts.ok(), row.connector) << sql::DialectName(row.dialect);
-    EXPECT_EQ(watermark.ok(), row.connector) << sql::DialectName(row.dialect);
+    EXPECT_EQ(watermark.ok(), row.incremental_loads) << sql::DialectName(row.dialect);
     if (!row.connector) {
       EXPECT_EQ(stats.error().code, ErrorCode::kWarehouseUnsupported);
-      EXPECT_NE(stats.error().hint.find("duckdb or postgres"), std::string::npos);
+      EXPECT_NE(stats.error().hint.find("duckdb, postgres or trino"), std::string::npos);
+    }
+    if (!row.incremental_loads) {
+      EXPECT_EQ(watermark.error().code, ErrorCode::kWarehouseUnsupported);
+      EXPECT_NE(watermark.error().hint.find("use a duckdb or postgres warehouse"),
+                std::string::npos);
     }
     EXPECT_EQ(emitter.Rollback().empty(), !row.session_transactions());
   }

@@ -44,22 +44,25 @@ Result<std::unique_ptr<Warehouse>> Open(const OpenRequest& request) {
   return std::unique_ptr<Warehouse>(std::move(opened));
 }
 
-// What each connector lets Strata do with a table (measured on Trino 476). Iceberg and Delta
-// refuse writes inside a multi-statement transaction but MERGE commits as one snapshot; Hive
-// (non-transactional tables) takes START TRANSACTION ... COMMIT across statements and deletes only
-// whole partitions; the memory connector cannot DELETE at all. Any other connector is taken for
-// the least: no transactions, no MERGE, no DELETE.
 Capabilities ForConnector(std::string_view connector, const Capabilities& known) {
   Capabilities out = known;
   out.transactions = Transactions::kNone;
   out.merge = false;
   out.deletes = Deletes::kNone;
+  out.overwrite = OverwriteForm::kDeleteInsert;
+  out.create_partitioning = CreatePartitioning::kNone;
   if (connector == "iceberg" || connector == "delta_lake") {
     out.merge = true;
     out.deletes = Deletes::kAnyRows;
+    // No transaction to put a DELETE and an INSERT in: the one MERGE replaces the window.
+    out.overwrite = OverwriteForm::kMergeWindow;
+    // Delta partitions by column values only (no day() transform): its tables are created
+    // unpartitioned, which MERGE does not need.
+    if (connector == "iceberg") out.create_partitioning = CreatePartitioning::kTransform;
   } else if (connector == "hive") {
     out.transactions = Transactions::kSession;
     out.deletes = Deletes::kWholePartitions;
+    out.create_partitioning = CreatePartitioning::kColumnsLast;
   }
   return out;
 }
@@ -88,6 +91,15 @@ Result<Capabilities> Discover(Connection& connection, const Capabilities& known)
 
 }  // namespace
 
+// What each connector lets Strata do with a table (measured on Trino 476). Iceberg and Delta
+// refuse writes inside a multi-statement transaction but MERGE commits as one snapshot; Hive
+// (non-transactional tables) takes START TRANSACTION ... COMMIT across statements and deletes only
+// whole partitions; the memory connector cannot DELETE at all. Any other connector is taken for
+// the least: no transactions, no MERGE, no DELETE.
+Capabilities TrinoCapabilitiesForConnector(std::string_view connector) {
+  return ForConnector(connector, TrinoRegistration().capabilities);
+}
+
 AdapterRegistration TrinoRegistration() {
   Capabilities capabilities;
   capabilities.dialect = sql::Dialect::kTrino;
@@ -98,6 +110,11 @@ AdapterRegistration TrinoRegistration() {
   // refresh is atomic.
   capabilities.begin_statement = "START TRANSACTION";
   capabilities.replace_table = ReplaceTable::kDropCreate;
+  // No INSERT ... BY NAME, and a Hive table created by Bootstrap has its partition column last:
+  // inserts name the model's columns, bound by the runner.
+  capabilities.insert_columns = InsertColumns::kNamed;
+  capabilities.row_hash = RowHashFunction::kChecksumOfColumns;
+  capabilities.bucket_format = BucketFormat::kDateFormat;
   // It does not coerce varchar at all.
   capabilities.window_literals = WindowLiterals::kTyped;
   capabilities.schema_takes_catalog = true;
