@@ -1,5 +1,7 @@
 #include "warehouse/registry.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <cstddef>
 #include <string_view>
@@ -58,6 +60,17 @@ std::string ConnectorDialectNames(bool incremental_loads) {
     text += names[i];
   }
   return text;
+}
+
+std::string StatementShapeKey(const Capabilities& capabilities) {
+  return fmt::format(
+      "{} transactions={} merge={} deletes={} overwrite={} insert={} replace={} "
+      "partitioning={}",
+      sql::DialectName(capabilities.dialect), static_cast<int>(capabilities.transactions),
+      capabilities.merge ? 1 : 0, static_cast<int>(capabilities.deletes),
+      static_cast<int>(capabilities.overwrite), static_cast<int>(capabilities.insert_columns),
+      static_cast<int>(capabilities.replace_table),
+      static_cast<int>(capabilities.create_partitioning));
 }
 
 Result<Capabilities> DiscoverCapabilities(Connection& connection, const Capabilities& known) {
