@@ -41,17 +41,28 @@ Result<materialize::Plan> MakePlan(Session& session, const CommonOptions& common
   // before the run opens the warehouse: a DuckDB file takes one opener at a time.
   materialize::OpenedCatalog catalog =
       materialize::OpenCatalog(session.project.config, session.warehouse);
+  // The statements follow the target's capabilities as it reports them (a Trino catalog's
+  // connector decides MERGE, DELETE and transactions); without a connection, the dialect's. A
+  // connection opened lazily (Trino's) that cannot reach the server counts as none.
+  warehouse::Capabilities capabilities = warehouse::CapabilitiesOf(dialect);
+  if (catalog.connection) {
+    Result<warehouse::Capabilities> discovered =
+        warehouse::DiscoverCapabilities(*catalog.connection, capabilities);
+    if (discovered.ok()) {
+      capabilities = *discovered;
+    } else if (discovered.error().code == ErrorCode::kWarehouseConnection) {
+      catalog.note = fmt::format("cannot reach warehouse \"{}\": {}", session.warehouse.name,
+                                 discovered.error().message);
+      catalog.catalog.reset();
+      catalog.connection.reset();
+    } else {
+      return std::move(discovered).error();
+    }
+  }
   request.catalog = catalog.catalog.get();
   request.connection = catalog.connection.get();
   request.warehouse_absent = catalog.absent;
   if (!catalog.catalog && !catalog.absent) request.check_skipped = catalog.note;
-  // The statements follow the target's capabilities as it reports them (a Trino catalog's
-  // connector decides MERGE, DELETE and transactions); without a connection, the dialect's.
-  warehouse::Capabilities capabilities = warehouse::CapabilitiesOf(dialect);
-  if (catalog.connection) {
-    STRATA_ASSIGN_OR_RETURN(capabilities,
-                            warehouse::DiscoverCapabilities(*catalog.connection, capabilities));
-  }
   return materialize::BuildPlan(session.project, request, warehouse::Emitter(capabilities),
                                 *session.store);
 }

@@ -181,8 +181,9 @@ Result<PartitionOverwrite> Emitter::Overwrite(const TableName& target, std::stri
                                      "target has no multi-statement transactions",
                                      capabilities_.display_name, FormatSqlTimestamp(window.start),
                                      target.ToString()),
-                         "write the model to a catalog that has them, or make it a "
-                         "full_refresh model");
+                         "write the model to a catalog whose connector has them or MERGE "
+                         "(docs/trino.md lists Trino's; `strata plan` must reach the catalog to "
+                         "learn its connector), or make it a full_refresh model");
       }
       // No transaction: see the header comment for the atomicity caveat.
       statements.delete_window = delete_window;
