@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -237,3 +238,24 @@ def test_memory_catalog_is_refused_with_a_hint(trino_url, strata_bin, tmp_path):
     report = project.strata("run", "--partition", str(DAYS[0]), expect=1)
     assert [e["code"] for e in report["errors"]] == ["WarehouseUnsupported"], report["errors"]
     assert [m["status"] for m in report["materializations"]] == ["Failed"]
+
+
+def test_apply_refuses_a_plan_made_for_another_connector(iceberg):
+    """A plan records the capabilities its statements were made for; a target that now reports
+    others (here: the saved plan says Hive's, as if the catalog had been re-created) is refused
+    before anything is written."""
+    plan = iceberg.strata("plan", "--partition", str(DAYS[0]))
+    assert "merge=1" in plan["capabilities"], plan["capabilities"]
+    state = iceberg.root / "models" / ".strata-state.db"
+    with sqlite3.connect(state) as db:
+        [(body,)] = db.execute("SELECT body FROM plans WHERE plan_id = ?", (plan["plan_id"],))
+        saved = json.loads(body)
+        saved["capabilities"] = saved["capabilities"].replace("merge=1", "merge=0")
+        db.execute("UPDATE plans SET body = ? WHERE plan_id = ?",
+                   (json.dumps(saved), plan["plan_id"]))
+    report = iceberg.strata("apply", plan["plan_id"], expect=1)
+    assert [e["code"] for e in report["errors"]] == ["PlanStale"], report
+    assert trino(iceberg.url, "SELECT count(*) FROM iceberg.information_schema.tables WHERE "
+                              f"table_schema = '{iceberg.schema}' AND table_name = 'daily'") == [[0]]
+    applied = iceberg.strata("apply", iceberg.strata("plan", "--partition", str(DAYS[0]))["plan_id"])
+    assert applied["status"] == "success", applied
