@@ -266,7 +266,14 @@ Result<std::vector<KeyStats>> WriteBatch(Statements& statements, const warehouse
     if (!result.ok()) {
       // A MERGE's own guard (Emitter::MergeWindow) failed it: nothing was written.
       if (warehouse::Emitter::GuardFailedBatch(result.error().message)) {
-        return GuardError(batch.window, time_column);
+        return MakeError(
+            ErrorCode::kOutputOutsideWindow,
+            fmt::format("rows with {} outside the window [{}, {}) or NULL", time_column,
+                        FormatSqlTimestamp(batch.window.start),
+                        FormatSqlTimestamp(batch.window.end)),
+            fmt::format("filter the model's output so {} >= @start_date AND {} < @end_date "
+                        "holds for every row; the statement wrote nothing",
+                        time_column, time_column));
       }
       return std::move(result).error();
     }
