@@ -63,13 +63,13 @@ std::string ConnectorDialectNames(bool incremental_loads) {
 }
 
 std::string StatementShapeKey(const Capabilities& capabilities) {
+  // Only what the Emitter reads: MERGE shapes nothing but through the overwrite form.
   return fmt::format(
-      "{} transactions={} merge={} deletes={} overwrite={} insert={} replace={} "
+      "{} transactions={} deletes={} overwrite={} insert={} replace={} "
       "partitioning={}",
       sql::DialectName(capabilities.dialect), static_cast<int>(capabilities.transactions),
-      capabilities.merge ? 1 : 0, static_cast<int>(capabilities.deletes),
-      static_cast<int>(capabilities.overwrite), static_cast<int>(capabilities.insert_columns),
-      static_cast<int>(capabilities.replace_table),
+      static_cast<int>(capabilities.deletes), static_cast<int>(capabilities.overwrite),
+      static_cast<int>(capabilities.insert_columns), static_cast<int>(capabilities.replace_table),
       static_cast<int>(capabilities.create_partitioning));
 }
 

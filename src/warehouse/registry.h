@@ -51,8 +51,8 @@ const Capabilities& CapabilitiesOf(sql::Dialect dialect);
 // `incremental_loads`, only those whose capabilities have them ("duckdb or postgres").
 std::string ConnectorDialectNames(bool incremental_loads = false);
 
-// The capabilities that decide the statements a plan holds (transactions, MERGE, DELETE, the
-// overwrite and insert forms, table creation), as one short stable text: a plan records it and
+// The capabilities that decide the statements a plan holds (transactions, DELETE, the overwrite
+// and insert forms, table creation), as one short stable text: a plan records it and
 // is refused as stale when the target it is applied to has another (e.g. a Trino catalog whose
 // connector changed). Row-hash choices are left out: the runner makes them per target.
 std::string StatementShapeKey(const Capabilities& capabilities);

@@ -242,15 +242,15 @@ def test_memory_catalog_is_refused_with_a_hint(trino_url, strata_bin, tmp_path):
 
 def test_apply_refuses_a_plan_made_for_another_connector(iceberg):
     """A plan records the capabilities its statements were made for; a target that now reports
-    others (here: the saved plan says Hive's, as if the catalog had been re-created) is refused
-    before anything is written."""
+    others (here: the saved plan says DELETE+INSERT, as if the catalog had been re-created with
+    another connector) is refused before anything is written."""
     plan = iceberg.strata("plan", "--partition", str(DAYS[0]))
-    assert "merge=1" in plan["capabilities"], plan["capabilities"]
+    assert "overwrite=2" in plan["capabilities"], plan["capabilities"]  # kMergeWindow
     state = iceberg.root / "models" / ".strata-state.db"
     with sqlite3.connect(state) as db:
         [(body,)] = db.execute("SELECT body FROM plans WHERE plan_id = ?", (plan["plan_id"],))
         saved = json.loads(body)
-        saved["capabilities"] = saved["capabilities"].replace("merge=1", "merge=0")
+        saved["capabilities"] = saved["capabilities"].replace("overwrite=2", "overwrite=0")
         db.execute("UPDATE plans SET body = ? WHERE plan_id = ?",
                    (json.dumps(saved), plan["plan_id"]))
     report = iceberg.strata("apply", plan["plan_id"], expect=1)
