@@ -69,8 +69,8 @@ Result<materialize::Plan> MakePlan(Session& session, const CommonOptions& common
 
 // What a warehouse name points to when a plan is made: its type and location (a DuckDB file's
 // absolute path; a Trino coordinator's URL, catalog and schema; a server's DSN, read from its
-// variable), hashed so no secret is stored. `apply`
-// refuses a plan whose warehouse now points elsewhere, as it refuses another --warehouse.
+// variable), hashed so no secret is stored. `apply` refuses a plan whose warehouse now points
+// elsewhere, as it refuses another --warehouse.
 std::string WarehouseLocationId(const project::ProjectConfig& project,
                                 const project::WarehouseConfig& warehouse) {
   std::string location = warehouse.type + "\n";

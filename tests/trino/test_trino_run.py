@@ -223,6 +223,24 @@ def test_hive_backfill_in_transactions(hive):
     assert computed(again) == stats
     assert hive.rows() == hive.expected_rows()
 
+    # A whole partition deleted behind the state store: --missing rebuilds exactly it.
+    lost = str(DAYS[1])
+    trino(hive.url, f"DELETE FROM {hive.target} WHERE order_date = DATE '{lost}'")
+    missing = hive.strata("run", "--missing")
+    assert [(w["code"], w["partition"]) for w in missing["warnings"]] == [("W040", lost)]
+    assert computed(missing) == {lost: stats[lost]}
+    assert hive.rows() == hive.expected_rows()
+
+    # A day whose INSERT fails after its DELETE ran: ROLLBACK restores the window.
+    broken = str(DAYS[2])
+    hive.set_sql(MODEL_SQL.format(day=DAY_EXPRESSIONS["hive"]).replace(
+        "sum(amount) AS revenue",
+        f"sum(amount) / IF(min(order_at) >= TIMESTAMP '{broken} 00:00:00' AND min(order_at) < "
+        f"TIMESTAMP '{DAYS[3]} 00:00:00', 0, 1) AS revenue"))
+    failing = hive.strata("run", "--partition", broken, expect=2)
+    assert [m["status"] for m in failing["materializations"]] == ["Failed"]
+    assert hive.rows() == hive.expected_rows()
+
 
 def test_hive_table_not_partitioned_by_the_time_column_is_refused(hive):
     trino(hive.url, f"CREATE TABLE {hive.target} (order_date date, customer_id bigint, "

@@ -24,8 +24,9 @@ namespace strata::materialize {
 
 enum class TaskKind {
   kUnrunnable,  // a model that cannot compile: records its partitions Failed
-  kSetup,       // time_interval: create the target if missing; bind insert columns and choose
-                //   the row hash (PostgreSQL)
+  kSetup,       // time_interval: create the target if missing (partitioned where the target
+                //   says how); bind insert columns (PostgreSQL, Trino: its MERGE too) and
+                //   choose the row hash (PostgreSQL); Trino's Hive: check the partitioning
   kBatch,       // time_interval: one batch, in a transaction with the next ready ones ("auto")
   kWholeModel,  // full_refresh, view and incremental
 };
