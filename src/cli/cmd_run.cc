@@ -14,6 +14,7 @@
 #include "materialize/runner.h"
 #include "materialize/warehouse_catalog.h"
 #include "warehouse/from_config.h"
+#include "warehouse/registry.h"
 
 namespace strata::cli {
 namespace {
@@ -40,17 +41,36 @@ Result<materialize::Plan> MakePlan(Session& session, const CommonOptions& common
   // before the run opens the warehouse: a DuckDB file takes one opener at a time.
   materialize::OpenedCatalog catalog =
       materialize::OpenCatalog(session.project.config, session.warehouse);
+  // The statements follow the target's capabilities as it reports them (a Trino catalog's
+  // connector decides MERGE, DELETE and transactions); without a connection, the dialect's. A
+  // connection opened lazily (Trino's) that cannot reach the server counts as none.
+  warehouse::Capabilities capabilities = warehouse::CapabilitiesOf(dialect);
+  if (catalog.connection) {
+    Result<warehouse::Capabilities> discovered =
+        warehouse::DiscoverCapabilities(*catalog.connection, capabilities);
+    if (discovered.ok()) {
+      capabilities = *discovered;
+    } else if (discovered.error().code == ErrorCode::kWarehouseConnection) {
+      catalog.note = fmt::format("cannot reach warehouse \"{}\": {}", session.warehouse.name,
+                                 discovered.error().message);
+      catalog.catalog.reset();
+      catalog.connection.reset();
+    } else {
+      return std::move(discovered).error();
+    }
+  }
   request.catalog = catalog.catalog.get();
   request.connection = catalog.connection.get();
   request.warehouse_absent = catalog.absent;
   if (!catalog.catalog && !catalog.absent) request.check_skipped = catalog.note;
-  return materialize::BuildPlan(session.project, request, warehouse::Emitter(dialect),
+  return materialize::BuildPlan(session.project, request, warehouse::Emitter(capabilities),
                                 *session.store);
 }
 
 // What a warehouse name points to when a plan is made: its type and location (a DuckDB file's
-// absolute path; a server's DSN, read from its variable), hashed so no secret is stored. `apply`
-// refuses a plan whose warehouse now points elsewhere, as it refuses another --warehouse.
+// absolute path; a Trino coordinator's URL, catalog and schema; a server's DSN, read from its
+// variable), hashed so no secret is stored. `apply` refuses a plan whose warehouse now points
+// elsewhere, as it refuses another --warehouse.
 std::string WarehouseLocationId(const project::ProjectConfig& project,
                                 const project::WarehouseConfig& warehouse) {
   std::string location = warehouse.type + "\n";
@@ -58,6 +78,8 @@ std::string WarehouseLocationId(const project::ProjectConfig& project,
     location += warehouse.path == ":memory:"
                     ? warehouse.path
                     : std::filesystem::weakly_canonical(project.root / warehouse.path).string();
+  } else if (!warehouse.url.empty()) {
+    location += warehouse.url + "\n" + warehouse.catalog + "\n" + warehouse.schema;
   } else if (!warehouse.dsn.empty()) {
     location += warehouse.dsn;
   } else if (const char* dsn = std::getenv(warehouse.dsn_env.c_str()); dsn != nullptr) {

@@ -10,9 +10,12 @@ namespace strata::materialize {
 namespace {
 
 // DuckDB returns the checksum as UBIGINT; PostgreSQL, which has no unsigned type, as a NUMERIC in
-// [0, 2^64), i.e. decimal text.
+// [0, 2^64), i.e. decimal text; Trino as a BIGINT whose bits are the checksum.
 Result<std::uint64_t> ChecksumOf(const warehouse::Value& value) {
   if (const auto* unsigned_value = std::get_if<std::uint64_t>(&value)) return *unsigned_value;
+  if (const auto* signed_value = std::get_if<std::int64_t>(&value)) {
+    return static_cast<std::uint64_t>(*signed_value);
+  }
   if (const auto* text = std::get_if<std::string>(&value)) {
     std::uint64_t parsed = 0;
     const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), parsed);
@@ -259,12 +262,29 @@ Result<std::vector<KeyStats>> WriteBatch(Statements& statements, const warehouse
     inserted = folded.total_rows();
     stats = StatsOf(folded);
   } else {
-    STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult result, statements.Run(batch.statements.insert));
+    Result<warehouse::QueryResult> result = statements.Run(batch.statements.insert);
+    if (!result.ok()) {
+      // A MERGE's own guard (Emitter::MergeWindow) failed it: nothing was written.
+      if (warehouse::Emitter::GuardFailedBatch(result.error().message)) {
+        return MakeError(
+            ErrorCode::kOutputOutsideWindow,
+            fmt::format("rows with {} outside the window [{}, {}) or NULL", time_column,
+                        FormatSqlTimestamp(batch.window.start),
+                        FormatSqlTimestamp(batch.window.end)),
+            fmt::format("filter the model's output so {} >= @start_date AND {} < @end_date "
+                        "holds for every row; the statement wrote nothing",
+                        time_column, time_column));
+      }
+      return std::move(result).error();
+    }
     STRATA_TRY(statements.CheckCancel());
-    inserted = result.rows_changed;
+    inserted = result->rows_changed;
     STRATA_ASSIGN_OR_RETURN(
         stats, ReadKeyStats(statements.connection(), emitter, batch, target, time_column));
   }
+  // A MERGE counts the rows it deleted with those it inserted; its guard checked every new row
+  // inside the statement.
+  if (emitter.capabilities().overwrite == warehouse::OverwriteForm::kMergeWindow) return stats;
   std::int64_t inside = 0;
   for (const KeyStats& key_stats : stats) inside += key_stats.row_count;
   STRATA_TRY(CheckInsideWindow(batch, time_column, inside, inserted));

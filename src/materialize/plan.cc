@@ -8,6 +8,7 @@
 #include "check/model_check.h"
 #include "materialize/model_sql.h"
 #include "materialize/state_check.h"
+#include "warehouse/registry.h"
 
 namespace strata::materialize {
 namespace {
@@ -22,7 +23,8 @@ Status PlanTimeInterval(const project::Project& project, PlannedModel& planned,
   const Window empty{keys.empty() ? 0 : keys.front().start(),
                      keys.empty() ? 0 : keys.front().start()};
   STRATA_ASSIGN_OR_RETURN(std::string empty_sql, CompileModelSql(project, model, emitter, empty));
-  STRATA_ASSIGN_OR_RETURN(planned.bootstrap, emitter.Bootstrap(target, empty_sql));
+  const warehouse::TablePartitioning partitioning{config.time_column, config.granularity};
+  STRATA_ASSIGN_OR_RETURN(planned.bootstrap, emitter.Bootstrap(target, empty_sql, &partitioning));
   for (std::vector<PartitionKey>& keys_of_batch : GroupIntoBatches(keys, config.batch_size)) {
     PlannedBatch batch;
     batch.window = Window{keys_of_batch.front().start(), keys_of_batch.back().window().end};
@@ -196,7 +198,7 @@ Result<PlannedModel> ModelFromJson(const json& entry, const project::Project& pr
 // directly: building the plan's JSON just for its id was a third of `strata plan`'s time.
 std::string ContentId(const Plan& plan) {
   std::string material = std::to_string(kPlanFormat) + '\0' + plan.warehouse + '\0' +
-                         std::to_string(plan.parallel) + '\0';
+                         plan.capabilities + '\0' + std::to_string(plan.parallel) + '\0';
   const auto add = [&material](std::string_view text) {
     material.append(text);
     material.push_back('\0');
@@ -360,6 +362,7 @@ Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& reque
   UserFunctions user_functions(request);
   plan.created_at = request.now;
   plan.warehouse = request.warehouse;
+  plan.capabilities = warehouse::StatementShapeKey(emitter.capabilities());
   plan.parallel = request.parallel;
   for (const project::Model* model : request.models) {
     PlannedModel planned;
@@ -418,6 +421,7 @@ json PlanToJson(const Plan& plan) {
               {"plan_id", plan.plan_id},
               {"created_at", FormatIso8601(plan.created_at)},
               {"warehouse", plan.warehouse},
+              {"capabilities", plan.capabilities},
               {"parallel", plan.parallel},
               {"models", models},
               {"warnings", PlanWarningsJson(plan.warnings)}};
@@ -468,6 +472,7 @@ Result<Plan> PlanFromJson(const json& body, const project::Project& project) {
     }
     plan.created_at = *created;
     plan.warehouse = body.at("warehouse").get<std::string>();
+    plan.capabilities = body.value("capabilities", std::string());
     plan.parallel = body.at("parallel").get<int>();
     for (const json& entry : body.at("models")) {
       STRATA_ASSIGN_OR_RETURN(PlannedModel planned, ModelFromJson(entry, project));

@@ -59,6 +59,9 @@ struct Plan {
   std::string plan_id;  // content hash of the plan's JSON (without plan_id and created_at)
   UnixSeconds created_at = 0;
   std::string warehouse;  // the warehouse name it was planned for
+  // The target's capabilities it was planned with (warehouse::StatementShapeKey); empty in a plan
+  // saved before plans recorded them. ExecutePlan refuses it where the target now has others.
+  std::string capabilities;
   int parallel = 4;
   std::vector<PlannedModel> models;   // in dependency order
   std::vector<PlanWarning> warnings;  // not part of plan_id; PlanFromJson does not read them

@@ -32,7 +32,7 @@ class RangeWriter {
         model_(*model_run.planned->model),
         batches_(batches),
         target_(ToTableName(model_.target)),
-        emitter_(run.emitter.WithRowHash(model_run.row_hash)),
+        emitter_(run.emitter.WithRowHash(model_run.row_hash).WithRowColumns(model_run.row_columns)),
         results_(batches.size()) {
     for (std::size_t b = 0; b < batches.size(); ++b) {
       results_[b].batch = batches[b];

@@ -265,6 +265,35 @@ void SortReport(const Plan& plan, RunReport& report) {
                    });
 }
 
+// The capabilities the run writes with. A plan made for the capabilities of the warehouse type
+// (DuckDB, PostgreSQL, or any target planned without a connection) runs with them, and the setup
+// discovers what varies when it needs it. A plan made for capabilities its target discovered
+// (a Trino catalog's connector) is checked against what the target discovers now, on
+// `connection` (opened here, then worker 0's): kPlanStale when they differ.
+Result<warehouse::Capabilities> RunCapabilities(const Plan& plan, warehouse::Warehouse& warehouse,
+                                                std::unique_ptr<warehouse::Connection>& connection,
+                                                bool& discovered) {
+  const warehouse::Capabilities& known = warehouse::CapabilitiesOf(warehouse.dialect());
+  discovered = false;
+  if (plan.capabilities.empty() || plan.capabilities == warehouse::StatementShapeKey(known)) {
+    return known;
+  }
+  STRATA_ASSIGN_OR_RETURN(connection, warehouse.Connect());
+  STRATA_ASSIGN_OR_RETURN(warehouse::Capabilities capabilities,
+                          warehouse::DiscoverCapabilities(*connection, known));
+  if (warehouse::StatementShapeKey(capabilities) != plan.capabilities) {
+    return MakeError(ErrorCode::kPlanStale,
+                     fmt::format("plan {} was made for a target that could do other things than "
+                                 "{} can now (planned for \"{}\", now \"{}\"): e.g. a Trino "
+                                 "catalog whose connector changed",
+                                 plan.plan_id, warehouse.Describe(), plan.capabilities,
+                                 warehouse::StatementShapeKey(capabilities)),
+                     "make a new plan with `strata plan`; nothing was written");
+  }
+  discovered = true;
+  return capabilities;
+}
+
 }  // namespace
 
 Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
@@ -277,11 +306,15 @@ Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
   // Before BeginRun: a run recorded as started always records its end.
   STRATA_ASSIGN_OR_RETURN(const auto costs, StateCosts(project, store));
   STRATA_ASSIGN_OR_RETURN(std::unique_ptr<warehouse::Warehouse> warehouse, open_warehouse());
+  std::unique_ptr<warehouse::Connection> first_connection;
+  bool discovered = false;
+  STRATA_ASSIGN_OR_RETURN(const warehouse::Capabilities capabilities,
+                          RunCapabilities(plan, *warehouse, first_connection, discovered));
   RunContext run{project,
                  *warehouse,
                  store,
                  options,
-                 warehouse::Emitter(warehouse->dialect()),
+                 warehouse::Emitter(capabilities),
                  warehouse::CancellationWatcher(options.cancel),
                  run_id,
                  {},
@@ -309,6 +342,8 @@ Result<RunReport> ExecutePlan(const project::Project& project, const Plan& plan,
   }
   const int workers = std::max(1, options.parallel);
   run.connections.resize(static_cast<std::size_t>(workers));
+  run.connections[0] = std::move(first_connection);
+  if (discovered) run.discovered = capabilities;
   for (const PlannedModel& planned : plan.models) {
     ModelRun model_run;
     model_run.planned = &planned;

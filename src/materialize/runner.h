@@ -66,7 +66,9 @@ using WarehouseOpener = std::function<Result<std::unique_ptr<warehouse::Warehous
 // it), marks partitions left InProgress by a dead run Interrupted, opens the warehouse (only once
 // the lock is held, so a concurrent run gets the lock's message), then executes `plan`.
 // Partition and model failures are reported in the RunReport, not as an error; an error is
-// returned only when the run could not start (nothing was written).
+// returned only when the run could not start (nothing was written): among them kPlanStale when
+// the plan was made for capabilities its target discovered (Plan::capabilities, a Trino
+// catalog's connector) and the target now reports others.
 //
 // Storage failures stop the run but still return its report: when the warehouse cannot write its
 // files (kWarehouseStorage: no space, I/O error, read-only) or the state store cannot record an

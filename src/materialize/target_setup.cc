@@ -40,10 +40,69 @@ void HintUnbuiltUpstream(warehouse::Connection& connection, const project::Proje
       planned.model->name, models, selection, selection);
 }
 
+// The output column names of a statement that returns no rows.
+Result<std::vector<std::string>> ColumnNames(warehouse::Connection& connection,
+                                             const std::string& probe) {
+  STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult result, connection.Execute(probe));
+  std::vector<std::string> names;
+  for (const warehouse::ResultColumn& column : result.columns) names.push_back(column.column.name);
+  return names;
+}
+
+// The planned bootstrap, its CREATE TABLE bound to the model's columns where the target wants
+// its partition column last (Emitter::BindBootstrap, Trino's Hive).
+Result<std::vector<std::string>> BootstrapStatements(warehouse::Connection& connection,
+                                                     const warehouse::Emitter& emitter,
+                                                     const PlannedModel& planned) {
+  std::vector<std::string> statements = planned.bootstrap;
+  if (!emitter.BootstrapNeedsColumns() || statements.empty()) return statements;
+  const warehouse::TableName target = ToTableName(planned.model->target);
+  STRATA_ASSIGN_OR_RETURN(std::string probe, emitter.BootstrapProbe(target, statements.back()));
+  STRATA_ASSIGN_OR_RETURN(std::vector<std::string> columns, ColumnNames(connection, probe));
+  STRATA_ASSIGN_OR_RETURN(
+      statements.back(), emitter.BindBootstrap(target, statements.back(),
+                                               planned.model->time_interval->time_column, columns));
+  return statements;
+}
+
+// Where the target deletes only whole partitions (Trino's Hive), an existing table must be
+// partitioned by the model's time column: a window's DELETE then removes exactly the partitions
+// whose values fall inside it. A table without partitions has no "$partitions" table to read.
+Status CheckPartitionedByTimeColumn(warehouse::Connection& connection,
+                                    const warehouse::Emitter& emitter,
+                                    const PlannedModel& planned) {
+  if (!emitter.BootstrapNeedsColumns()) return OkStatus();
+  const warehouse::TableName target = ToTableName(planned.model->target);
+  const std::string& time_column = planned.model->time_interval->time_column;
+  STRATA_ASSIGN_OR_RETURN(std::string probe, emitter.PartitionColumnsProbe(target));
+  Result<std::vector<std::string>> partition_columns = ColumnNames(connection, probe);
+  if (!partition_columns.ok() && partition_columns.error().code != ErrorCode::kWarehouseCatalog) {
+    return std::move(partition_columns).error();
+  }
+  std::string names;
+  if (partition_columns.ok()) {
+    for (const std::string& name : *partition_columns) {
+      if (EqualsIgnoreAsciiCase(name, time_column)) return OkStatus();
+      names += (names.empty() ? "" : ", ") + name;
+    }
+  }
+  return MakeError(
+      ErrorCode::kWarehouseUnsupported,
+      fmt::format("table {} of model {} is {}, not by its time_column {}: {} deletes only whole "
+                  "partitions, so a window of it cannot be replaced; no partition was run",
+                  target.ToString(), planned.model->name,
+                  names.empty() ? "not partitioned" : "partitioned by " + names, time_column,
+                  emitter.capabilities().display_name),
+      fmt::format("drop the table and let strata create it (partitioned_by = ARRAY['{}'], the "
+                  "column last), or write the model to an Iceberg catalog; the time_column's "
+                  "values must be no finer than the model's granularity",
+                  AsciiLowered(time_column)));
+}
+
 // Creates the target from the model over an empty window when it does not exist yet; true when
 // it did exist.
 Result<bool> EnsureTarget(warehouse::Connection& connection, const project::Project& project,
-                          const PlannedModel& planned) {
+                          const warehouse::Emitter& emitter, const PlannedModel& planned) {
   const warehouse::TableName target = ToTableName(planned.model->target);
   Result<bool> exists = connection.TableExists(target);
   if (!exists.ok()) {
@@ -56,7 +115,14 @@ Result<bool> EnsureTarget(warehouse::Connection& connection, const project::Proj
     return error;
   }
   if (*exists) return true;
-  for (const std::string& statement : planned.bootstrap) {
+  Result<std::vector<std::string>> statements = BootstrapStatements(connection, emitter, planned);
+  if (!statements.ok()) {
+    Error error = std::move(statements).error();
+    HintUnbuiltUpstream(connection, project, planned, error);
+    return std::move(error.Note("while reading the columns of " + target.ToString() +
+                                " to create it (bootstrap)"));
+  }
+  for (const std::string& statement : *statements) {
     Result<warehouse::QueryResult> result = connection.Execute(statement);
     if (!result.ok()) {
       Error error = std::move(result).error();
@@ -121,22 +187,23 @@ Status CheckTargetColumns(warehouse::Connection& connection, const warehouse::Em
 // PostgreSQL has no INSERT ... BY NAME, so its planned inserts are unbound (warehouse/emitter.h):
 // reads the model's output columns once, with the first batch's SELECT, and names them in every
 // batch's insert. The probe is that SELECT under LIMIT 0: the server plans it but reads no rows.
+// Trino's as well, and its MERGE (Emitter::BindOverwrite); `columns` are the names bound, which
+// its checksums hash (Emitter::WithRowColumns).
 Result<PlannedModel> BindInsertColumns(warehouse::Connection& connection,
                                        const warehouse::Emitter& emitter,
-                                       const PlannedModel& planned) {
+                                       const PlannedModel& planned,
+                                       std::vector<std::string>& columns) {
   PlannedModel bound = planned;
   if (bound.batches.empty()) return bound;
   const warehouse::TableName target = ToTableName(planned.model->target);
   STRATA_ASSIGN_OR_RETURN(std::string probe, emitter.InsertColumnsProbe(
                                                  target, bound.batches.front().statements.insert));
-  STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult result, connection.Execute(probe));
-  std::vector<std::string> columns;
-  for (const warehouse::ResultColumn& column : result.columns) {
-    columns.push_back(column.column.name);
-  }
+  STRATA_ASSIGN_OR_RETURN(columns, ColumnNames(connection, probe));
+  const std::string& time_column = planned.model->time_interval->time_column;
   for (PlannedBatch& batch : bound.batches) {
-    STRATA_ASSIGN_OR_RETURN(batch.statements.insert,
-                            emitter.BindInsertColumns(target, batch.statements.insert, columns));
+    STRATA_ASSIGN_OR_RETURN(
+        batch.statements.insert,
+        emitter.BindOverwrite(target, time_column, batch.window, batch.statements.insert, columns));
   }
   return bound;
 }
@@ -161,12 +228,14 @@ Result<TaskOutcome> RunSetup(RunContext& run, std::size_t worker, const Task& ta
   std::optional<Error> error = WithRetries(
       run, worker,
       [&](warehouse::Connection& connection) -> std::optional<Error> {
-        Result<bool> existed = EnsureTarget(connection, run.project, planned);
+        Result<bool> existed = EnsureTarget(connection, run.project, run.emitter, planned);
         if (!existed.ok()) return std::move(existed).error();
         if (*existed) {
           if (Status same = CheckTargetColumns(connection, run.emitter, planned); !same.ok()) {
             return std::move(same).error();
           }
+          Status partitioned = CheckPartitionedByTimeColumn(connection, run.emitter, planned);
+          if (!partitioned.ok()) return std::move(partitioned).error();
         }
         if (run.emitter.ChoosesRowHash()) {
           Result<warehouse::RowHash> row_hash = ChooseRowHash(run, connection, planned);
@@ -179,7 +248,8 @@ Result<TaskOutcome> RunSetup(RunContext& run, std::size_t worker, const Task& ta
           model_run.row_hash = *row_hash;
         }
         if (!run.emitter.InsertNeedsColumns()) return std::nullopt;
-        Result<PlannedModel> binding = BindInsertColumns(connection, run.emitter, planned);
+        Result<PlannedModel> binding =
+            BindInsertColumns(connection, run.emitter, planned, model_run.row_columns);
         if (!binding.ok()) {
           return std::move(binding.error().Note("while reading the output columns of " +
                                                 planned.model->name + "; nothing was written"));

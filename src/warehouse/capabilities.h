@@ -33,6 +33,8 @@ enum class Deletes {
 enum class OverwriteForm {
   kDeleteInsert,  // DELETE the window, INSERT the rows (inside a transaction when there is one)
   kReplaceWhere,  // one INSERT INTO t REPLACE WHERE <window> (Delta)
+  kMergeWindow,   // one MERGE that deletes the window's rows and inserts the new ones (Trino's
+                  // Iceberg and Delta: MERGE where there are no multi-statement transactions)
 };
 
 // How an INSERT matches the SELECT's columns to the table's.
@@ -54,6 +56,8 @@ enum class RowHashFunction {
   kColumns,  // the engine hashes a row's columns itself (DuckDB's hash(*COLUMNS(*)))
   kText,     // the row's text (PostgreSQL's hashtextextended), or, per target, each column by its
              // type's hash (hash_record_extended) where row_hash_by_columns (RowHash::kColumns)
+  kChecksumOfColumns,  // Trino's checksum(ROW(<the model's columns>)): needs the column names
+                       // (Emitter::WithRowColumns)
 };
 
 // A window literal's form.
@@ -64,7 +68,15 @@ enum class WindowLiterals {
 };
 
 // How a time column is bucketed into partition keys (Emitter::PartitionRowCounts).
-enum class BucketFormat { kStrftime, kToChar };
+enum class BucketFormat { kStrftime, kToChar, kDateFormat };
+
+// How a missing time_interval target is created partitioned by its time column (Emitter::
+// Bootstrap).
+enum class CreatePartitioning {
+  kNone,         // plain CREATE TABLE AS
+  kTransform,    // WITH (partitioning = ARRAY['day(<column>)']) at the model's grain (Iceberg)
+  kColumnsLast,  // WITH (partitioned_by = ARRAY['<column>']), the column moved last (Hive)
+};
 
 struct Capabilities {
   sql::Dialect dialect = sql::Dialect::kDuckDb;  // parsing, printing, quoting, reserved words
@@ -79,6 +91,8 @@ struct Capabilities {
   std::string_view begin_statement = "BEGIN";  // with Transactions::kSession
   bool merge = false;                          // MERGE INTO
   Deletes deletes = Deletes::kAnyRows;
+  // Incremental loads staged in a temporary table (Emitter::Incremental): DuckDB, PostgreSQL.
+  bool incremental_loads = false;
   bool returning = false;       // INSERT ... RETURNING: the insert returns each row's stats
   bool grouped_writes = false;  // several batches in one statement (Emitter::Grouped)
   OverwriteForm overwrite = OverwriteForm::kDeleteInsert;
@@ -89,6 +103,7 @@ struct Capabilities {
   bool row_hash_by_columns = false;
   WindowLiterals window_literals = WindowLiterals::kString;
   BucketFormat bucket_format = BucketFormat::kStrftime;
+  CreatePartitioning create_partitioning = CreatePartitioning::kNone;
   // CREATE SCHEMA and table names carry the catalog (catalog.schema); DuckDB's attached database
   // is the catalog, so its names drop it.
   bool schema_takes_catalog = false;

@@ -1,6 +1,7 @@
 // The registrations of the warehouses Strata emits SQL for without a connector yet
 // (warehouse/registry.h): their capabilities shape `strata plan`'s statements (emitter.h has
-// each one's shapes); they cannot be opened, so nothing is discovered.
+// each one's shapes); they cannot be opened, so nothing is discovered. Trino's registration is in
+// trino/trino_registration.cc.
 #include "warehouse/internal/registrations.h"
 
 namespace strata::warehouse {
@@ -51,20 +52,6 @@ AdapterRegistration RedshiftRegistration() {
   capabilities.row_hash = RowHashFunction::kText;
   // The server would silently truncate a longer name.
   capabilities.max_identifier_bytes = 127;
-  return {capabilities, nullptr, nullptr};
-}
-
-AdapterRegistration TrinoRegistration() {
-  Capabilities capabilities;
-  capabilities.dialect = sql::Dialect::kTrino;
-  capabilities.display_name = "Trino";
-  // What every catalog allows: no multi-statement write transactions (Hive, Iceberg, Delta
-  // refuse them), so neither the overwrite nor the full refresh is atomic. Its connector will
-  // discover the rest per catalog.
-  capabilities.replace_table = ReplaceTable::kDropCreate;
-  // It does not coerce varchar at all.
-  capabilities.window_literals = WindowLiterals::kTyped;
-  capabilities.schema_takes_catalog = true;
   return {capabilities, nullptr, nullptr};
 }
 

@@ -6,14 +6,6 @@
 #include "warehouse/emitter.h"
 
 namespace strata::warehouse {
-namespace {
-
-// The guard's error text: the prefix, then the batch's index. DuckDB prefixes its own error type
-// ("Invalid Input Error: "), so GuardFailedBatch searches for it.
-constexpr std::string_view kGuardMessage = "strata output guard failed in batch ";
-
-}  // namespace
-
 std::string Emitter::ReturningStats(std::string_view key) const {
   return fmt::format("\nRETURNING {} AS key_index, {}(*COLUMNS(*)) AS row_hash", key,
                      BuiltIn("hash"));

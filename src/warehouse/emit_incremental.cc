@@ -12,7 +12,7 @@ constexpr std::string_view kStage = "strata_incremental";
 
 Result<std::string> Emitter::IncrementalFilter(const TableName& target, std::string_view watermark,
                                                std::int64_t lookback_seconds) const {
-  STRATA_TRY(RequireSupported("incremental"));
+  STRATA_TRY(RequireSupported("incremental", /*incremental=*/true));
   STRATA_TRY(CheckTarget(target));
   STRATA_TRY(CheckIdentifiers({watermark}));
   const std::string column = QuoteIdentifier(watermark);
@@ -28,7 +28,7 @@ Result<std::string> Emitter::IncrementalFilter(const TableName& target, std::str
 Result<Emitter::IncrementalLoad> Emitter::Incremental(
     const TableName& target, std::string_view select_sql, std::string_view watermark,
     const std::vector<std::string>& unique_key) const {
-  STRATA_TRY(RequireSupported("incremental"));
+  STRATA_TRY(RequireSupported("incremental", /*incremental=*/true));
   STRATA_TRY(CheckTarget(target));
   STRATA_TRY(CheckIdentifiers({watermark}));
   for (const std::string& column : unique_key) STRATA_TRY(CheckIdentifiers({column}));
@@ -82,7 +82,7 @@ Result<std::string> Emitter::BindStagedInsert(const TableName& target,
 
 Result<std::string> Emitter::WatermarkQuery(const TableName& target,
                                             std::string_view watermark) const {
-  STRATA_TRY(RequireSupported("incremental"));
+  STRATA_TRY(RequireSupported("incremental", /*incremental=*/true));
   STRATA_TRY(CheckTarget(target));
   STRATA_TRY(CheckIdentifiers({watermark}));
   return fmt::format("SELECT CAST({2}({0}) AS VARCHAR) AS watermark FROM {1}",

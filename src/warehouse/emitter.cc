@@ -10,12 +10,23 @@ namespace strata::warehouse {
 
 Emitter::Emitter(sql::Dialect dialect) : capabilities_(CapabilitiesOf(dialect)) {}
 
-Status Emitter::RequireSupported(std::string_view what) const {
-  if (capabilities_.connector) return OkStatus();
+Status Emitter::RequireSupported(std::string_view what, bool incremental) const {
+  if (capabilities_.connector && (!incremental || capabilities_.incremental_loads)) {
+    return OkStatus();
+  }
   return MakeError(ErrorCode::kWarehouseUnsupported,
                    fmt::format("{} statements for the {} dialect are not available yet", what,
                                sql::DialectName(dialect())),
-                   fmt::format("use a {} warehouse", ConnectorDialectNames()));
+                   fmt::format("use a {} warehouse", ConnectorDialectNames(incremental)));
+}
+
+Status Emitter::RequireRowColumns() const {
+  if (capabilities_.row_hash != RowHashFunction::kChecksumOfColumns || !row_columns_.empty()) {
+    return OkStatus();
+  }
+  return MakeError(
+      ErrorCode::kInternal,
+      fmt::format("{} window statistics need the model's columns", capabilities_.display_name));
 }
 
 Status Emitter::CheckIdentifiers(std::initializer_list<std::string_view> names) const {
@@ -127,6 +138,17 @@ Result<PartitionOverwrite> Emitter::Overwrite(const TableName& target, std::stri
       statements.insert =
           fmt::format("INSERT INTO {}\nREPLACE WHERE {}\n{}", table, predicate, select_sql);
       return statements;
+    case OverwriteForm::kMergeWindow:
+      // One atomic statement; unbound (planned without the model's columns) until the runner
+      // binds it (BindOverwrite).
+      if (columns != nullptr && !columns->empty()) {
+        for (const std::string& column : *columns) STRATA_TRY(CheckIdentifiers({column}));
+        statements.insert = MergeWindow(target, time_column, window, select_sql, *columns, type);
+      } else {
+        statements.insert =
+            fmt::format("{}{}{}", UnboundInsertPrefix(target), select_sql, kUnboundInsertSuffix);
+      }
+      return statements;
     case OverwriteForm::kDeleteInsert:
       break;
   }
@@ -149,6 +171,17 @@ Result<PartitionOverwrite> Emitter::Overwrite(const TableName& target, std::stri
           fmt::format("BEGIN TRANSACTION;\n{};\n{}\n;\nCOMMIT TRANSACTION", delete_window, insert);
       return statements;
     case Transactions::kNone:
+      if (capabilities_.connector) {
+        // Strata runs what it emits here: never a window replacement a reader can see half of.
+        return MakeError(ErrorCode::kWarehouseUnsupported,
+                         fmt::format("{} cannot replace partition {} of {} atomically: the "
+                                     "target has no multi-statement transactions",
+                                     capabilities_.display_name, FormatSqlTimestamp(window.start),
+                                     target.ToString()),
+                         "write the model to a catalog whose connector has them or MERGE "
+                         "(docs/trino.md lists Trino's; `strata plan` must reach the catalog to "
+                         "learn its connector), or make it a full_refresh model");
+      }
       // No transaction: see the header comment for the atomicity caveat.
       statements.delete_window = delete_window;
       statements.insert = std::move(insert);
@@ -188,6 +221,9 @@ bool Emitter::InsertNeedsColumns() const {
 }
 
 std::string Emitter::UnboundInsertPrefix(const TableName& target) const {
+  if (capabilities_.overwrite == OverwriteForm::kMergeWindow) {
+    return fmt::format("MERGE INTO {} AS strata_target\nUSING (\n", QualifiedName(target));
+  }
   return fmt::format("INSERT INTO {}\nSELECT * FROM (\n", QualifiedName(target));
 }
 
@@ -230,35 +266,6 @@ Result<std::string> Emitter::BindInsertColumns(const TableName& target,
   }
   for (const std::string& column : columns) STRATA_TRY(CheckIdentifiers({column}));
   return NamedInsert(target, select, columns);
-}
-
-Result<std::string> Emitter::BootstrapProbe(const TableName& target,
-                                            std::string_view bootstrap_statement) const {
-  STRATA_TRY(CheckTarget(target));
-  const std::string prefix = "CREATE TABLE " + QualifiedName(target) + " AS\n";
-  if (bootstrap_statement.substr(0, prefix.size()) != prefix) {
-    return MakeError(ErrorCode::kPlanStale,
-                     "the plan's bootstrap statement for " + target.ToString() +
-                         " does not have this version's shape",
-                     "plan again with this version of strata");
-  }
-  return std::string(bootstrap_statement.substr(prefix.size()));
-}
-
-Result<std::vector<std::string>> Emitter::Bootstrap(
-    const TableName& target, std::string_view empty_window_select_sql) const {
-  STRATA_TRY(CheckTarget(target));
-  std::vector<std::string> statements;
-  if (!target.schema.empty()) {
-    statements.push_back("CREATE SCHEMA IF NOT EXISTS " + SchemaName(target));
-  }
-  // LIMIT 0: an ungrouped aggregate over the empty window would otherwise leave one row with a
-  // NULL time column behind, outside every partition. Every dialect: plain CREATE TABLE AS, which
-  // fails if the table exists.
-  statements.push_back(
-      fmt::format("CREATE TABLE {} AS\nSELECT * FROM (\n{}\n) AS strata_bootstrap LIMIT 0",
-                  QualifiedName(target), empty_window_select_sql));
-  return statements;
 }
 
 Result<std::vector<std::string>> Emitter::FullRefresh(const TableName& target,
@@ -304,6 +311,14 @@ Result<std::vector<std::string>> Emitter::View(const TableName& target,
 }
 
 std::string Emitter::RowChecksum() const {
+  if (capabilities_.row_hash == RowHashFunction::kChecksumOfColumns) {
+    // Trino cannot name a whole row: the model's columns. checksum() is NULL without rows.
+    std::string list;
+    for (const std::string& column : row_columns_) {
+      list += (list.empty() ? "" : ", ") + QuoteIdentifier(column);
+    }
+    return fmt::format("COALESCE(from_big_endian_64(checksum(ROW({}))), 0)", list);
+  }
   // Both name the row through the table alias without a bare `strata_row`: a table column of that
   // name would win over the alias and only that column would be hashed.
   const bool text_hash = capabilities_.row_hash == RowHashFunction::kText;
@@ -337,6 +352,7 @@ Error Emitter::StaleInsert(const TableName& target) const {
 Result<std::string> Emitter::WindowStats(const TableName& target, std::string_view time_column,
                                          const Window& window, TimeColumnType type) const {
   STRATA_TRY(RequireSupported("window statistics"));
+  STRATA_TRY(RequireRowColumns());
   (void)type;  // DuckDB and PostgreSQL compare the seed's string literal with any time type
   return fmt::format("SELECT {}(*) AS row_count, {} AS checksum\nFROM {} AS strata_row\nWHERE {}",
                      BuiltIn("count"), RowChecksum(), QualifiedName(target),
@@ -378,6 +394,7 @@ Result<std::string> Emitter::WindowStatsByKey(const TableName& target, std::stri
                                               const std::vector<Window>& windows,
                                               TimeColumnType type) const {
   STRATA_TRY(RequireSupported("window statistics"));
+  STRATA_TRY(RequireRowColumns());
   if (windows.empty()) {
     return MakeError(ErrorCode::kInternal, "window statistics of no partition");
   }
@@ -416,6 +433,10 @@ Result<std::string> Emitter::PartitionRowCounts(const TableName& target,
         break;
     }
     key = fmt::format("to_char(strata_bucket, {})", sql::QuoteString(format, dialect()));
+  } else if (capabilities_.bucket_format == BucketFormat::kDateFormat) {
+    // MySQL-style specifiers: GrainFormat's %Y, %m, %d and %H mean the same there.
+    key = fmt::format("date_format(strata_bucket, {})",
+                      sql::QuoteString(GrainFormat(grain), dialect()));
   } else {
     key = fmt::format("{}(strata_bucket, {})", BuiltIn("strftime"),
                       sql::QuoteString(GrainFormat(grain), dialect()));

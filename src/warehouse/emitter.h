@@ -17,14 +17,16 @@
 //   bigquery    one script in `insert`: BEGIN TRANSACTION; DELETE; INSERT; COMMIT TRANSACTION
 //               (its REST API is stateless: separate BEGIN/COMMIT calls are rejected);
 //               begin/delete/commit/rollback are empty
-//   trino       DELETE; INSERT with empty begin/commit/rollback. NOT ATOMIC: most Trino
-//               connectors (Hive, Iceberg, Delta) refuse multi-statement write transactions, so
-//               a failure between the two statements leaves the window empty (never duplicated);
-//               rerunning the partition repairs it.
+//   trino       by the catalog's connector (discovered; docs/trino.md has the matrix):
+//               iceberg, delta_lake: one MERGE (kMergeWindow, see MergeWindow below), atomic;
+//               hive: START TRANSACTION; DELETE; INSERT (named columns); COMMIT;
+//               memory, unknown, or not known (planned without a connection): refused
+//               (kWarehouseUnsupported), never a DELETE and an INSERT a reader could see apart.
 // An empty statement in PartitionOverwrite means "not sent" (the runner skips it).
-// Snowflake, Databricks, BigQuery and Trino insert by position (no BY NAME): the table was made
-// from the same model SELECT by Bootstrap, so the orders agree until the model's column order
-// changes.
+// Snowflake, Databricks and BigQuery insert by position (no BY NAME): the table was made from
+// the same model SELECT by Bootstrap, so the orders agree until the model's column order
+// changes. Trino names the columns as PostgreSQL does (a Hive table has its partition column
+// last).
 //
 // Window literals: the seed's '2026-04-07 00:00:00' string, except BigQuery and Trino, whose
 // comparisons need a typed literal (BigQuery cannot coerce that string to DATE; Trino does not
@@ -63,6 +65,13 @@ struct PartitionOverwrite {
 // render window literals by it (see the top of this file); other dialects ignore it.
 enum class TimeColumnType { kTimestamp, kDate, kDatetime };
 
+// How a time_interval target is partitioned when Bootstrap creates it (where the target's
+// Capabilities::create_partitioning says how): by its time column at the model's grain.
+struct TablePartitioning {
+  std::string time_column;
+  Grain grain = Grain::kDay;
+};
+
 // How PostgreSQL's row checksum (WindowStats) hashes a row. DuckDB always hashes the row's
 // columns (hash(*COLUMNS(*))); other dialects ignore it.
 //   kText:    hashtextextended of the row's text: any column type, but rendering each row as
@@ -100,6 +109,13 @@ class Emitter {
   Emitter WithRowHash(RowHash row_hash) const {
     Emitter copy = *this;
     copy.row_hash_ = row_hash;
+    return copy;
+  }
+  // This emitter with the columns a row checksum hashes where the warehouse cannot name a whole
+  // row (RowHashFunction::kChecksumOfColumns, Trino): the model's output columns, in order.
+  Emitter WithRowColumns(std::vector<std::string> columns) const {
+    Emitter copy = *this;
+    copy.row_columns_ = std::move(columns);
     return copy;
   }
   // True where the row hash can be chosen (PostgreSQL): the runner then picks one per target
@@ -165,6 +181,15 @@ class Emitter {
   // kPlanStale as above; kWarehouse when `columns` is empty.
   Result<std::string> BindInsertColumns(const TableName& target, std::string_view unbound_insert,
                                         const std::vector<std::string>& columns) const;
+  // An unbound insert of Overwrite(target, time_column, window, ...) bound to `columns`: what
+  // Overwrite(..., &columns, type) emits. BindInsertColumns, except for kMergeWindow, whose
+  // unbound form is
+  //   MERGE INTO t AS strata_target\nUSING (\n<select>\n) AS strata_insert
+  // and whose bound form is MergeWindow's. Errors as BindInsertColumns.
+  Result<std::string> BindOverwrite(const TableName& target, std::string_view time_column,
+                                    const Window& window, std::string_view unbound_insert,
+                                    const std::vector<std::string>& columns,
+                                    TimeColumnType type = TimeColumnType::kTimestamp) const;
   // A statement whose rows describe `select`'s output columns, one row each: (name, type name,
   // ...) in column order, without running it. DuckDB: DESCRIBE <select>. kWarehouseUnsupported
   // where the warehouse cannot describe a query.
@@ -172,9 +197,32 @@ class Emitter {
   // Creates the schema if needed and the table from the model SQL compiled over an empty window;
   // never replaces an existing table (a plain CREATE TABLE fails if one appeared meanwhile; no
   // dialect uses IF NOT EXISTS). Snowflake, Databricks, BigQuery and Trino qualify the schema
-  // with the catalog when there is one.
+  // with the catalog when there is one. With `partitioning`, the table is partitioned as the
+  // target's create_partitioning says: Iceberg
+  //   CREATE TABLE t WITH (partitioning = ARRAY['day("col")']) AS ...
+  // (hour/day/month/year by the grain), Hive
+  //   CREATE TABLE t WITH (partitioned_by = ARRAY['col']) AS ...
+  // which Hive accepts only with the partition column last: BindBootstrap moves it there once
+  // the model's columns are known. Trino lower-cases column names, and so do both.
   Result<std::vector<std::string>> Bootstrap(const TableName& target,
-                                             std::string_view empty_window_select_sql) const;
+                                             std::string_view empty_window_select_sql,
+                                             const TablePartitioning* partitioning = nullptr) const;
+  // True when Bootstrap's last statement must be bound to the model's columns (BindBootstrap)
+  // before it runs (CreatePartitioning::kColumnsLast).
+  bool BootstrapNeedsColumns() const {
+    return capabilities_.create_partitioning == CreatePartitioning::kColumnsLast;
+  }
+  // Bootstrap's last statement selecting `columns` with `time_column` moved last:
+  //   CREATE TABLE t WITH (...) AS\nSELECT "a", "b", "col" FROM (\n<probe>\n) AS strata_columns
+  // kPlanStale when the statement is not Bootstrap's shape; kConfig when `time_column` is not
+  // one of `columns`.
+  Result<std::string> BindBootstrap(const TableName& target, std::string_view bootstrap_statement,
+                                    std::string_view time_column,
+                                    const std::vector<std::string>& columns) const;
+  // A statement returning no rows whose columns are `target`'s partition columns (Trino's Hive:
+  // the "<table>$partitions" table). kWarehouseUnsupported unless create_partitioning is
+  // kColumnsLast.
+  Result<std::string> PartitionColumnsProbe(const TableName& target) const;
   // Replaces the table with the model's rows. DuckDB: CREATE OR REPLACE TABLE. PostgreSQL (no
   // OR REPLACE for tables): BEGIN, DROP TABLE IF EXISTS, CREATE TABLE AS, COMMIT as separate
   // statements, to run in order on one connection (a failure leaves the old table in place once
@@ -235,7 +283,10 @@ class Emitter {
   // One row: (row_count BIGINT, checksum). The checksum is an order-independent hash of the
   // window's rows: the wrapping sum (mod 2^64) of a 64-bit hash of each whole row, so duplicates
   // count. DuckDB returns it as UBIGINT; PostgreSQL (no unsigned type) as a NUMERIC in
-  // [0, 2^64), read as decimal text. Checksums compare only within one dialect.
+  // [0, 2^64), read as decimal text; Trino as the BIGINT of checksum(ROW(<columns>)) (the wrapping
+  // sum of each row's xxhash64 times a prime, a NULL row by a constant), whose bits are the
+  // unsigned value: it needs the columns (WithRowColumns; kInternal without them). Checksums
+  // compare only within one dialect.
   // kWarehouseUnsupported for the cloud dialects (no verified row-checksum expression yet; their
   // connectors do not exist either, so nothing runs it).
   Result<std::string> WindowStats(const TableName& target, std::string_view time_column,
@@ -255,6 +306,8 @@ class Emitter {
   // True where Grouped is available: DuckDB, whose per-statement cost dominates a transaction
   // of small partitions (docs/batching.md).
   bool SupportsGrouped() const { return capabilities_.grouped_writes; }
+  // The output guard's error text, followed by the failing batch's index (GuardFailedBatch).
+  static constexpr std::string_view kGuardMessage = "strata output guard failed in batch ";
   // One batch as Overwrite planned it: its window and its insert.
   struct BatchInsert {
     Window window;
@@ -306,7 +359,11 @@ class Emitter {
                                            const std::vector<Window>& windows) const;
 
  private:
-  Status RequireSupported(std::string_view what) const;
+  // kWarehouseUnsupported unless the target has a connector (and, with `incremental`,
+  // incremental loads).
+  Status RequireSupported(std::string_view what, bool incremental = false) const;
+  // kInternal where row checksums need the model's columns and WithRowColumns gave none.
+  Status RequireRowColumns() const;
   // A row's position in `windows`, NULL outside them (WindowStatsByKey's key, and
   // InsertReturningStats'). PostgreSQL, ascending disjoint windows: a bisection on their starts
   // ending in the window's own predicate (CASE WHEN <column> < <start of windows[2]> THEN CASE
@@ -338,8 +395,13 @@ class Emitter {
                                                std::string_view unbound_insert) const;
   std::string NamedInsert(const TableName& target, std::string_view select_sql,
                           const std::vector<std::string>& columns) const;
+  // The one MERGE of kMergeWindow (emit_merge_window.cc).
+  std::string MergeWindow(const TableName& target, std::string_view time_column,
+                          const Window& window, std::string_view select_sql,
+                          const std::vector<std::string>& columns, TimeColumnType type) const;
   Capabilities capabilities_;
   RowHash row_hash_ = RowHash::kText;
+  std::vector<std::string> row_columns_;
 };
 
 }  // namespace strata::warehouse

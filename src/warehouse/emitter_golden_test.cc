@@ -15,6 +15,7 @@
 #include "sql/parser.h"
 #include "sql/testing/golden_file.h"
 #include "warehouse/emitter.h"
+#include "warehouse/internal/registrations.h"
 
 namespace strata::warehouse {
 namespace {
@@ -224,6 +225,39 @@ std::vector<EmitCase> Cases() {
        }},
       {"incremental_watermark", "WatermarkQuery(kTarget, updated_at)",
        [=](const Emitter& e) { return Collect(e.WatermarkQuery(kTarget, "updated_at")); }},
+      {"overwrite_bound_from_plan",
+       "BindOverwrite(kTarget, order_date, day, Overwrite(...) unbound, {order_date, we\"ird})",
+       [=](const Emitter& e) -> Emitted {
+         auto planned = e.Overwrite(kTarget, "order_date", day, SeedSelect(e, day));
+         if (!planned.ok()) return Collect(planned);
+         if (!e.InsertNeedsColumns()) return Emitted{"(nothing to bind: runs as planned)\n", {}};
+         return Collect(e.BindOverwrite(kTarget, "order_date", day, planned->insert,
+                                        {"order_date", "we\"ird"}));
+       }},
+      {"bootstrap_partitioned", "Bootstrap(kTarget, ..., partitioned by Order_Date at day)",
+       [=](const Emitter& e) {
+         const TablePartitioning partitioning{"Order_Date", Grain::kDay};
+         return Collect(e.Bootstrap(kTarget, SeedSelect(e, empty), &partitioning));
+       }},
+      {"bootstrap_bound", "BindBootstrap(Bootstrap(partitioned at hour), order_date, {...})",
+       [=](const Emitter& e) -> Emitted {
+         const TablePartitioning partitioning{"order_date", Grain::kHour};
+         auto bootstrap = e.Bootstrap(kTarget, SeedSelect(e, empty), &partitioning);
+         if (!bootstrap.ok() || !e.BootstrapNeedsColumns()) return Collect(bootstrap);
+         return Collect(e.BindBootstrap(kTarget, bootstrap->back(), "order_date",
+                                        {"order_date", "customer_id", "revenue"}));
+       }},
+      {"partition_row_counts", "PartitionRowCounts(kTarget, order_date, day, [04-07, 04-10))",
+       [=](const Emitter& e) {
+         return Collect(e.PartitionRowCounts(kTarget, "order_date", Grain::kDay, days));
+       }},
+      {"window_stats_of_columns",
+       "WithRowColumns({order_date, we\"ird}).WindowStatsByKey(kTarget, order_date, 2 days)",
+       [=](const Emitter& e) {
+         return Collect(e.WithRowColumns({"order_date", "we\"ird"})
+                            .WindowStatsByKey(kTarget, "order_date",
+                                              {DayWindow("2026-04-07"), DayWindow("2026-04-08")}));
+       }},
   };
 }
 
@@ -252,8 +286,8 @@ bool QueryParts(const std::string& statement, std::vector<std::string>& parts) {
     }
     return true;
   }
-  for (std::string_view control :
-       {"BEGIN", "BEGIN TRANSACTION", "COMMIT", "COMMIT TRANSACTION", "ROLLBACK"}) {
+  for (std::string_view control : {"BEGIN", "BEGIN TRANSACTION", "START TRANSACTION", "COMMIT",
+                                   "COMMIT TRANSACTION", "ROLLBACK"}) {
     if (statement == control) return true;
   }
   for (std::string_view prefix : {"CREATE SCHEMA IF NOT EXISTS ", "DROP TABLE IF EXISTS "}) {
@@ -285,6 +319,18 @@ bool QueryParts(const std::string& statement, std::vector<std::string>& parts) {
     parts.push_back("SELECT * FROM " + After(statement, "DROP TABLE "));
     return true;
   }
+  if (statement.starts_with("MERGE INTO ")) {
+    // MERGE INTO t AS strata_target\nUSING (\n<source>\n) AS <alias>[\nON (...) ...]: the
+    // table, and the source query.
+    auto [head, rest] = SplitFirstLine(statement);
+    const std::size_t alias = head.find(" AS strata_target");
+    if (alias == std::string::npos || !rest.starts_with("USING (\n")) return false;
+    parts.push_back("SELECT * FROM " + head.substr(11, alias - 11));
+    const std::size_t end = rest.rfind("\n) AS strata_");
+    if (end == std::string::npos) return false;
+    parts.push_back(rest.substr(8, end - 8));
+    return true;
+  }
   if (statement.starts_with("INSERT INTO ")) {
     auto [head, rest] = SplitFirstLine(statement);
     if (rest.starts_with("REPLACE WHERE ")) {
@@ -305,7 +351,10 @@ bool QueryParts(const std::string& statement, std::vector<std::string>& parts) {
     if (!statement.starts_with(prefix)) continue;
     auto [head, rest] = SplitFirstLine(statement);
     if (!head.ends_with(" AS")) return false;
-    parts.push_back("SELECT * FROM " + head.substr(prefix.size(), head.size() - prefix.size() - 3));
+    // CREATE TABLE t WITH (<properties>) AS: the table's name.
+    const std::size_t with = head.find(" WITH (");
+    const std::size_t name_end = with == std::string::npos ? head.size() - 3 : with;
+    parts.push_back("SELECT * FROM " + head.substr(prefix.size(), name_end - prefix.size()));
     parts.push_back(rest);
     return true;
   }
@@ -338,18 +387,45 @@ void CheckReparses(const Emitter& emitter, const std::string& case_name,
   }
 }
 
-class GoldenEmitTest : public ::testing::TestWithParam<sql::Dialect> {};
+// One golden file per kind of target: each dialect's registration (<dialect>.txt), and Trino per
+// catalog connector (trino_<connector>.txt), whose capabilities Discover learns.
+struct GoldenTarget {
+  std::string name;
+  Capabilities capabilities;
+};
+
+std::vector<GoldenTarget> GoldenTargets() {
+  std::vector<GoldenTarget> targets;
+  for (sql::Dialect dialect :
+       {sql::Dialect::kDuckDb, sql::Dialect::kPostgres, sql::Dialect::kSnowflake,
+        sql::Dialect::kDatabricks, sql::Dialect::kBigQuery, sql::Dialect::kRedshift,
+        sql::Dialect::kTrino}) {
+    targets.push_back({std::string(sql::DialectName(dialect)), CapabilitiesOf(dialect)});
+  }
+  for (std::string_view connector : {"iceberg", "hive", "memory"}) {
+    targets.push_back(
+        {"trino_" + std::string(connector), TrinoCapabilitiesForConnector(connector)});
+  }
+  return targets;
+}
+
+void PrintTo(const GoldenTarget& target, std::ostream* out) { *out << target.name; }
+
+class GoldenEmitTest : public ::testing::TestWithParam<GoldenTarget> {};
 
 TEST_P(GoldenEmitTest, MatchesGoldenFileAndReparses) {
-  const sql::Dialect dialect = GetParam();
-  const Emitter emitter(dialect);
-  const std::string path =
-      std::string(STRATA_GOLDEN_DIR) + "/emit/" + std::string(sql::DialectName(dialect)) + ".txt";
+  const Emitter emitter(GetParam().capabilities);
+  const sql::Dialect dialect = emitter.dialect();
+  const std::string path = std::string(STRATA_GOLDEN_DIR) + "/emit/" + GetParam().name + ".txt";
   GoldenFile file = sql::testing::ReadGoldenFile(path);
   if (file.cases.empty() && file.preamble.empty()) {
-    file.preamble = "# Statements of warehouse::Emitter for the " +
-                    std::string(sql::DialectName(dialect)) +
-                    " dialect (src/warehouse/emitter_golden_test.cc).\n"
+    const std::string& name = GetParam().name;
+    file.preamble = "# Statements of warehouse::Emitter for " +
+                    (name == sql::DialectName(dialect)
+                         ? "the " + name + " dialect"
+                         : "a " + name + " target (" + std::string(sql::DialectName(dialect)) +
+                               " with its connector's capabilities)") +
+                    " (src/warehouse/emitter_golden_test.cc).\n"
                     "# Rewrite: STRATA_GOLDEN_REWRITE=1 build-*/src/warehouse/warehouse_test\n\n";
   }
   const bool rewrite = sql::testing::RewriteRequested();
@@ -387,13 +463,9 @@ TEST_P(GoldenEmitTest, MatchesGoldenFileAndReparses) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllDialects, GoldenEmitTest,
-                         ::testing::Values(sql::Dialect::kDuckDb, sql::Dialect::kPostgres,
-                                           sql::Dialect::kSnowflake, sql::Dialect::kDatabricks,
-                                           sql::Dialect::kBigQuery, sql::Dialect::kRedshift,
-                                           sql::Dialect::kTrino),
-                         [](const ::testing::TestParamInfo<sql::Dialect>& info) {
-                           return std::string(sql::DialectName(info.param));
+INSTANTIATE_TEST_SUITE_P(AllDialects, GoldenEmitTest, ::testing::ValuesIn(GoldenTargets()),
+                         [](const ::testing::TestParamInfo<GoldenTarget>& info) {
+                           return info.param.name;
                          });
 
 }  // namespace

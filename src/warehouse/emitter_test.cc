@@ -304,21 +304,37 @@ TEST(EmitterTest, UnsupportedDialectsSaySo) {
 // capabilities, not the dialect's name.
 TEST(EmitterTest, CapabilitiesNotTheDialectShapeTheOverwrite) {
   const TableName target{"hive", "marts", "fct"};
+  const std::vector<std::string> columns = {"d"};
   Capabilities transactional = CapabilitiesOf(sql::Dialect::kTrino);
   transactional.transactions = Transactions::kSession;
   auto in_transaction =
-      Emitter(transactional).Overwrite(target, "d", DayWindow("2026-04-07"), "SELECT 1");
+      Emitter(transactional)
+          .Overwrite(target, "d", DayWindow("2026-04-07"), "SELECT 1 AS d", &columns);
   ASSERT_TRUE(in_transaction.ok()) << in_transaction.error().ToString();
-  EXPECT_EQ(in_transaction->begin, "BEGIN");
+  EXPECT_EQ(in_transaction->begin, "START TRANSACTION");
   EXPECT_EQ(in_transaction->commit, "COMMIT");
   EXPECT_EQ(in_transaction->rollback, "ROLLBACK");
-  EXPECT_EQ(in_transaction->insert, "INSERT INTO \"hive\".\"marts\".\"fct\"\nSELECT 1");
+  EXPECT_EQ(in_transaction->insert,
+            "INSERT INTO \"hive\".\"marts\".\"fct\" (\"d\")\nSELECT \"d\" FROM (\nSELECT 1 AS d\n) "
+            "AS strata_insert");
+  EXPECT_NE(in_transaction->delete_window.find("DELETE FROM"), std::string::npos);
 
+  // Without transactions (nor MERGE) a DELETE and an INSERT could be seen apart: a target Strata
+  // runs on refuses rather than emit them.
   auto plain = Emitter(CapabilitiesOf(sql::Dialect::kTrino))
-                   .Overwrite(target, "d", DayWindow("2026-04-07"), "SELECT 1");
-  ASSERT_TRUE(plain.ok());
-  EXPECT_TRUE(plain->begin.empty() && plain->commit.empty() && plain->rollback.empty());
-  EXPECT_EQ(plain->delete_window, in_transaction->delete_window);
+                   .Overwrite(target, "d", DayWindow("2026-04-07"), "SELECT 1 AS d", &columns);
+  ASSERT_FALSE(plain.ok());
+  EXPECT_EQ(plain.error().code, ErrorCode::kWarehouseUnsupported);
+
+  // With MERGE and no transactions: one MERGE replaces the window.
+  Capabilities merging = CapabilitiesOf(sql::Dialect::kTrino);
+  merging.merge = true;
+  merging.overwrite = OverwriteForm::kMergeWindow;
+  auto merged =
+      Emitter(merging).Overwrite(target, "d", DayWindow("2026-04-07"), "SELECT 1 AS d", &columns);
+  ASSERT_TRUE(merged.ok()) << merged.error().ToString();
+  EXPECT_TRUE(merged->begin.empty() && merged->delete_window.empty() && merged->commit.empty());
+  EXPECT_TRUE(merged->insert.starts_with("MERGE INTO \"hive\".\"marts\".\"fct\""));
 
   Capabilities no_delete = CapabilitiesOf(sql::Dialect::kTrino);
   no_delete.deletes = Deletes::kNone;

@@ -26,7 +26,8 @@ TEST(WarehouseFromConfigTest, OpensExactlyTheDialectsWithAConnector) {
     } else {
       ASSERT_FALSE(opened.ok()) << config.type;
       EXPECT_EQ(opened.error().code, ErrorCode::kWarehouseUnsupported);
-      EXPECT_NE(opened.error().hint.find("use a duckdb or postgres warehouse"), std::string::npos);
+      EXPECT_NE(opened.error().hint.find("use a duckdb, postgres or trino warehouse"),
+                std::string::npos);
     }
   }
 }

@@ -1,5 +1,7 @@
 #include "warehouse/registry.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <cstddef>
 #include <string_view>
@@ -44,10 +46,11 @@ const Capabilities& CapabilitiesOf(sql::Dialect dialect) {
   return RegistrationFor(dialect).capabilities;
 }
 
-std::string ConnectorDialectNames() {
+std::string ConnectorDialectNames(bool incremental_loads) {
   std::vector<std::string_view> names;
   for (const AdapterRegistration& registration : Table()) {
-    if (registration.open != nullptr) {
+    if (registration.open != nullptr &&
+        (!incremental_loads || registration.capabilities.incremental_loads)) {
       names.push_back(sql::DialectName(registration.capabilities.dialect));
     }
   }
@@ -57,6 +60,17 @@ std::string ConnectorDialectNames() {
     text += names[i];
   }
   return text;
+}
+
+std::string StatementShapeKey(const Capabilities& capabilities) {
+  // Only what the Emitter reads: MERGE shapes nothing but through the overwrite form.
+  return fmt::format(
+      "{} transactions={} deletes={} overwrite={} insert={} replace={} "
+      "partitioning={}",
+      sql::DialectName(capabilities.dialect), static_cast<int>(capabilities.transactions),
+      static_cast<int>(capabilities.deletes), static_cast<int>(capabilities.overwrite),
+      static_cast<int>(capabilities.insert_columns), static_cast<int>(capabilities.replace_table),
+      static_cast<int>(capabilities.create_partitioning));
 }
 
 Result<Capabilities> DiscoverCapabilities(Connection& connection, const Capabilities& known) {

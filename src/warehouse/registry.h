@@ -47,8 +47,15 @@ const AdapterRegistration& RegistrationFor(sql::Dialect dialect);
 // The capabilities every target of `dialect` has (what planning, without a connection, assumes).
 const Capabilities& CapabilitiesOf(sql::Dialect dialect);
 
-// The types with a connector for hints, in table order: "duckdb or postgres".
-std::string ConnectorDialectNames();
+// The types with a connector for hints, in table order: "duckdb, postgres or trino"; with
+// `incremental_loads`, only those whose capabilities have them ("duckdb or postgres").
+std::string ConnectorDialectNames(bool incremental_loads = false);
+
+// The capabilities that decide the statements a plan holds (transactions, DELETE, the overwrite
+// and insert forms, table creation), as one short stable text: a plan records it and
+// is refused as stale when the target it is applied to has another (e.g. a Trino catalog whose
+// connector changed). Row-hash choices are left out: the runner makes them per target.
+std::string StatementShapeKey(const Capabilities& capabilities);
 
 // `known` completed from the target behind `connection` by its registration's discovery (the
 // registration of known.dialect); `known` itself where nothing varies. Errors: the connection's.

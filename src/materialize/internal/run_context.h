@@ -24,8 +24,9 @@ namespace strata::materialize {
 
 enum class TaskKind {
   kUnrunnable,  // a model that cannot compile: records its partitions Failed
-  kSetup,       // time_interval: create the target if missing; bind insert columns and choose
-                //   the row hash (PostgreSQL)
+  kSetup,       // time_interval: create the target if missing (partitioned where the target
+                //   says how); bind insert columns (PostgreSQL, Trino: its MERGE too) and
+                //   choose the row hash (PostgreSQL); Trino's Hive: check the partitioning
   kBatch,       // time_interval: one batch, in a transaction with the next ready ones ("auto")
   kWholeModel,  // full_refresh, view and incremental
 };
@@ -36,7 +37,8 @@ struct Task {
   std::size_t batch = 0;  // kBatch only
 };
 
-// One planned model's progress. Guarded by RunContext::mutex, except `bound` and `row_hash`,
+// One planned model's progress. Guarded by RunContext::mutex, except `bound`, `row_hash` and
+// `row_columns`,
 // which its setup task writes before any of the model's batches (its dependents) can read them.
 struct ModelRun {
   const PlannedModel* planned = nullptr;
@@ -48,6 +50,9 @@ struct ModelRun {
   PartitionCost cost;                 // from Computed state, then from this run's commits
   // How the batches' checksums hash a row (PostgreSQL: chosen by the setup for the target).
   warehouse::RowHash row_hash = warehouse::RowHash::kText;
+  // The model's output columns as the setup bound them (where inserts name them): what Trino's
+  // checksums hash (Emitter::WithRowColumns).
+  std::vector<std::string> row_columns;
 };
 
 // A worker's state-store writes held back until its next transaction starts: the rows of the

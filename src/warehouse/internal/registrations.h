@@ -2,6 +2,8 @@
 // lists them once. Private to the warehouse component.
 #pragma once
 
+#include <string_view>
+
 #include "warehouse/registry.h"
 
 namespace strata::warehouse {
@@ -13,6 +15,9 @@ AdapterRegistration SnowflakeRegistration();
 AdapterRegistration DatabricksRegistration();
 AdapterRegistration BigQueryRegistration();
 AdapterRegistration RedshiftRegistration();
-AdapterRegistration TrinoRegistration();
+AdapterRegistration TrinoRegistration();  // trino/trino_registration.cc
+// What a Trino target whose catalog has `connector` ("iceberg", "hive", ...) can do: its
+// registration's capabilities completed as Discover completes them.
+Capabilities TrinoCapabilitiesForConnector(std::string_view connector);
 
 }  // namespace strata::warehouse
