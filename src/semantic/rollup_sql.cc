@@ -75,33 +75,40 @@ Result<AppendTarget> AppendColumn(const SemanticModel& model, const Rollup& roll
   return AppendTarget{std::move(column), dimension->type};
 }
 
+// The type of a value the warehouse printed (a marker of a raw column): a time when it reads as
+// one (ParseSqlTimeValue), a number, a boolean, else a string.
+DimensionType TypeOfText(const std::string& text) {
+  if (ParseSqlTimeValue(text)) return DimensionType::kTime;
+  if (IsNumberText(text)) return DimensionType::kNumber;
+  if (text == "true" || text == "false") return DimensionType::kBoolean;
+  return DimensionType::kString;
+}
+
 // A value of the append column (text read from the warehouse) as a literal to compare it with:
-// the string literal, which DuckDB and PostgreSQL cast to the column's type; Trino casts no
-// varchar to a timestamp or a number, so there it is a literal of the dimension's type.
+// the string literal, which DuckDB and PostgreSQL cast to the column's type. Trino casts no
+// varchar to a timestamp or a number, so there it is a literal of the dimension's type, or for a
+// raw column of the type the text has (a wrong guess, a varchar of digits, is a type error on
+// Trino, never a wrong comparison).
 Result<std::string> BoundLiteral(const std::string& text, const AppendTarget& target,
                                  const Rollup& rollup, sql::Dialect dialect) {
   if (dialect != sql::Dialect::kTrino) return sql::QuoteString(text, dialect);
-  if (target.type) {
-    switch (*target.type) {
-      case DimensionType::kString:
-        return sql::QuoteString(text, dialect);
-      case DimensionType::kTime:
-        return "TIMESTAMP " + sql::QuoteString(text, dialect);
-      case DimensionType::kNumber:
-        if (IsNumberText(text)) return text;
-        break;
-      case DimensionType::kBoolean:
-        if (text == "true" || text == "false") return text;
-        break;
-    }
+  switch (target.type.value_or(TypeOfText(text))) {
+    case DimensionType::kString:
+      return sql::QuoteString(text, dialect);
+    case DimensionType::kTime:
+      return "TIMESTAMP " + sql::QuoteString(text, dialect);
+    case DimensionType::kNumber:
+      if (IsNumberText(text)) return text;
+      break;
+    case DimensionType::kBoolean:
+      if (text == "true" || text == "false") return text;
+      break;
   }
   return MakeError(
       ErrorCode::kSemanticInvalid,
-      fmt::format("rollup \"{}\": the append marker \"{}\" cannot be compared on Trino without "
-                  "the type of its column",
+      fmt::format("rollup \"{}\": the append marker \"{}\" is not a value of its column's type",
                   rollup.name, text),
-      "on Trino, name a dimension of the entity (its type types the marker) in "
-      "refresh.when_changed");
+      "check the type of the dimension refresh.when_changed names (or of the time dimension)");
 }
 
 class BuildPlanner {

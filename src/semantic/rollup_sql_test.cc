@@ -114,17 +114,22 @@ TEST_F(TrinoRollupSqlTest, TimeAppendBoundIsATimestampLiteral) {
   EXPECT_NE(duckdb->sql.find(">= '2026-01-01 10:00:00.123456'"), std::string::npos) << duckdb->sql;
 }
 
-TEST_F(TrinoRollupSqlTest, UntypedAppendColumnIsRefusedOnTrinoOnly) {
+TEST_F(TrinoRollupSqlTest, RawAppendColumnTakesTheTypeOfItsMarker) {
   AppendBounds bounds;
-  bounds.after = "2026-01-01 00:00:00";
-  auto trino = PlanRollupBuild(model_, Named("appended_raw"), sql::Dialect::kTrino, std::nullopt,
-                               false, bounds);
-  ASSERT_FALSE(trino.ok());
-  EXPECT_EQ(trino.error().code, ErrorCode::kSemanticInvalid);
-  EXPECT_FALSE(trino.error().hint.empty());
-  EXPECT_TRUE(PlanRollupBuild(model_, Named("appended_raw"), sql::Dialect::kDuckDb, std::nullopt,
-                              false, bounds)
-                  .ok());
+  bounds.after = "2026-01-01 00:00:00+00";
+  bounds.before = "2026-02-01";
+  auto plan = PlanRollupBuild(model_, Named("appended_raw"), sql::Dialect::kTrino, std::nullopt,
+                              false, bounds);
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  EXPECT_NE(plan->sql.find("> TIMESTAMP '2026-01-01 00:00:00+00'"), std::string::npos) << plan->sql;
+  EXPECT_NE(plan->sql.find("< TIMESTAMP '2026-02-01'"), std::string::npos) << plan->sql;
+  bounds.after = "17";
+  bounds.before = "it's";
+  plan = PlanRollupBuild(model_, Named("appended_raw"), sql::Dialect::kTrino, std::nullopt, false,
+                         bounds);
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  EXPECT_NE(plan->sql.find("> 17 AND"), std::string::npos) << plan->sql;
+  EXPECT_NE(plan->sql.find("< 'it''s'"), std::string::npos) << plan->sql;
 }
 
 }  // namespace

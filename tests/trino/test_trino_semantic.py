@@ -2,7 +2,9 @@
 into Trino's `iceberg` catalog, the same semantic model over each, and every query answered alike:
 live on both (every measure kind, medians and percentiles exact, time grains, filters with time
 literals, order and limit, a metric, a join), then on Trino from a rollup built from Trino
-(`meta.rollup.used`), equal to DuckDB's live answers.
+(`meta.rollup.used`, a live tail included), equal to DuckDB's live answers; and a
+`partition.append` rollup whose marker is a raw TIMESTAMP(6) column, skipped while the marker
+stands and refreshed with new rows.
 
 Numbers compare within a relative 1e-9 (exact integers and decimals compare equal; a double sum
 may differ in its last bits with the summation order); percentiles are computed exactly on
@@ -37,6 +39,7 @@ _spec.loader.exec_module(trino_statement)
 STATUSES = ["paid", "shipped", "returned", "it's pending", None]
 REGIONS = ["EMEA", "AMER", "APAC", None]
 START = dt.datetime(2026, 1, 3, 0, 0, 0)
+LOADED = dt.datetime(2026, 2, 1, 6, 0, 0, 250000)  # loaded_at of the first rows
 
 MODEL = """\
 entities:
@@ -59,6 +62,7 @@ entities:
       - { name: min_amount, agg: min, sql: amount }
       - { name: max_weight, agg: max, sql: weight }
       - { name: min_weight, agg: min, sql: weight }
+      - { name: max_qty, agg: max, sql: qty }
       - { name: customers, agg: count_distinct, sql: customer_id }
       - { name: paid_revenue, agg: sum, sql: amount, filter: "status = 'paid'" }
       - { name: median_amount, agg: median, sql: amount }
@@ -92,6 +96,13 @@ rollups:
     sketches: [median_amount]
     partition: { by: month }
     live_tail: true
+  - name: appended
+    entity: Order
+    dimensions: [status, { name: order_date, grain: day }]
+    measures: [revenue, order_count, max_qty, median_amount]
+    sketches: [median_amount]
+    refresh: { when_changed: loaded_at }
+    partition: { by: month, append: true }
 """
 
 ALL_MEASURES = ["Order.revenue", "Order.total_weight", "Order.order_count", "Order.amount_count",
@@ -169,7 +180,7 @@ ROLLUP_QUERIES = {
         "time_dimensions": [{"dimension": "Order.order_date", "grain": "day",
                              "range": ["2026-01-05", "2026-01-12"]}]},
     "rollup_order_limit": {
-        "measures": ["Order.median_amount", "Order.order_count"],
+        "measures": ["Order.median_amount", "Order.order_count", "Order.p90_weight"],
         "dimensions": ["Order.status"],
         "order": [{"member": "Order.median_amount", "desc": True}], "limit": 2},
 }
@@ -197,18 +208,21 @@ def generate(seed: int = 41):
             None if rng.random() < 0.05 else rng.choice([rng.random() * 100, 0.1, 1e-3, 2.5]),
             None if rng.random() < 0.05 else rng.randrange(0, 9),
             None if rng.random() < 0.02 else at,
+            LOADED,
         ))
     # A few orders of the current month: the live tail's rows.
     now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None, microsecond=0)
     for order_id in range(3001, 3041):
         orders.append((order_id, rng.choice(STATUSES), rng.randrange(1, 121),
                        Decimal(rng.randrange(0, 50000)) / 100, rng.random() * 100,
-                       rng.randrange(0, 9), now - dt.timedelta(seconds=rng.randrange(0, 600))))
+                       rng.randrange(0, 9), now - dt.timedelta(seconds=rng.randrange(0, 600)),
+                       LOADED))
     return orders, customers
 
 
 ORDER_COLUMNS = ("order_id BIGINT, status VARCHAR, customer_id INTEGER, amount DECIMAL(12, 2), "
-                 "weight DOUBLE, qty INTEGER, order_at TIMESTAMP{precision}")
+                 "weight DOUBLE, qty INTEGER, order_at TIMESTAMP{precision}, "
+                 "loaded_at TIMESTAMP{precision}")
 
 
 def sql_value(value) -> str:
@@ -229,9 +243,16 @@ def load_duckdb(path: Path, orders, customers) -> None:
     connection = duckdb.connect(str(path))
     connection.execute(f"CREATE TABLE orders ({ORDER_COLUMNS.format(precision='')})")
     connection.execute("CREATE TABLE customers (customer_id INTEGER, region VARCHAR)")
-    connection.executemany("INSERT INTO orders VALUES (?, ?, ?, ?, ?, ?, ?)", orders)
+    connection.executemany("INSERT INTO orders VALUES (?, ?, ?, ?, ?, ?, ?, ?)", orders)
     connection.executemany("INSERT INTO customers VALUES (?, ?)", customers)
     connection.close()
+
+
+def insert_trino(url: str, schema: str, rows) -> None:
+    for start in range(0, len(rows), 750):
+        values = ", ".join("(" + ", ".join(sql_value(v) for v in row) + ")"
+                           for row in rows[start:start + 750])
+        trino_statement.run(url, f"INSERT INTO iceberg.{schema}.orders VALUES {values}")
 
 
 def load_trino(url: str, schema: str, orders, customers) -> None:
@@ -241,10 +262,7 @@ def load_trino(url: str, schema: str, orders, customers) -> None:
     run(f"CREATE SCHEMA iceberg.{schema}")
     run(f"CREATE TABLE iceberg.{schema}.orders ({ORDER_COLUMNS.format(precision='(6)')})")
     run(f"CREATE TABLE iceberg.{schema}.customers (customer_id INTEGER, region VARCHAR)")
-    for start in range(0, len(orders), 750):
-        rows = ", ".join("(" + ", ".join(sql_value(v) for v in row) + ")"
-                         for row in orders[start:start + 750])
-        run(f"INSERT INTO iceberg.{schema}.orders VALUES {rows}")
+    insert_trino(url, schema, orders)
     rows = ", ".join("(" + ", ".join(sql_value(v) for v in row) + ")" for row in customers)
     run(f"INSERT INTO iceberg.{schema}.customers VALUES {rows}")
 
@@ -319,12 +337,12 @@ def projects(trino_url, tmp_path_factory):
         catalog = "iceberg"
         schema = "{schema}"
         """), rollups=True)
-    return duck, trino
+    return duck, trino, database, trino_url, schema
 
 
 @pytest.mark.parametrize("name", sorted(LIVE_QUERIES))
 def test_live_answers_equal_duckdb(projects, name):
-    duck, trino = projects
+    duck, trino = projects[:2]
     body = LIVE_QUERIES[name]
     want = query(duck, body)
     got = query(trino, body)
@@ -335,7 +353,7 @@ def test_live_answers_equal_duckdb(projects, name):
 
 
 def test_rollup_built_from_trino_answers_like_duckdb(projects):
-    duck, trino = projects
+    duck, trino = projects[:2]
     built = strata(trino, "rollups", "build")
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     for name, body in sorted(ROLLUP_QUERIES.items()):
@@ -351,3 +369,38 @@ def test_rollup_built_from_trino_answers_like_duckdb(projects):
     got = query(trino, body)
     assert got["meta"]["rollup"].get("used") is None
     assert_same_answer("join_with_metric after the build", query(duck, body), got)
+
+
+APPEND_QUERY = {"measures": ["Order.max_qty", "Order.revenue", "Order.order_count",
+                             "Order.median_amount"],
+                "dimensions": ["Order.status"],
+                "time_dimensions": [{"dimension": "Order.order_date", "grain": "month"}]}
+
+
+def test_append_refresh_and_marker_on_trino(projects):
+    """The `appended` rollup (marker: the raw column loaded_at, a TIMESTAMP(6) on Trino): built,
+    skipped while its marker stands, then refreshed with only the new rows, which land in a
+    built month and a new one; its answers equal DuckDB's live ones. Runs last: it adds rows."""
+    duck, trino, database, url, schema = projects
+    first = strata(trino, "rollups", "build", "--rollup", "appended")
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
+    skipped = json.loads(strata(trino, "rollups", "build", "--rollup", "appended").stdout)
+    assert skipped["rollups"][0]["status"] == "skipped", skipped
+    rng = random.Random(7)
+    loaded = LOADED + dt.timedelta(hours=1, microseconds=1)
+    rows = [(5000 + i, rng.choice(STATUSES), rng.randrange(1, 121),
+             Decimal(rng.randrange(0, 50000)) / 100, rng.random() * 100, rng.randrange(0, 20),
+             rng.choice([START + dt.timedelta(days=2, seconds=i), dt.datetime(2026, 2, 3, 4, 5, 6)]),
+             loaded) for i in range(60)]
+    insert_trino(url, schema, rows)
+    connection = duckdb.connect(str(database))
+    connection.executemany("INSERT INTO orders VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    connection.close()
+    refreshed = strata(trino, "rollups", "build", "--rollup", "appended")
+    assert refreshed.returncode == 0, refreshed.stdout[-3000:] + refreshed.stderr[-3000:]
+    outcome = json.loads(refreshed.stdout)["rollups"][0]
+    assert outcome["status"] == "built", outcome
+    assert "appended" in [period["status"] for period in outcome["periods"]], outcome
+    got = query(trino, APPEND_QUERY)
+    assert got["meta"]["rollup"].get("used") == "appended", got["meta"]["rollup"]
+    assert_same_answer("appended", query(duck, APPEND_QUERY), got)
