@@ -357,7 +357,9 @@ Result<std::string> PlanRollupTimeBounds(const SemanticModel& model, const Rollu
   }
   Partial partial(model, *entity, dialect);
   STRATA_ASSIGN_OR_RETURN(const std::string column, RawColumn(model, partial, *time));
-  const std::string timestamp = "CAST(" + column + " AS TIMESTAMP)";
+  // Trino's TIMESTAMP is milliseconds: a rounded maximum could reach into the next period.
+  const std::string timestamp =
+      "CAST(" + column + (dialect == sql::Dialect::kTrino ? " AS TIMESTAMP(6))" : " AS TIMESTAMP)");
   return "SELECT MIN(" + timestamp + ") AS " + Quote("lo", dialect) + ", MAX(" + timestamp +
          ") AS " + Quote("hi", dialect) + ", COUNT(*) - COUNT(" + column + ") AS " +
          Quote("nulls", dialect) + "\n" + partial.FromAndWhere();

@@ -75,6 +75,12 @@ TEST_F(TrinoRollupSqlTest, BuildTruncatesMicrosecondsAndInterpolatesExactly) {
   EXPECT_NE(plan->sketches[0].sql.find("COUNT(*) AS \"n\""), std::string::npos);
 }
 
+TEST_F(TrinoRollupSqlTest, TimeBoundsKeepMicroseconds) {
+  auto bounds = PlanRollupTimeBounds(model_, Named("daily"), sql::Dialect::kTrino);
+  ASSERT_TRUE(bounds.ok()) << bounds.error().ToString();
+  EXPECT_NE(bounds->find("MAX(CAST(\"t0\".\"c0\" AS TIMESTAMP(6)))"), std::string::npos) << *bounds;
+}
+
 TEST_F(TrinoRollupSqlTest, AppendBoundsAreLiteralsOfTheColumnsType) {
   AppendBounds bounds;
   bounds.after = "41";

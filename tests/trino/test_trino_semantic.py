@@ -64,6 +64,9 @@ entities:
       - { name: min_weight, agg: min, sql: weight }
       - { name: max_qty, agg: max, sql: qty }
       - { name: customers, agg: count_distinct, sql: customer_id }
+      - { name: customers_approx, agg: count_distinct_approx, sql: customer_id }
+      - { name: amounts_approx, agg: count_distinct_approx, sql: amount }
+      - { name: times_approx, agg: count_distinct_approx, sql: order_at }
       - { name: paid_revenue, agg: sum, sql: amount, filter: "status = 'paid'" }
       - { name: median_amount, agg: median, sql: amount }
       - { name: p90_weight, agg: p90, sql: weight }
@@ -110,12 +113,17 @@ ALL_MEASURES = ["Order.revenue", "Order.total_weight", "Order.order_count", "Ord
                 "Order.customers", "Order.paid_revenue", "Order.median_amount",
                 "Order.p90_weight", "Order.p99_qty", "Order.average_order_value",
                 "Order.paid_share"]
+APPROX_MEASURES = ["Order.customers_approx", "Order.amounts_approx", "Order.times_approx"]
 ROLLUP_MEASURES = [m for m in ALL_MEASURES if m != "Order.customers"]
 
 # Live on both warehouses.
 LIVE_QUERIES = {
     "everything_by_status": {"measures": ALL_MEASURES, "dimensions": ["Order.status"]},
     "everything_no_dimensions": {"measures": ALL_MEASURES},
+    # The same HLL of the same canonical texts (an integer, a decimal, a timestamp): the same
+    # estimates, to the unit.
+    "approximate_distinct": {"measures": APPROX_MEASURES + ["Order.customers"],
+                             "dimensions": ["Customer.region"]},
     "by_day_in_range": {
         "measures": ["Order.revenue", "Order.median_amount", "Order.p90_weight", "Order.avg_qty"],
         "time_dimensions": [{"dimension": "Order.order_date", "grain": "day",
