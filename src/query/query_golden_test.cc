@@ -76,6 +76,7 @@ void RunGolden(sql::Dialect dialect) {
 
 TEST(QueryGolden, DuckDb) { RunGolden(sql::Dialect::kDuckDb); }
 TEST(QueryGolden, Postgres) { RunGolden(sql::Dialect::kPostgres); }
+TEST(QueryGolden, Trino) { RunGolden(sql::Dialect::kTrino); }
 
 }  // namespace
 }  // namespace strata::query

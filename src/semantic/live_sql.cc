@@ -348,9 +348,10 @@ class Planner {
     for (const DimensionRequest& request : dimensions_) {
       STRATA_ASSIGN_OR_RETURN(const int node, partial.Resolve(request.ref));
       const std::string column = partial.Column(node, request.dimension->sql);
-      partial.keys().push_back(
-          request.grain ? TruncateTime(column, *request.grain, model_.fiscal_year_start_month)
-                        : column);
+      partial.keys().push_back(request.grain
+                                   ? TruncateTime(column, *request.grain,
+                                                  model_.fiscal_year_start_month, options_.dialect)
+                                   : column);
     }
     for (const RangeRequest& range : ranges_) {
       STRATA_ASSIGN_OR_RETURN(const int node, partial.Resolve(range.ref));

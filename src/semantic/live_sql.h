@@ -38,10 +38,13 @@
 // main SQL carries NULL in its column and `sketches` lists one query per such measure. Such a
 // measure cannot be used in a metric, a filter or `order` (kQueryInvalid).
 //
-// Percentiles: DuckDB quantile_cont(CAST(x AS DOUBLE PRECISION), q); other dialects
-// percentile_cont(q) WITHIN GROUP (ORDER BY CAST(x AS DOUBLE PRECISION)) — the same continuous
-// interpolation over doubles in both. Values are literals from literal.h; identifiers are quoted by
-// the dialect.
+// Percentiles: DuckDB quantile_cont(CAST(x AS DOUBLE PRECISION), q); Trino, which has no exact
+// percentile (approx_percentile is a sketch), DuckDB's interpolation written out over the group's
+// sorted values (array_sort(array_agg(...)), the same doubles, the same answer to the bit); other
+// dialects percentile_cont(q) WITHIN GROUP (ORDER BY CAST(x AS DOUBLE PRECISION)) — the same
+// continuous interpolation over doubles in all. Time grains truncate CAST(x AS TIMESTAMP), on
+// Trino TIMESTAMP(6) (its TIMESTAMP is milliseconds). Values are literals from literal.h;
+// identifiers are quoted by the dialect.
 #pragma once
 
 #include <optional>

@@ -40,16 +40,41 @@ std::string AnyOf(const std::vector<std::string>& parts) {
   return out + ")";
 }
 
+// DuckDB's quantile_cont(CAST(input AS DOUBLE), fraction) in Trino, which has no exact
+// continuous percentile (approx_percentile is a sketch): the group's non-NULL values sorted
+// into an array `s`, then DuckDB's arithmetic (base/value_counts.h) on it in doubles: RN =
+// double(N - 1) * q, lo = s[floor(RN)], hi = s[ceil(RN)] (0-based), lo * (1 - d) + hi * d with
+// d = RN - floor(RN), or lo when RN is whole. NULL for a group without values. Java's doubles
+// are IEEE 754 like C++'s, so the answer is DuckDB's to the bit. The lambda only names the
+// sorted array once; Trino holds each group's values in memory, as DuckDB's quantile_cont does.
+std::string TrinoQuantileCont(const std::string& input, const std::string& fraction) {
+  const std::string rn = "(CAST(cardinality(s) - 1 AS DOUBLE) * " + fraction + "E0)";
+  const std::string lo = "s[CAST(floor(" + rn + ") AS BIGINT) + 1]";
+  const std::string hi = "s[CAST(ceil(" + rn + ") AS BIGINT) + 1]";
+  const std::string d = "(" + rn + " - floor(" + rn + "))";
+  return "element_at(transform(ARRAY[array_sort(array_agg(CAST(" + input +
+         " AS DOUBLE)) FILTER (WHERE " + input + " IS NOT NULL))], s -> CASE WHEN cardinality(s) " +
+         "> 0 THEN CASE WHEN floor(" + rn + ") = ceil(" + rn + ") THEN " + lo + " ELSE " + lo +
+         " * (1.0E0 - " + d + ") + " + hi + " * " + d + " END END), 1)";
+}
+
 }  // namespace
 
-std::string TruncateTime(const std::string& column, TimeGrain grain, int fiscal_start_month) {
-  const std::string timestamp = "CAST(" + column + " AS TIMESTAMP)";
+std::string TruncateTime(const std::string& column, TimeGrain grain, int fiscal_start_month,
+                         sql::Dialect dialect) {
+  // Trino's TIMESTAMP is TIMESTAMP(3), which would round a microsecond column across a bucket's
+  // edge (23:59:59.9996 to the next day); TIMESTAMP(6) is DuckDB's and PostgreSQL's precision.
+  const bool trino = dialect == sql::Dialect::kTrino;
+  const std::string timestamp = "CAST(" + column + (trino ? " AS TIMESTAMP(6))" : " AS TIMESTAMP)");
   const bool fiscal = grain == TimeGrain::kFiscalQuarter || grain == TimeGrain::kFiscalYear;
   const int shift = fiscal ? fiscal_start_month - 1 : 0;
   if (shift == 0) return fmt::format("date_trunc('{}', {})", TruncUnit(grain), timestamp);
   // A fiscal period starting in month m is the calendar period of (t - (m-1) months), moved back.
-  return fmt::format("(date_trunc('{}', {} - INTERVAL '{} months') + INTERVAL '{} months')",
-                     TruncUnit(grain), timestamp, shift, shift);
+  // Trino reads only the standard interval literal (INTERVAL '3' MONTH).
+  const std::string months = trino ? fmt::format("INTERVAL '{}' MONTH", shift)
+                                   : fmt::format("INTERVAL '{} months'", shift);
+  return fmt::format("(date_trunc('{}', {} - {}) + {})", TruncUnit(grain), timestamp, months,
+                     months);
 }
 
 Result<std::string> RenderPredicate(const std::string& column, DimensionType type, FilterOp op,
@@ -137,6 +162,7 @@ std::string RenderAggregate(const Measure& measure, const std::string& input,
       const std::string fraction = fmt::format("{}", *PercentileOf(measure.agg));
       const std::string value = "CAST(" + input + " AS DOUBLE PRECISION)";
       if (dialect == sql::Dialect::kDuckDb) return "quantile_cont(" + value + ", " + fraction + ")";
+      if (dialect == sql::Dialect::kTrino) return TrinoQuantileCont(input, fraction);
       return "percentile_cont(" + fraction + ") WITHIN GROUP (ORDER BY " + value + ")";
     }
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "semantic/internal/plan.h"
+#include "semantic/literal.h"
 #include "semantic/path.h"
 
 namespace strata::semantic {
@@ -48,21 +49,66 @@ struct RowSelection {
   std::optional<AppendBounds> append;
 };
 
-// The append column's SQL (PlanRollupAppendMarker), on the partial's base.
-Result<std::string> AppendColumn(const SemanticModel& model, const Rollup& rollup,
-                                 Partial& partial) {
+// The append column (PlanRollupAppendMarker) on the partial's base: its SQL and, when it is a
+// dimension's, that dimension's type.
+struct AppendTarget {
+  std::string column;
+  std::optional<DimensionType> type;
+};
+
+Result<AppendTarget> AppendColumn(const SemanticModel& model, const Rollup& rollup,
+                                  Partial& partial) {
   if (rollup.refresh && rollup.refresh->when_changed) {
     const std::string& name = *rollup.refresh->when_changed;
     const Dimension* dimension = partial.base().FindDimension(name);
-    return partial.Column(0,
-                          dimension != nullptr ? dimension->sql : Quote(name, partial.dialect()));
+    if (dimension == nullptr)
+      return AppendTarget{partial.Column(0, Quote(name, partial.dialect())), std::nullopt};
+    return AppendTarget{partial.Column(0, dimension->sql), dimension->type};
   }
   const std::optional<std::string> time = RollupTimeDimension(rollup);
   if (!time) {
     return MakeError(ErrorCode::kSemanticInvalid,
                      fmt::format("rollup \"{}\" has no time dimension", rollup.name));
   }
-  return RawColumn(model, partial, *time);
+  const Dimension* dimension = nullptr;
+  STRATA_ASSIGN_OR_RETURN(std::string column, RawColumn(model, partial, *time, &dimension));
+  return AppendTarget{std::move(column), dimension->type};
+}
+
+// The type of a value the warehouse printed (a marker of a raw column): a time when it reads as
+// one (ParseSqlTimeValue), a number, a boolean, else a string.
+DimensionType TypeOfText(const std::string& text) {
+  if (ParseSqlTimeValue(text)) return DimensionType::kTime;
+  if (IsNumberText(text)) return DimensionType::kNumber;
+  if (text == "true" || text == "false") return DimensionType::kBoolean;
+  return DimensionType::kString;
+}
+
+// A value of the append column (text read from the warehouse) as a literal to compare it with:
+// the string literal, which DuckDB and PostgreSQL cast to the column's type. Trino casts no
+// varchar to a timestamp or a number, so there it is a literal of the dimension's type, or for a
+// raw column of the type the text has (a wrong guess, a varchar of digits, is a type error on
+// Trino, never a wrong comparison).
+Result<std::string> BoundLiteral(const std::string& text, const AppendTarget& target,
+                                 const Rollup& rollup, sql::Dialect dialect) {
+  if (dialect != sql::Dialect::kTrino) return sql::QuoteString(text, dialect);
+  switch (target.type.value_or(TypeOfText(text))) {
+    case DimensionType::kString:
+      return sql::QuoteString(text, dialect);
+    case DimensionType::kTime:
+      return "TIMESTAMP " + sql::QuoteString(text, dialect);
+    case DimensionType::kNumber:
+      if (IsNumberText(text)) return text;
+      break;
+    case DimensionType::kBoolean:
+      if (text == "true" || text == "false") return text;
+      break;
+  }
+  return MakeError(
+      ErrorCode::kSemanticInvalid,
+      fmt::format("rollup \"{}\": the append marker \"{}\" is not a value of its column's type",
+                  rollup.name, text),
+      "check the type of the dimension refresh.when_changed names (or of the time dimension)");
 }
 
 class BuildPlanner {
@@ -96,7 +142,7 @@ class BuildPlanner {
       std::optional<TimeGrain> grain;
       if (dimension.grain) grain = ParseTimeGrain(*dimension.grain);
       const std::string key =
-          grain ? TruncateTime(column, *grain, model_.fiscal_year_start_month) : column;
+          grain ? TruncateTime(column, *grain, model_.fiscal_year_start_month, dialect_) : column;
       const std::string alias = Q("d" + std::to_string(plan_.key_count++));
       keys_ += key + " AS " + alias + ", ";
       plan_.columns.push_back({dimension.path, true, dimension.path, "", grain});
@@ -211,17 +257,20 @@ class BuildPlanner {
   }
 
   Status Append(const AppendBounds& bounds) {
-    STRATA_ASSIGN_OR_RETURN(const std::string column, AppendColumn(model_, rollup_, partial_));
+    STRATA_ASSIGN_OR_RETURN(const AppendTarget target, AppendColumn(model_, rollup_, partial_));
+    const std::string& column = target.column;
     std::string bounded;
-    const auto add = [&](const std::optional<std::string>& bound, const char* op) {
-      if (!bound) return;
-      bounded +=
-          (bounded.empty() ? "" : " AND ") + column + op + sql::QuoteString(*bound, dialect_);
+    const auto add = [&](const std::optional<std::string>& bound, const char* op) -> Status {
+      if (!bound) return OkStatus();
+      STRATA_ASSIGN_OR_RETURN(const std::string literal,
+                              BoundLiteral(*bound, target, rollup_, dialect_));
+      bounded += (bounded.empty() ? "" : " AND ") + column + op + literal;
+      return OkStatus();
     };
-    add(bounds.after, " > ");
-    add(bounds.from, " >= ");
-    add(bounds.before, " < ");
-    add(bounds.through, " <= ");
+    STRATA_TRY(add(bounds.after, " > "));
+    STRATA_TRY(add(bounds.from, " >= "));
+    STRATA_TRY(add(bounds.before, " < "));
+    STRATA_TRY(add(bounds.through, " <= "));
     if (bounded.empty() && !bounds.with_nulls) return OkStatus();
     if (bounds.with_nulls) {
       bounded = "(" + (bounded.empty() ? "TRUE" : bounded) + " OR " + column + " IS NULL)";
@@ -308,7 +357,9 @@ Result<std::string> PlanRollupTimeBounds(const SemanticModel& model, const Rollu
   }
   Partial partial(model, *entity, dialect);
   STRATA_ASSIGN_OR_RETURN(const std::string column, RawColumn(model, partial, *time));
-  const std::string timestamp = "CAST(" + column + " AS TIMESTAMP)";
+  // Trino's TIMESTAMP is milliseconds: a rounded maximum could reach into the next period.
+  const std::string timestamp =
+      "CAST(" + column + (dialect == sql::Dialect::kTrino ? " AS TIMESTAMP(6))" : " AS TIMESTAMP)");
   return "SELECT MIN(" + timestamp + ") AS " + Quote("lo", dialect) + ", MAX(" + timestamp +
          ") AS " + Quote("hi", dialect) + ", COUNT(*) - COUNT(" + column + ") AS " +
          Quote("nulls", dialect) + "\n" + partial.FromAndWhere();
@@ -325,16 +376,19 @@ Result<std::string> PlanRollupAppendMarker(const SemanticModel& model, const Rol
         fmt::format("rollup \"{}\": unknown entity \"{}\"", rollup.name, rollup.entity));
   }
   Partial partial(model, *entity, dialect);
-  STRATA_ASSIGN_OR_RETURN(const std::string column, AppendColumn(model, rollup, partial));
+  STRATA_ASSIGN_OR_RETURN(const AppendTarget target, AppendColumn(model, rollup, partial));
+  const std::string& column = target.column;
   std::string behind;
   if (previous) {
-    behind = ", MAX(" + column + ") < " + sql::QuoteString(*previous, dialect) + " AS " +
-             Quote("behind", dialect);
-  }
-  if (previous && slice_from) {
-    behind += ", SUM(CASE WHEN " + column + " >= " + sql::QuoteString(*slice_from, dialect) +
-              " AND " + column + " <= " + sql::QuoteString(*previous, dialect) +
-              " THEN 1 ELSE 0 END) AS " + Quote("in_slice", dialect);
+    STRATA_ASSIGN_OR_RETURN(const std::string marker,
+                            BoundLiteral(*previous, target, rollup, dialect));
+    behind = ", MAX(" + column + ") < " + marker + " AS " + Quote("behind", dialect);
+    if (slice_from) {
+      STRATA_ASSIGN_OR_RETURN(const std::string from,
+                              BoundLiteral(*slice_from, target, rollup, dialect));
+      behind += ", SUM(CASE WHEN " + column + " >= " + from + " AND " + column + " <= " + marker +
+                " THEN 1 ELSE 0 END) AS " + Quote("in_slice", dialect);
+    }
   }
   return "SELECT MAX(" + column + ") AS " + Quote("marker", dialect) + behind + "\n" +
          partial.FromAndWhere();

@@ -64,8 +64,10 @@ std::optional<TimeGrain> RollupDimensionGrain(const Rollup& rollup, std::string_
 // The rows of a partition.append rollup by their append column (PlanRollupAppendMarker): each
 // bound present applies (`after` < value, `from` <= value, value < `before`, value <=
 // `through`), each the text of a value read from the warehouse or of a time bucket's start,
-// compared as a literal the column's type casts (so a marker round-trips). `with_nulls`: the
-// rows whose value is NULL too (a full build; no append reads them). No bound and no
+// compared as a literal the column's type casts (so a marker round-trips; on Trino, which casts no
+// varchar, a literal of the type of the dimension the column is, or for a raw column of the type
+// the text reads as: kSemanticInvalid when a dimension's value is not of its type). `with_nulls`:
+// the rows whose value is NULL too (a full build; no append reads them). No bound and no
 // with_nulls: every row.
 struct AppendBounds {
   std::optional<std::string> after, from, before, through;

@@ -130,7 +130,8 @@ class StoredPartialBuilder {
                                                      TimeGrainName(*stored->grain)));
           return OkStatus();
         }
-        key = TruncateTime(key, *request.grain, in_.model.fiscal_year_start_month);
+        key = TruncateTime(key, *request.grain, in_.model.fiscal_year_start_month,
+                           sql::Dialect::kDuckDb);
         rolled_up_ = true;
       }
       if (std::find(grouped_.begin(), grouped_.end(), stored) == grouped_.end()) {

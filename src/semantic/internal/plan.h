@@ -144,7 +144,10 @@ Status BuildStoredPartial(const StoredInputs& inputs, const StoredRelation& rela
                           Partial& partial, std::optional<StoredMiss>* miss, std::int64_t* rows);
 
 // SQL pieces (render.cc).
-std::string TruncateTime(const std::string& column, TimeGrain grain, int fiscal_start_month);
+// date_trunc of `column` (as a timestamp) to `grain`, fiscal grains shifted by the fiscal year's
+// first month, in `dialect`.
+std::string TruncateTime(const std::string& column, TimeGrain grain, int fiscal_start_month,
+                         sql::Dialect dialect);
 Result<std::string> RenderPredicate(const std::string& column, DimensionType type, FilterOp op,
                                     const std::vector<FilterValue>& values, sql::Dialect dialect);
 std::string RenderAggregate(const Measure& measure, const std::string& input, sql::Dialect dialect);
