@@ -5,8 +5,9 @@
 
 Posts SQL to URL/v1/statement as user `strata`, follows nextUri to the end and prints each row
 tab-separated (or, with --json, the list of rows as JSON). Exits 1 with Trino's error name and
-message on a failed query, 2 on a usage error, 3 when the server cannot be reached. Standard
-library only: the test setup uses it before anything else is installed.
+message on a failed query, 2 on a usage error, 3 when the server cannot be reached. A statement
+that failed before it ran (NO_NODES_AVAILABLE, SERVER_STARTING_UP) is submitted again for 30 s.
+Standard library only: the test setup uses it before anything else is installed.
 """
 
 import json
@@ -31,7 +32,11 @@ def request(url, data=None):
             raise
 
 
-def run(base, sql):
+# Errors Trino raises before a statement has run anything: submitting it again is safe.
+NEVER_STARTED = ("NO_NODES_AVAILABLE", "SERVER_STARTING_UP")
+
+
+def run_once(base, sql):
     page = request(base.rstrip("/") + "/v1/statement", sql.encode())
     rows = []
     while True:
@@ -42,6 +47,18 @@ def run(base, sql):
         if "nextUri" not in page:
             return rows
         page = request(page["nextUri"])
+
+
+def run(base, sql):
+    """Runs sql and returns its rows; resubmits it for up to 30 s while it never started."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            return run_once(base, sql)
+        except RuntimeError as error:
+            if not str(error).startswith(NEVER_STARTED) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
 
 
 def main(argv):

@@ -2,8 +2,8 @@
 # A throw-away single-node Trino 476 for tests and benchmarks (issue 41).
 #
 #   scripts/trino_test_server.sh fetch        fetch and unpack Trino once (the cache below)
-#   scripts/trino_test_server.sh start DIR    configure DIR (once), start Trino, wait until a real
-#                                             table scan succeeds, print its URL
+#   scripts/trino_test_server.sh start DIR    configure DIR (once), start Trino, wait until a table
+#                                             is written and scanned (see ready), print its URL
 #   scripts/trino_test_server.sh stop DIR     stop it (nothing to do when it is not running)
 #   scripts/trino_test_server.sh url DIR      print the URL of the running server
 #
@@ -92,9 +92,9 @@ node.id=strata-test-$port
 node.data-dir=$dir/data
 node.internal-address=127.0.0.1
 EOF
-  # One node, which is also the coordinator: its heartbeat failure detector has nothing to find,
-  # and on a loaded machine a late heartbeat to itself made a query fail with NO_NODES_AVAILABLE
-  # (CI, 2026-12-07), so it is off.
+  # One node, which is also the coordinator: its heartbeat failure detector has nothing to find
+  # (and a late heartbeat to itself on a loaded machine would take the only worker away), so it
+  # is off.
   cat >"$dir/etc/config.properties" <<EOF
 coordinator=true
 node-scheduler.include-coordinator=true
@@ -141,6 +141,15 @@ statement() {
   python3 "$root/scripts/trino_statement.py" "$(url)" "$1"
 }
 
+# Ready when a table is written and scanned on a worker: the HTTP port answers well before the
+# catalogs load, and information_schema answers on the coordinator before its scheduler has seen
+# the node as a worker (a first scan then failed with NO_NODES_AVAILABLE in CI, 2026-12-07).
+ready() {
+  statement "CREATE SCHEMA IF NOT EXISTS memory.strata_ready" &&
+    statement "CREATE TABLE IF NOT EXISTS memory.strata_ready.probe AS SELECT 1 AS x" &&
+    [ "$(statement "SELECT count(*) FROM memory.strata_ready.probe")" = 1 ]
+}
+
 start() {
   fetch
   mkdir -p "$dir"
@@ -156,9 +165,8 @@ start() {
     --etc-dir="$dir/etc" --data-dir="$dir/data" --pid-file="$dir/pid" \
     --launcher-log-file="$dir/launcher.log" --server-log-file="$dir/server.log" start \
     >>"$dir/launcher.log" 2>&1
-  # Ready when a real table scan succeeds: the HTTP port answers well before the catalogs load.
   local deadline=$((SECONDS + ${TRINO_START_TIMEOUT:-180}))
-  until statement "SELECT count(*) FROM memory.information_schema.tables" >/dev/null 2>&1; do
+  until ready >/dev/null 2>&1; do
     if ! pid_alive; then
       tail -n 40 "$dir/server.log" "$dir/launcher.log" >&2 2>/dev/null || true
       fail "Trino exited during its start (logs in $dir)"

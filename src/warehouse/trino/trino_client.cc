@@ -184,14 +184,19 @@ Result<HttpResponse> Client::SendWithRetries(const HttpRequest& request) {
           response.status, settings_.retry_seconds);
       return error;
     }
-    for (auto until = Clock::now() + pause; Clock::now() < until;) {
-      if (interrupted_.load()) {
-        return MakeError(ErrorCode::kWarehouseInterrupted, "the statement was interrupted");
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!Pause(pause)) {
+      return MakeError(ErrorCode::kWarehouseInterrupted, "the statement was interrupted");
     }
     pause = std::min(pause * 2, std::chrono::milliseconds(2000));
   }
+}
+
+bool Client::Pause(std::chrono::milliseconds pause) {
+  for (auto until = Clock::now() + pause; Clock::now() < until;) {
+    if (interrupted_.load()) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return !interrupted_.load();
 }
 
 void Client::KeepSessionState(const HttpResponse& response) {
@@ -237,16 +242,45 @@ Result<RunSummary> Client::Run(std::string_view sql, const PageSink& sink) {
     ~Running() { flag = false; }
   } running{running_};
 
+  const auto deadline = Clock::now() + std::chrono::duration<double>(settings_.retry_seconds);
+  auto pause = std::chrono::milliseconds(100);
+  for (;;) {
+    const bool in_transaction_before = in_transaction();
+    bool never_started = false;
+    bool delivered = false;
+    auto result = RunOnce(sql, sink, never_started, delivered);
+    if (result.ok() || !never_started || delivered || in_transaction_before) return result;
+    if (Clock::now() + pause > deadline) {
+      Error error = std::move(result).error();
+      error.hint = fmt::format(
+          "Trino could not start the statement for {} s (no worker node, or a coordinator still "
+          "starting); check the cluster's nodes (SELECT * FROM system.runtime.nodes)",
+          settings_.retry_seconds);
+      return error;
+    }
+    if (!Pause(pause)) {
+      return MakeError(ErrorCode::kWarehouseInterrupted, "the statement was interrupted");
+    }
+    pause = std::min(pause * 2, std::chrono::milliseconds(2000));
+  }
+}
+
+Result<RunSummary> Client::RunOnce(std::string_view sql, const PageSink& sink, bool& never_started,
+                                   bool& delivered) {
   const long timeout = settings_.request_timeout_seconds;
   HttpRequest first{"POST", settings_.url + "/v1/statement", Headers(), std::string(sql), timeout};
   STRATA_ASSIGN_OR_RETURN(Page page, Follow(first));
   RunSummary summary;
   summary.query_id = page.query_id;
   for (;;) {
-    if (page.error.has_value()) return ToError(*page.error);
+    if (page.error.has_value()) {
+      never_started = NeverStarted(*page.error);
+      return ToError(*page.error);
+    }
     if (summary.columns.empty() && !page.columns.empty()) summary.columns = page.columns;
     if (page.update_count.has_value()) summary.update_count = page.update_count;
     if (!page.rows.empty()) {
+      delivered = true;
       Status accepted = sink(summary.columns, page.rows);
       if (!accepted.ok()) {
         if (page.next_uri.has_value()) Cancel(*page.next_uri);

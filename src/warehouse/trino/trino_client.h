@@ -7,12 +7,15 @@
 // precision) and -Transaction-Id (NONE outside a transaction, so that START TRANSACTION works).
 // A request answered with HTTP 429, 502, 503 or 504 is sent again after a pause (100 ms doubling,
 // at most `retry_seconds` in all): Trino's protocol makes a repeated GET of a nextUri idempotent,
-// and a POST refused that way started nothing.
+// and a POST refused that way started nothing. A statement that failed before it ran anything
+// (NeverStarted: no worker node yet, a coordinator starting up), outside a transaction and before
+// any row reached the caller, is submitted again the same way, within the same `retry_seconds`.
 //
 // Thread safety: one thread runs statements; Interrupt() may be called from any thread.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -36,7 +39,7 @@ struct ClientSettings {
   std::optional<std::string> password;         // HTTP basic auth; refused over plain http
   std::map<std::string, std::string> session;  // Trino session properties
   std::string source = "strata";
-  double retry_seconds = 60;  // how long 429/502/503/504 answers are retried
+  double retry_seconds = 60;  // how long 429/502/503/504 answers and NeverStarted are retried
   // The longest one HTTP exchange may take. Trino answers every protocol request within about a
   // second (it returns a page with a nextUri rather than wait), so a silent coordinator is a lost
   // one: kWarehouseConnection.
@@ -66,8 +69,9 @@ class Client {
 
   // Runs one statement. Errors: Trino's own (ToError), the transport's (HttpSession::Send),
   // kWarehouseInterrupted after Interrupt(), kWarehouse for a response of an unexpected shape,
-  // kWarehouseConnection when a retried answer outlasts retry_seconds. A statement that failed or
-  // was interrupted is cancelled on the server (DELETE of its nextUri) before Run returns.
+  // kWarehouseConnection when a retried answer or a resubmitted statement outlasts retry_seconds
+  // (the last attempt's error, with a hint). A statement that failed or was interrupted is
+  // cancelled on the server (DELETE of its nextUri) before Run returns.
   Result<RunSummary> Run(std::string_view sql, const PageSink& sink);
 
   // Runs one statement and returns all its rows (a DML statement's: its update count).
@@ -82,6 +86,12 @@ class Client {
  private:
   std::vector<std::string> Headers() const;
   Result<HttpResponse> SendWithRetries(const HttpRequest& request);
+  // One submission of `sql`. `never_started` is set when it failed with a NeverStarted error;
+  // `delivered` when a page of rows reached `sink`.
+  Result<RunSummary> RunOnce(std::string_view sql, const PageSink& sink, bool& never_started,
+                             bool& delivered);
+  // Sleeps `pause`; false (at once) when Interrupt() is called meanwhile.
+  bool Pause(std::chrono::milliseconds pause);
   Result<Page> Follow(const HttpRequest& request);
   void KeepSessionState(const HttpResponse& response);
   void Cancel(const std::string& next_uri);

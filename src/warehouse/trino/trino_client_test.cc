@@ -170,6 +170,75 @@ TEST(TrinoClientTest, ATrinoErrorPageIsItsCodedError) {
   EXPECT_EQ(result.error().code, ErrorCode::kWarehouseSyntax);
 }
 
+// The page a coordinator gives when its scheduler has no active worker (seen in CI when the
+// test server's node had not yet announced itself): the recorded syntax-error page with the
+// error of Trino's StandardErrorCode.NO_NODES_AVAILABLE.
+Json NoNodesPage() {
+  Json page = Recorded("syntax_error_page.json");
+  page["error"] = Json{{"message", "No nodes available to run query"},
+                       {"errorCode", 65541},
+                       {"errorName", "NO_NODES_AVAILABLE"},
+                       {"errorType", "INTERNAL_ERROR"}};
+  return page;
+}
+
+TEST(TrinoClientTest, AStatementThatFoundNoNodesIsSubmittedAgain) {
+  ReplayServer replay;
+  std::atomic<int> posts{0};
+  replay.server().Post("/v1/statement", [&](const auto& request, auto& response) {
+    replay.Log(request);
+    if (++posts <= 2) {
+      response.set_content(PageText(NoNodesPage(), replay, ""), "application/json");
+      return;
+    }
+    response.set_content(PageText(Recorded("types_page.json"), replay, ""), "application/json");
+  });
+  Client client(SettingsFor(replay));
+  auto result = client.Execute("SELECT ...");
+  ASSERT_TRUE(result.ok()) << result.error().ToString();
+  EXPECT_EQ(result->row_count(), 1U);
+  EXPECT_EQ(posts.load(), 3);
+}
+
+TEST(TrinoClientTest, NoNodesForLongerThanTheRetryTimeIsARetryableErrorWithAHint) {
+  ReplayServer replay;
+  replay.server().Post("/v1/statement", [&](const auto& request, auto& response) {
+    replay.Log(request);
+    response.set_content(PageText(NoNodesPage(), replay, ""), "application/json");
+  });
+  ClientSettings settings = SettingsFor(replay);
+  settings.retry_seconds = 0.5;
+  Client client(settings);
+  auto result = client.Execute("SELECT 1");
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().code, ErrorCode::kWarehouseConnection);
+  EXPECT_TRUE(result.error().retryable());
+  EXPECT_NE(result.error().message.find("NO_NODES_AVAILABLE"), std::string::npos);
+  EXPECT_NE(result.error().hint.find("system.runtime.nodes"), std::string::npos);
+  EXPECT_GE(replay.requests().size(), 2U);
+}
+
+TEST(TrinoClientTest, NoNodesInsideATransactionIsNotSubmittedAgain) {
+  ReplayServer replay;
+  std::atomic<int> posts{0};
+  replay.server().Post("/v1/statement", [&](const auto& request, auto& response) {
+    replay.Log(request);
+    if (++posts == 1) {
+      response.set_header("X-Trino-Started-Transaction-Id", "tx-1");
+      response.set_content(PageText(Recorded("finished_page.json"), replay, ""),
+                           "application/json");
+      return;
+    }
+    response.set_content(PageText(NoNodesPage(), replay, ""), "application/json");
+  });
+  Client client(SettingsFor(replay));
+  ASSERT_TRUE(client.Execute("START TRANSACTION").ok());
+  auto result = client.Execute("DELETE ...");
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().code, ErrorCode::kWarehouseConnection);
+  EXPECT_EQ(posts.load(), 2);
+}
+
 TEST(TrinoClientTest, InterruptCancelsTheQueryOnTheServer) {
   ReplayServer replay;
   std::atomic<bool> deleted{false};

@@ -230,4 +230,8 @@ Error ToError(const TrinoError& error) {
   return out;
 }
 
+bool NeverStarted(const TrinoError& error) {
+  return IsOneOf(error.error_name, {"NO_NODES_AVAILABLE", "SERVER_STARTING_UP"});
+}
+
 }  // namespace strata::warehouse::trino

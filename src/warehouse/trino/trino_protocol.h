@@ -73,6 +73,10 @@ ColumnType ColumnTypeOf(std::string_view raw_type);
 // about Trino's memory limits). The message is "trino: ERROR_NAME (ERROR_TYPE): message".
 Error ToError(const TrinoError& error);
 
+// True for the errors Trino raises before a query has run anything (NO_NODES_AVAILABLE: the
+// scheduler found no worker; SERVER_STARTING_UP): sending the same statement again is safe.
+bool NeverStarted(const TrinoError& error);
+
 // Normalizes a Trino timestamp text as described above ("2024-03-01 10:11:12.120000 UTC" ->
 // "2024-03-01 10:11:12.12+00"); texts of another shape are returned unchanged.
 std::string NormalizeTimestamp(std::string_view text);
