@@ -191,6 +191,8 @@ Status FirstError(const std::vector<Diagnostic>& diagnostics) {
       error = MakeError(ErrorCode::kPlaceholder, diagnostic.message, diagnostic.hint);
     } else if (diagnostic.code == ErrorCodeName(ErrorCode::kSqlLex)) {
       error = MakeError(ErrorCode::kSqlLex, diagnostic.message, diagnostic.hint);
+    } else if (diagnostic.code == ErrorCodeName(ErrorCode::kConfig)) {
+      error = MakeError(ErrorCode::kConfig, diagnostic.message, diagnostic.hint);
     } else {
       error = MakeError(ErrorCode::kCompile, diagnostic.message, diagnostic.hint);
       error.compile_code = diagnostic.code;

@@ -64,9 +64,9 @@ std::vector<Diagnostic> CheckModel(const project::Project& project, const projec
                                    sql::Dialect dialect, Catalog* catalog = nullptr);
 
 // The first error among `diagnostics` as an Error, or OkStatus when there are only warnings.
-// Codes: kPlaceholder for E024 (reported as "E024"), kSqlLex for SqlLex, kCompile for the other
-// check codes, with Error::compile_code set to the diagnostic's code ("E020"), which is what
-// every output reports.
+// Codes: kPlaceholder for E024 (reported as "E024"), kSqlLex for SqlLex, kConfig for Config
+// (check/catalog_names.h), kCompile for the other check codes, with Error::compile_code set to
+// the diagnostic's code ("E020"), which is what every output reports.
 Status FirstError(const std::vector<Diagnostic>& diagnostics);
 
 // True when `model` is a time_interval model whose SQL is proven window-separable in `dialect`

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "base/parallel_for.h"
+#include "check/catalog_names.h"
 #include "sql/dialect.h"
 
 namespace strata::check {
@@ -91,8 +92,9 @@ Result<ProjectCheck> CheckProject(const std::filesystem::path& project_dir,
   if (catalog.catalog) shared.emplace(*catalog.catalog);
   std::vector<std::vector<Diagnostic>> per_model(selected.size());
   ParallelFor(selected.size(), WorkerThreads(), [&](std::size_t i) {
-    per_model[i] =
-        CheckModel(*outcome.project, *selected[i], *dialect, shared ? &*shared : nullptr);
+    per_model[i] = CheckCatalogNames(*outcome.project, *selected[i], *warehouse);
+    Append(per_model[i],
+           CheckModel(*outcome.project, *selected[i], *dialect, shared ? &*shared : nullptr));
   });
   for (std::vector<Diagnostic>& found : per_model) Append(out.diagnostics, std::move(found));
   // The semantic layer's YAML is part of the project. Checked for the whole project only.

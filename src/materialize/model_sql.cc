@@ -121,9 +121,16 @@ Result<std::string> CompileWindowTemplate(const project::Project& project,
 
 Result<std::string> WindowSql(std::string_view window_template, const warehouse::Emitter& emitter,
                               const Window& window) {
-  return sql::SubstitutePlaceholders(window_template, emitter.dialect(),
-                                     {{"start_date", emitter.TimestampLiteral(window.start)},
-                                      {"end_date", emitter.TimestampLiteral(window.end)}});
+  const sql::PlaceholderValues strings = {{"start_date", emitter.TimestampLiteral(window.start)},
+                                          {"end_date", emitter.TimestampLiteral(window.end)}};
+  if (!emitter.capabilities().typed_window_placeholders) {
+    return sql::SubstitutePlaceholders(window_template, emitter.dialect(), strings);
+  }
+  using warehouse::TimeColumnType;
+  const sql::PlaceholderValues typed = {
+      {"start_date", emitter.WindowLiteral(window.start, TimeColumnType::kTimestamp)},
+      {"end_date", emitter.WindowLiteral(window.end, TimeColumnType::kTimestamp)}};
+  return sql::SubstitutePlaceholders(window_template, emitter.dialect(), typed, strings);
 }
 
 Result<std::string> CompileIncrementalSql(const project::Project& project,

@@ -35,7 +35,9 @@ Result<std::string> CompileWindowTemplate(const project::Project& project,
                                           const project::Model& model,
                                           const warehouse::Emitter& emitter);
 // `window_template` (CompileWindowTemplate's) with @start_date and @end_date substituted by the
-// emitter's timestamp literals of `window`'s bounds. kSqlLex when the template does not lex.
+// emitter's timestamp literals of `window`'s bounds: strings ('2026-04-07 00:00:00'), or, where
+// the capabilities have typed_window_placeholders (Trino), TIMESTAMP '...' for the bare form and
+// the string for the quoted form. kSqlLex when the template does not lex.
 Result<std::string> WindowSql(std::string_view window_template, const warehouse::Emitter& emitter,
                               const Window& window);
 

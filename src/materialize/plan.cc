@@ -5,6 +5,7 @@
 #include <set>
 
 #include "base/hash.h"
+#include "check/catalog_names.h"
 #include "check/model_check.h"
 #include "materialize/model_sql.h"
 #include "materialize/state_check.h"
@@ -352,6 +353,15 @@ Status CheckWindowSelectsAPartitionedModel(const PlanRequest& request) {
                                request.models.size() == 1 ? "it" : "them", flag));
 }
 
+// The model's catalogs checked against the warehouse the plan is for (check/catalog_names.h).
+Status CatalogNamesStatus(const project::Project& project, const project::Model& model,
+                          const std::string& warehouse_name) {
+  Result<project::WarehouseConfig> warehouse =
+      project::SelectWarehouse(project.config, warehouse_name);
+  if (!warehouse.ok()) return OkStatus();  // the CLI chose it: a name it could not resolve
+  return check::FirstError(check::CheckCatalogNames(project, model, *warehouse));
+}
+
 }  // namespace
 
 Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& request,
@@ -389,7 +399,8 @@ Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& reque
                               SelectPartitions(*model, request.selection, request.now, computed));
       WarnIfFirstPartitionInFuture(*model, request, plan.warnings);
     }
-    Status status = CheckModelSql(project, *model, emitter, request.catalog);
+    Status status = CatalogNamesStatus(project, *model, request.warehouse);
+    if (status.ok()) status = CheckModelSql(project, *model, emitter, request.catalog);
     if (status.ok()) {
       status = partitioned ? PlanTimeInterval(project, planned, keys, emitter)
                : model->strategy == project::StrategyKind::kIncremental

@@ -4,6 +4,8 @@
 
 #include <fstream>
 
+#include "materialize/model_sql.h"
+
 namespace strata::materialize {
 namespace {
 
@@ -41,12 +43,13 @@ class PlanTest : public ::testing::Test {
     EXPECT_TRUE(outcome.project.has_value());
     return std::move(*outcome.project);
   }
-  Result<Plan> Build(const project::Project& project, SelectionOptions selection) {
+  Result<Plan> Build(const project::Project& project, SelectionOptions selection,
+                     sql::Dialect dialect = sql::Dialect::kDuckDb) {
     PlanRequest request;
     for (const project::Model& model : project.models) request.models.push_back(&model);
     request.selection = std::move(selection);
     request.now = ToUnixSeconds({2026, 4, 7, 12, 0, 0});
-    return BuildPlan(project, request, warehouse::Emitter(sql::Dialect::kDuckDb), *store_);
+    return BuildPlan(project, request, warehouse::Emitter(dialect), *store_);
   }
 
   std::filesystem::path root_;
@@ -80,6 +83,49 @@ TEST_F(PlanTest, CompilesEveryBatchWithItsWindow) {
   ASSERT_EQ(fct.bootstrap.size(), 2u);
   EXPECT_NE(fct.bootstrap[1].find("ts >= '2026-04-01 00:00:00' AND ts < '2026-04-01 00:00:00'"),
             std::string::npos);
+}
+
+TEST(WindowSqlTest, OnTrinoABarePlaceholderIsATypedLiteralAndTheQuotedFormAString) {
+  // Trino compares no time column with a string: the seed's '2026-04-01 00:00:00' would fail.
+  const std::string window_template =
+      "SELECT * FROM t WHERE ts >= @start_date AND ts < @end_date AND d <> "
+      "CAST('@start_date' AS date)";
+  const Window window{ToUnixSeconds({2026, 4, 1, 0, 0, 0}), ToUnixSeconds({2026, 4, 2, 0, 0, 0})};
+  auto trino = WindowSql(window_template, warehouse::Emitter(sql::Dialect::kTrino), window);
+  ASSERT_TRUE(trino.ok()) << trino.error().ToString();
+  EXPECT_EQ(*trino,
+            "SELECT * FROM t WHERE ts >= TIMESTAMP '2026-04-01 00:00:00' AND ts < TIMESTAMP "
+            "'2026-04-02 00:00:00' AND d <> CAST('2026-04-01 00:00:00' AS date)");
+  // Elsewhere both forms are the seed's string literal.
+  auto duckdb = WindowSql(window_template, warehouse::Emitter(sql::Dialect::kDuckDb), window);
+  ASSERT_TRUE(duckdb.ok()) << duckdb.error().ToString();
+  EXPECT_EQ(*duckdb,
+            "SELECT * FROM t WHERE ts >= '2026-04-01 00:00:00' AND ts < '2026-04-02 00:00:00' AND "
+            "d <> CAST('2026-04-01 00:00:00' AS date)");
+}
+
+TEST_F(PlanTest, ADuckDbCatalogOtherThanTheDatabaseFailsTheModel) {
+  Write("models/fct.toml",
+        "depends_on = [\"stg\"]\n[strategy]\ntype = \"time_interval\"\ntime_column = \"day\"\n"
+        "granularity = \"day\"\nfirst_partition = \"2026-04-01\"\n"
+        "[target]\ncatalog = \"lake\"\nschema = \"marts\"\ntable = \"fct\"\n");
+  Write("models/stg.toml",
+        "[target]\ncatalog = \"Warehouse\"\nschema = \"raw\"\ntable = \"stg\"\n");
+  const project::Project project = Load();
+  SelectionOptions one;
+  one.partition = "2026-04-01";
+  auto plan = Build(project, one);
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  EXPECT_FALSE(plan->models[0].error.has_value());  // warehouse.duckdb's database, any case
+  const PlannedModel& fct = plan->models[1];
+  ASSERT_TRUE(fct.error.has_value());
+  EXPECT_EQ(fct.error->code, ErrorCode::kConfig);
+  EXPECT_NE(fct.error->message.find("\"lake\""), std::string::npos) << fct.error->message;
+  EXPECT_NE(fct.error->hint.find("catalog = \"warehouse\""), std::string::npos) << fct.error->hint;
+  ASSERT_TRUE(fct.error->span.has_value());
+  EXPECT_EQ(fct.error->span->file, "models/fct.toml");
+  EXPECT_EQ(fct.error->span->line, 8);
+  EXPECT_TRUE(fct.statements.empty() && fct.batches[0].statements.insert.empty());
 }
 
 TEST_F(PlanTest, IdIsAContentHashAndJsonRoundTrips) {

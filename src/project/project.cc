@@ -79,6 +79,12 @@ LoadOutcome LoadProject(const std::filesystem::path& root) {
   return outcome;
 }
 
+std::string DuckDbDatabaseName(const WarehouseConfig& config) {
+  if (config.path.empty() || config.path == ":memory:") return "memory";
+  std::string name = std::filesystem::path(config.path).filename().string();
+  return name.substr(0, name.find('.'));
+}
+
 Result<WarehouseConfig> SelectWarehouse(const ProjectConfig& config, std::string_view name) {
   if (name.empty() || name == "default") return config.warehouse;
   auto found = config.warehouses.find(std::string(name));

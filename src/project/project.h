@@ -170,6 +170,11 @@ LoadOutcome LoadProject(const std::filesystem::path& root);
 // The warehouse to use: the default one, or [warehouses.NAME]. kConfig if NAME is unknown.
 Result<WarehouseConfig> SelectWarehouse(const ProjectConfig& config, std::string_view name);
 
+// The name DuckDB gives the database of a duckdb warehouse: its file's name up to the first '.'
+// ("warehouse" for data/warehouse.duckdb), "memory" for ":memory:". On DuckDB a model's or a
+// source's catalog must be this name (check/catalog_names.h).
+std::string DuckDbDatabaseName(const WarehouseConfig& config);
+
 // Models matching every selector, in dependency order. `names` empty selects all; every name must
 // exist (kModelNotFound with a suggestion). `filters` are "key=value" label matches, all required.
 Result<std::vector<const Model*>> SelectModels(const Project& project,

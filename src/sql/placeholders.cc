@@ -26,20 +26,32 @@ std::string_view PlaceholderName(const Token& token) {
 
 }  // namespace
 
-Result<std::string> SubstitutePlaceholders(
-    std::string_view sql, Dialect dialect,
-    const std::map<std::string, std::string, std::less<>>& values) {
+Result<std::string> SubstitutePlaceholders(std::string_view sql, Dialect dialect,
+                                           const PlaceholderValues& values) {
+  return SubstitutePlaceholders(sql, dialect, values, {});
+}
+
+Result<std::string> SubstitutePlaceholders(std::string_view sql, Dialect dialect,
+                                           const PlaceholderValues& values,
+                                           const PlaceholderValues& quoted_values) {
   STRATA_ASSIGN_OR_RETURN(const std::vector<Token> tokens, Lex(sql, dialect));
   std::string out;
   out.reserve(sql.size());
-  for (const Token& token : tokens) {
+  // The replacement of `token`, or null to keep it.
+  auto replacement = [&](const Token& token) -> const std::string* {
     const std::string_view name = PlaceholderName(token);
-    const auto found = name.empty() ? values.end() : values.find(name);
-    if (found != values.end()) {
-      out += found->second;
-    } else {
-      out += token.text;
+    if (name.empty()) return nullptr;
+    if (token.kind == TokenKind::kString) {
+      if (auto quoted = quoted_values.find(name); quoted != quoted_values.end()) {
+        return &quoted->second;
+      }
     }
+    auto found = values.find(name);
+    return found == values.end() ? nullptr : &found->second;
+  };
+  for (const Token& token : tokens) {
+    const std::string* value = replacement(token);
+    out += value != nullptr ? std::string_view(*value) : token.text;
   }
   return out;
 }

@@ -21,14 +21,21 @@
 
 namespace strata::sql {
 
+using PlaceholderValues = std::map<std::string, std::string, std::less<>>;
+
 // Replaces every placeholder (bare or quoted form) whose name is a key of `values` by the
 // mapped SQL text, copied verbatim (the caller renders it, e.g. with QuoteString). Names are
 // keys without the '@' and match case-sensitively. Placeholders not in `values` and every other
 // byte are kept exactly.
 // Errors: kSqlLex when `sql` does not lex (see Lex).
-Result<std::string> SubstitutePlaceholders(
-    std::string_view sql, Dialect dialect,
-    const std::map<std::string, std::string, std::less<>>& values);
+Result<std::string> SubstitutePlaceholders(std::string_view sql, Dialect dialect,
+                                           const PlaceholderValues& values);
+
+// As above, but a quoted-form placeholder whose name is a key of `quoted_values` is replaced by
+// that text instead (e.g. a typed literal for `@start_date` and a string for '@start_date').
+Result<std::string> SubstitutePlaceholders(std::string_view sql, Dialect dialect,
+                                           const PlaceholderValues& values,
+                                           const PlaceholderValues& quoted_values);
 
 struct PlaceholderUse {
   std::string name;  // without the '@'

@@ -37,6 +37,19 @@ TEST(PlaceholdersTest, ReplacesTheExactQuotedForm) {
             "where ts >= '2026-04-07 00:00:00'");
 }
 
+TEST(PlaceholdersTest, TheQuotedFormMayHaveItsOwnValue) {
+  const Values typed = {{"start_date", "TIMESTAMP '2026-04-07 00:00:00'"}};
+  Result<std::string> out =
+      SubstitutePlaceholders("ts >= @start_date AND d = TIMESTAMP '@start_date' AND @end_date",
+                             Dialect::kTrino, typed, kWindow);
+  ASSERT_TRUE(out.ok()) << out.error().ToString();
+  // The quoted form takes the quoted value; a name only among the quoted values is never used
+  // for the bare form (@end_date stays).
+  EXPECT_EQ(*out,
+            "ts >= TIMESTAMP '2026-04-07 00:00:00' AND d = TIMESTAMP '2026-04-07 00:00:00' AND "
+            "@end_date");
+}
+
 TEST(PlaceholdersTest, LeavesCommentsAndOtherStringsAlone) {
   const std::vector<std::string> untouched = {
       "-- @start_date\nselect 1",

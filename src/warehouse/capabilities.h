@@ -102,6 +102,9 @@ struct Capabilities {
   // Learned per target: hash_record_extended exists (PostgreSQL 14 and later).
   bool row_hash_by_columns = false;
   WindowLiterals window_literals = WindowLiterals::kString;
+  // A bare @start_date / @end_date in model SQL becomes a typed literal (TIMESTAMP '...'), the
+  // quoted form '@start_date' stays a string: Trino compares no time column with a string.
+  bool typed_window_placeholders = false;
   BucketFormat bucket_format = BucketFormat::kStrftime;
   CreatePartitioning create_partitioning = CreatePartitioning::kNone;
   // CREATE SCHEMA and table names carry the catalog (catalog.schema); DuckDB's attached database

@@ -32,7 +32,8 @@
 // comparisons need a typed literal (BigQuery cannot coerce that string to DATE; Trino does not
 // coerce varchar at all): TIMESTAMP '...', or DATE '...' / DATETIME '...' when the caller says the
 // time column has that type (TimeColumnType). Planning has no connection and passes no type, so
-// plans assume TIMESTAMP. Model placeholders (@start_date) always use TimestampLiteral.
+// plans assume TIMESTAMP. Model placeholders (@start_date) use TimestampLiteral, or WindowLiteral
+// where typed_window_placeholders (materialize/model_sql.h).
 #pragma once
 
 #include <cstddef>
@@ -143,6 +144,9 @@ class Emitter {
   std::string RowCountQuery(const TableName& target) const;
   // '2026-04-07 00:00:00' — the seed's placeholder form.
   std::string TimestampLiteral(UnixSeconds seconds) const;
+  // A window bound compared with a column of `type`: TimestampLiteral, or the typed literal where
+  // the capabilities ask for one (see above).
+  std::string WindowLiteral(UnixSeconds seconds, TimeColumnType type) const;
   // "<column>" >= '<start>' AND "<column>" < '<end>' (BigQuery, Trino: typed literals, see above;
   // a DATE literal is the bound's date).
   std::string WindowPredicate(std::string_view time_column, const Window& window,
@@ -388,7 +392,6 @@ class Emitter {
   // Overwrite's INSERT of `select_sql`, by the target's InsertColumns (unbound without columns).
   Result<std::string> Insert(const TableName& target, std::string_view select_sql,
                              const std::vector<std::string>* columns) const;
-  std::string WindowLiteral(UnixSeconds seconds, TimeColumnType type) const;
   std::string SchemaName(const TableName& target) const;
   std::string UnboundInsertPrefix(const TableName& target) const;
   Result<std::string_view> UnboundInsertSelect(const TableName& target,

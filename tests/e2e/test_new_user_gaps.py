@@ -346,6 +346,56 @@ def test_invalid_object_names_are_refused_at_load_time(project, target, sources,
     assert tables == [("raw.stg_orders",)], tables
 
 
+def catalog_line(text, section, key="catalog"):
+    lines = text.splitlines()
+    start = lines.index(section)
+    return next(i for i in range(start, len(lines)) if lines[i].startswith(key + " =")) + 1
+
+
+@pytest.mark.parametrize("target, sources, section", [
+    (['catalog = "lake"', 'schema = "raw"', 'table = "stg_copy"'], None, "[target]"),
+    (['schema = "raw"', 'table = "stg_copy"'],
+     ['catalog = "lake"', 'schema = "raw"', 'table = "stg_orders"'], "[[sources]]"),
+], ids=["target", "source"])
+def test_duckdb_catalog_other_than_its_database_is_refused(project, target, sources, section):
+    # On DuckDB a catalog is the attached database's name: warehouse.duckdb is "warehouse". An
+    # unknown one used to be dropped silently, so the model was written into warehouse.raw.
+    project.create_orders(ROWS)
+    text = model_toml(target, sources) if sources else model_toml(target)
+    project.write("models/stg_copy.toml", text)
+    project.write("models/stg_copy.sql", SIMPLE_SQL)
+    line = catalog_line(text, section)
+    [diagnostic] = project.strata("compile").json["diagnostics"]
+    assert diagnostic["code"] == "Config", diagnostic
+    assert diagnostic["file"] == "models/stg_copy.toml" and diagnostic["line"] == line, diagnostic
+    assert '"lake"' in diagnostic["message"] and "catalog" in diagnostic["message"], diagnostic
+    assert 'catalog = "warehouse"' in diagnostic["hint"], diagnostic
+    # The model fails at plan time (its error names the file and line, with the hint) and the
+    # run reports it failed; nothing runs.
+    plan = project.strata("plan")
+    assert plan.returncode == 1, repr(plan)
+    [planned] = plan.json["models"]
+    run = project.strata("run")
+    assert run.returncode == 1, repr(run)
+    for error in (planned["error"], only_error(run, "Config")):
+        assert error["code"] == "Config", error
+        assert error["message"].startswith(f"models/stg_copy.toml:{line}: "), error
+        assert '"lake"' in error["message"] and 'catalog = "warehouse"' in error["message"], error
+    tables = project.query("SELECT table_schema || '.' || table_name FROM information_schema.tables")
+    assert tables == [("raw.stg_orders",)], tables
+
+
+def test_duckdb_catalog_naming_its_database_is_used_in_any_case(project):
+    project.create_orders(ROWS)
+    project.write("models/stg_copy.toml", model_toml(
+        ['catalog = "WareHouse"', 'schema = "marts"', 'table = "stg_copy"'],
+        ['catalog = "warehouse"', 'schema = "raw"', 'table = "stg_orders"']))
+    project.write("models/stg_copy.sql", SIMPLE_SQL)
+    result = project.strata("run")
+    assert result.returncode == 0, repr(result)
+    assert project.query("SELECT count(*) FROM marts.stg_copy") == [(2,)]
+
+
 def test_postgres_names_are_limited_to_63_bytes(project):
     project.create_orders(ROWS)
     long_name = "t" * 64

@@ -117,6 +117,7 @@ AdapterRegistration TrinoRegistration() {
   capabilities.bucket_format = BucketFormat::kDateFormat;
   // It does not coerce varchar at all.
   capabilities.window_literals = WindowLiterals::kTyped;
+  capabilities.typed_window_placeholders = true;
   capabilities.schema_takes_catalog = true;
   return {capabilities, &Open, &Discover};
 }
