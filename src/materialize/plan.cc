@@ -58,8 +58,12 @@ Status PlanIncremental(const project::Project& project, PlannedModel& planned,
   const warehouse::TableName target = ToTableName(model.target);
   STRATA_ASSIGN_OR_RETURN(std::string full,
                           CompileIncrementalSql(project, model, emitter, emitter.FullLoadFilter()));
-  STRATA_ASSIGN_OR_RETURN(planned.statements, emitter.FullRefresh(target, full));
-  if (full_refresh) return OkStatus();
+  if (full_refresh) {
+    STRATA_ASSIGN_OR_RETURN(planned.statements, emitter.FullRefresh(target, full));
+    return OkStatus();
+  }
+  // Run only while the target is missing (RunIncremental).
+  STRATA_ASSIGN_OR_RETURN(planned.statements, emitter.InitialBuild(target, full));
   STRATA_ASSIGN_OR_RETURN(std::string filter, emitter.IncrementalFilter(target, config.watermark,
                                                                         config.lookback_seconds));
   STRATA_ASSIGN_OR_RETURN(std::string select,

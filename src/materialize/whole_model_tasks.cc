@@ -1,5 +1,7 @@
 // The whole-model tasks: full_refresh and view models (their script), and incremental models (an
 // incremental load when the target exists, else the full build). See internal/run_context.h.
+#include <fmt/format.h>
+
 #include "materialize/internal/retries.h"
 #include "materialize/internal/run_records.h"
 #include "materialize/model_sql.h"
@@ -7,10 +9,24 @@
 namespace strata::materialize {
 namespace {
 
+// The error of a failed one-statement load: the upsert's NULL-key guard as what it means.
+Error LoadError(Error error, const warehouse::TableName& target,
+                const project::IncrementalConfig& config) {
+  if (error.message.find(warehouse::Emitter::kNullKeyMessage) == std::string::npos) return error;
+  std::string keys;
+  for (const std::string& column : config.unique_key) keys += (keys.empty() ? "" : ", ") + column;
+  return MakeError(ErrorCode::kWarehouseUnsupported,
+                   fmt::format("a new row for {} has a NULL unique_key column ({}); a MERGE "
+                               "matches keys by =, so it could never replace its old row",
+                               target.ToString(), keys),
+                   "filter out or COALESCE the NULL unique_key values in the model's SELECT");
+}
+
 // One incremental load (Emitter::Incremental) in one transaction; the rows it inserted.
 Result<std::int64_t> LoadIncrement(RunContext& run, warehouse::Connection& connection,
                                    const warehouse::Emitter::IncrementalLoad& load,
-                                   const warehouse::TableName& target) {
+                                   const warehouse::TableName& target,
+                                   const project::IncrementalConfig& config) {
   const auto step = [&](const std::string& sql) -> Result<warehouse::QueryResult> {
     if (run.watcher.cancelled()) return MakeError(ErrorCode::kInterrupted, "interrupted");
     if (sql.empty()) return warehouse::QueryResult{};
@@ -21,6 +37,21 @@ Result<std::int64_t> LoadIncrement(RunContext& run, warehouse::Connection& conne
     STRATA_TRY(step(load.stage));
     STRATA_TRY(step(load.delete_matching));
     std::string insert = load.insert;
+    if (run.emitter.IncrementalNeedsColumns()) {
+      const bool upsert = !config.unique_key.empty();
+      STRATA_ASSIGN_OR_RETURN(std::string probe_sql,
+                              run.emitter.IncrementalColumnsProbe(target, load.insert, upsert));
+      STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult probe, step(probe_sql));
+      std::vector<std::string> columns;
+      for (const warehouse::ResultColumn& column : probe.columns)
+        columns.push_back(column.column.name);
+      STRATA_ASSIGN_OR_RETURN(insert,
+                              run.emitter.BindIncremental(target, load.insert, config.watermark,
+                                                          config.unique_key, columns));
+      Result<warehouse::QueryResult> written = step(insert);
+      if (!written.ok()) return LoadError(std::move(written).error(), target, config);
+      return written->rows_changed;
+    }
     if (run.emitter.InsertNeedsColumns()) {
       STRATA_ASSIGN_OR_RETURN(warehouse::QueryResult probe,
                               step(warehouse::Emitter::StageColumnsProbe()));
@@ -35,7 +66,7 @@ Result<std::int64_t> LoadIncrement(RunContext& run, warehouse::Connection& conne
     return inserted.rows_changed;
   };
   Result<std::int64_t> rows = inside();
-  if (!rows.ok()) (void)connection.Execute(load.rollback);
+  if (!rows.ok() && !load.rollback.empty()) (void)connection.Execute(load.rollback);
   return rows;
 }
 
@@ -75,7 +106,8 @@ Result<TaskOutcome> RunIncremental(RunContext& run, std::size_t worker, const Ta
         if (!exists.ok()) return std::move(exists).error();
         if (*exists && planned.incremental) {
           m.load = "incremental";
-          Result<std::int64_t> rows = LoadIncrement(run, connection, *planned.incremental, target);
+          Result<std::int64_t> rows =
+              LoadIncrement(run, connection, *planned.incremental, target, *model.incremental);
           if (!rows.ok()) return std::move(rows).error();
           m.row_count = *rows;
         } else {

@@ -48,7 +48,18 @@ enum class InsertColumns {
 enum class ReplaceTable {
   kCreateOrReplace,        // CREATE OR REPLACE TABLE
   kDropCreateTransaction,  // BEGIN; DROP TABLE IF EXISTS; CREATE TABLE AS; COMMIT
-  kDropCreate,             // DROP TABLE IF EXISTS; CREATE TABLE AS (not atomic)
+  kNone,  // no atomic replacement (Trino's Hive and memory connectors): full_refresh is refused
+          // rather than a DROP a reader could see before the CREATE; a missing table can still be
+          // created (Emitter::InitialBuild)
+};
+
+// How an incremental load writes its new rows (Emitter::Incremental).
+enum class IncrementalForm {
+  kNone,    // no incremental loads (targets without a connector)
+  kStaged,  // staged in a temporary table; DELETE of the staged keys and INSERT, one transaction
+            // (DuckDB, PostgreSQL)
+  kOneStatement,  // no temporary table: one INSERT of the new rows, or with unique_key one MERGE
+                  // (needs `merge`) that deletes the keys' old rows and inserts the new (Trino)
 };
 
 // The row hash a window checksum sums (Emitter::WindowStats).
@@ -91,8 +102,7 @@ struct Capabilities {
   std::string_view begin_statement = "BEGIN";  // with Transactions::kSession
   bool merge = false;                          // MERGE INTO
   Deletes deletes = Deletes::kAnyRows;
-  // Incremental loads staged in a temporary table (Emitter::Incremental): DuckDB, PostgreSQL.
-  bool incremental_loads = false;
+  IncrementalForm incremental = IncrementalForm::kNone;
   bool returning = false;       // INSERT ... RETURNING: the insert returns each row's stats
   bool grouped_writes = false;  // several batches in one statement (Emitter::Grouped)
   OverwriteForm overwrite = OverwriteForm::kDeleteInsert;
@@ -114,6 +124,9 @@ struct Capabilities {
   // Strata's own calls of built-ins are qualified by this prefix ("system.main.") so a user's
   // macro of the same name cannot answer them.
   std::string_view builtin_prefix;
+  // Intervals are written INTERVAL '<n>' SECOND (the standard's form, Trino) rather than
+  // INTERVAL '<n> seconds' (DuckDB, PostgreSQL).
+  bool standard_intervals = false;
   // A row-at-a-time engine: a CASE over many windows is a bisection, not a flat list.
   bool row_at_a_time = false;
   // DESCRIBE <select> lists a query's output columns and types.
@@ -126,6 +139,7 @@ struct Capabilities {
 
   bool session_transactions() const { return transactions == Transactions::kSession; }
   bool typed_window_literals() const { return window_literals != WindowLiterals::kString; }
+  bool incremental_loads() const { return incremental != IncrementalForm::kNone; }
 };
 
 }  // namespace strata::warehouse

@@ -11,7 +11,7 @@ namespace strata::warehouse {
 Emitter::Emitter(sql::Dialect dialect) : capabilities_(CapabilitiesOf(dialect)) {}
 
 Status Emitter::RequireSupported(std::string_view what, bool incremental) const {
-  if (capabilities_.connector && (!incremental || capabilities_.incremental_loads)) {
+  if (capabilities_.connector && (!incremental || capabilities_.incremental_loads())) {
     return OkStatus();
   }
   return MakeError(ErrorCode::kWarehouseUnsupported,
@@ -286,15 +286,33 @@ Result<std::vector<std::string>> Emitter::FullRefresh(const TableName& target,
       statements.push_back(fmt::format("CREATE TABLE {} AS\n{}", table, select_sql));
       statements.push_back("COMMIT");
       return statements;
-    case ReplaceTable::kDropCreate:
-      // No transactional DDL (most Trino connectors): not atomic (see FullRefresh in the header).
-      statements.push_back("DROP TABLE IF EXISTS " + table);
-      statements.push_back(fmt::format("CREATE TABLE {} AS\n{}", table, select_sql));
-      return statements;
+    case ReplaceTable::kNone:
+      // A DROP and a CREATE a reader could see apart are never run in its place.
+      return MakeError(ErrorCode::kWarehouseUnsupported,
+                       fmt::format("{} cannot replace {} atomically: the target has no CREATE OR "
+                                   "REPLACE TABLE, nor a transaction holding DROP and CREATE",
+                                   capabilities_.display_name, target.ToString()),
+                       "write the model to a catalog that replaces tables atomically (Iceberg or "
+                       "Delta Lake; docs/trino.md lists Trino's), or make it a view, an "
+                       "incremental or a time_interval model; `strata plan` must reach the "
+                       "catalog to learn its connector");
     case ReplaceTable::kCreateOrReplace:
       break;
   }
   statements.push_back(fmt::format("CREATE OR REPLACE TABLE {} AS\n{}", table, select_sql));
+  return statements;
+}
+
+Result<std::vector<std::string>> Emitter::InitialBuild(const TableName& target,
+                                                       std::string_view select_sql) const {
+  if (capabilities_.replace_table != ReplaceTable::kNone) return FullRefresh(target, select_sql);
+  STRATA_TRY(CheckTarget(target));
+  std::vector<std::string> statements;
+  if (!target.schema.empty()) {
+    statements.push_back("CREATE SCHEMA IF NOT EXISTS " + SchemaName(target));
+  }
+  // Fails rather than replaces when the table appeared since the runner looked.
+  statements.push_back(fmt::format("CREATE TABLE {} AS\n{}", QualifiedName(target), select_sql));
   return statements;
 }
 

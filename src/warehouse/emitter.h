@@ -231,21 +231,30 @@ class Emitter {
   // OR REPLACE for tables): BEGIN, DROP TABLE IF EXISTS, CREATE TABLE AS, COMMIT as separate
   // statements, to run in order on one connection (a failure leaves the old table in place once
   // the session's transaction is rolled back or the session closed). Redshift: as PostgreSQL.
-  // Snowflake, Databricks, BigQuery: CREATE OR REPLACE TABLE. Trino: DROP TABLE IF EXISTS then
-  // CREATE TABLE AS without a transaction (not atomic: a failing model leaves no table).
+  // Snowflake, Databricks, BigQuery: CREATE OR REPLACE TABLE. Trino, by the catalog's connector:
+  // Iceberg and Delta CREATE OR REPLACE TABLE (one snapshot: a reader sees the old table or the
+  // new, and a failing model leaves the old); elsewhere (Hive, memory, not known) there is no
+  // atomic replacement and it is kWarehouseUnsupported with a hint (ReplaceTable::kNone).
+  // Every statement is preceded by CREATE SCHEMA IF NOT EXISTS when the target names a schema.
   Result<std::vector<std::string>> FullRefresh(const TableName& target,
                                                std::string_view select_sql) const;
+  // An incremental model's first build, which the runner runs only while the target is missing:
+  // FullRefresh where the target can replace a table; else (ReplaceTable::kNone) CREATE TABLE
+  // AS, which fails instead of replacing a table that appeared meanwhile.
+  Result<std::vector<std::string>> InitialBuild(const TableName& target,
+                                                std::string_view select_sql) const;
   Result<std::vector<std::string>> View(const TableName& target, std::string_view select_sql) const;
   // The statement that ends a failed session transaction: "ROLLBACK" where statements run in
   // session transactions (DuckDB, PostgreSQL, Redshift, Snowflake), "" where there are none to
   // end (Databricks, BigQuery, Trino). Sent after any failed statement of a FullRefresh/View
   // script: outside a transaction it is a harmless no-op (an ignored error or warning).
   std::string Rollback() const;
-  // ---- incremental models (DuckDB and PostgreSQL; kWarehouseUnsupported elsewhere) ----
+  // ---- incremental models (DuckDB, PostgreSQL, Trino; kWarehouseUnsupported elsewhere) ----
   //
   // What @incremental_filter expands to in an incremental load:
   //   (<watermark> > (SELECT max(<watermark>) FROM <target>) [- INTERVAL '<lookback> seconds']
   //    OR NOT EXISTS (SELECT 1 FROM <target> WHERE <watermark> IS NOT NULL))
+  // (Trino: INTERVAL '<lookback>' SECOND.)
   // i.e. the rows newer than the target's watermark (minus the lookback), read by the same
   // statement that stages them, so inside the load's transaction; every row while the target has
   // no watermark yet. `watermark` is unqualified: it names the column where the placeholder
@@ -263,6 +272,17 @@ class Emitter {
   //           `INSERT INTO t SELECT * FROM strata_incremental`, which the runner binds with
   //           BindStagedInsert(target, the stage's columns from StageColumnsProbe()).
   //   drop:   the stage (a failure before COMMIT rolls it back with everything else).
+  // Trino (IncrementalForm::kOneStatement: no temporary tables) has one statement, `insert`,
+  // every other one empty, unbound until the runner binds it to the model's output columns
+  // (IncrementalColumnsProbe, BindIncremental):
+  //   without unique_key: INSERT INTO t\nSELECT * FROM (\n<select>\n) AS strata_insert,
+  //     bound: INSERT INTO t (<columns>) SELECT <columns> FROM (<select>) AS strata_insert;
+  //   with unique_key:    MERGE INTO t AS strata_target\nUSING (\n<select>\n) AS strata_insert,
+  //     bound: one MERGE that deletes every old row of each loaded key and inserts the key's
+  //     newest row (by watermark), as the staged form does; keys match by `=`, and a NULL key
+  //     fails the statement with kNullKeyMessage (the runner reports kWarehouseUnsupported).
+  //     Its row count is the rows it deleted plus those it inserted. Needs `merge`: where there
+  //     is none (Hive) unique_key is kWarehouseUnsupported with a hint.
   // kConfig for an invalid identifier in `unique_key` or `watermark`.
   struct IncrementalLoad {
     std::string begin, stage, delete_matching, insert, drop_stage, commit, rollback;
@@ -275,6 +295,26 @@ class Emitter {
   // INSERT INTO target (columns) SELECT columns FROM strata_incremental.
   Result<std::string> BindStagedInsert(const TableName& target,
                                        const std::vector<std::string>& columns) const;
+  // True where the load's one statement must be bound to the model's columns before it runs
+  // (IncrementalForm::kOneStatement).
+  bool IncrementalNeedsColumns() const {
+    return capabilities_.incremental == IncrementalForm::kOneStatement;
+  }
+  // For Incremental's unbound statement (`upsert`: the model has a unique_key): a statement
+  // returning no rows whose columns are the model's output columns. kPlanStale when
+  // `unbound_load` does not have Incremental's shape.
+  Result<std::string> IncrementalColumnsProbe(const TableName& target,
+                                              std::string_view unbound_load, bool upsert) const;
+  // Incremental's unbound statement bound to `columns` (see Incremental). kPlanStale as above;
+  // kConfig when the watermark or a unique_key column is not one of `columns`; kWarehouse when
+  // `columns` is empty.
+  Result<std::string> BindIncremental(const TableName& target, std::string_view unbound_load,
+                                      std::string_view watermark,
+                                      const std::vector<std::string>& unique_key,
+                                      const std::vector<std::string>& columns) const;
+  // The error text of the upsert MERGE's NULL-key guard.
+  static constexpr std::string_view kNullKeyMessage =
+      "strata unique_key guard: a row of the incremental load has a NULL unique_key column";
   // One row, one text column: the target's max(watermark), NULL when it has none.
   Result<std::string> WatermarkQuery(const TableName& target, std::string_view watermark) const;
 
@@ -397,6 +437,15 @@ class Emitter {
   Result<std::string_view> UnboundInsertSelect(const TableName& target,
                                                std::string_view unbound_insert) const;
   std::string NamedInsert(const TableName& target, std::string_view select_sql,
+                          const std::vector<std::string>& columns) const;
+  // Incremental's kOneStatement forms (emit_incremental.cc).
+  std::string IncrementalUnboundPrefix(const TableName& target, bool upsert) const;
+  Result<std::string_view> IncrementalUnboundSelect(const TableName& target,
+                                                    std::string_view unbound, bool upsert) const;
+  Error MissingColumn(const TableName& target, std::string_view role, std::string_view name) const;
+  std::string UpsertMerge(const TableName& target, std::string_view select_sql,
+                          std::string_view watermark, std::string_view keys,
+                          std::string_view not_null, std::string_view match,
                           const std::vector<std::string>& columns) const;
   // The one MERGE of kMergeWindow (emit_merge_window.cc).
   std::string MergeWindow(const TableName& target, std::string_view time_column,

@@ -210,14 +210,46 @@ std::vector<EmitCase> Cases() {
          std::vector<std::string> statements = {
              load->begin,      load->stage,  load->delete_matching, load->insert,
              load->drop_stage, load->commit, load->rollback};
+         std::erase(statements, std::string());  // not sent (Trino's one statement)
          return Collect(Result<std::vector<std::string>>(statements));
        }},
       {"incremental_append", "Incremental(kTarget, a source, updated_at, no unique_key)",
        [=](const Emitter& e) -> Emitted {
          auto load = e.Incremental(kTarget, "SELECT * FROM src", "updated_at", {});
          if (!load.ok()) return Collect(Result<std::string>(load.error()));
-         return Collect(Result<std::vector<std::string>>(
-             std::vector<std::string>{load->stage, load->insert, load->drop_stage}));
+         std::vector<std::string> statements = {load->stage, load->insert, load->drop_stage};
+         std::erase(statements, std::string());  // not sent (Trino's one statement)
+         return Collect(Result<std::vector<std::string>>(statements));
+       }},
+      {"incremental_initial_build", "InitialBuild(kTarget, the unfiltered source)",
+       [=](const Emitter& e) {
+         return Collect(e.InitialBuild(kTarget, "SELECT order_id, updated_at FROM " +
+                                                    e.QualifiedName({"", "raw", "orders"}) +
+                                                    " WHERE " + Emitter::FullLoadFilter()));
+       }},
+      {"incremental_upsert_bound",
+       "BindIncremental(Incremental(..., unique_key {order_id, we\"ird}), {order_id, we\"ird, "
+       "updated_at})",
+       [=](const Emitter& e) -> Emitted {
+         const std::vector<std::string> key = {"order_id", "we\"ird"};
+         auto load = e.Incremental(kTarget, "SELECT * FROM src", "updated_at", key);
+         if (!load.ok()) return Collect(Result<std::string>(load.error()));
+         if (!e.IncrementalNeedsColumns()) return Emitted{"(staged: BindStagedInsert)\n", {}};
+         auto probe = e.IncrementalColumnsProbe(kTarget, load->insert, /*upsert=*/true);
+         if (!probe.ok()) return Collect(probe);
+         auto bound = e.BindIncremental(kTarget, load->insert, "updated_at", key,
+                                        {"order_id", "we\"ird", "updated_at"});
+         if (!bound.ok()) return Collect(bound);
+         return Collect(Result<std::vector<std::string>>(std::vector<std::string>{*probe, *bound}));
+       }},
+      {"incremental_append_bound",
+       "BindIncremental(Incremental(..., no unique_key), {order_id, updated_at})",
+       [=](const Emitter& e) -> Emitted {
+         auto load = e.Incremental(kTarget, "SELECT * FROM src", "updated_at", {});
+         if (!load.ok()) return Collect(Result<std::string>(load.error()));
+         if (!e.IncrementalNeedsColumns()) return Emitted{"(staged: BindStagedInsert)\n", {}};
+         return Collect(e.BindIncremental(kTarget, load->insert, "updated_at", {},
+                                          {"order_id", "updated_at"}));
        }},
       {"incremental_bound_insert", "BindStagedInsert(kTarget, {order_id, we\"ird})",
        [=](const Emitter& e) {

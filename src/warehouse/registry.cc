@@ -50,7 +50,7 @@ std::string ConnectorDialectNames(bool incremental_loads) {
   std::vector<std::string_view> names;
   for (const AdapterRegistration& registration : Table()) {
     if (registration.open != nullptr &&
-        (!incremental_loads || registration.capabilities.incremental_loads)) {
+        (!incremental_loads || registration.capabilities.incremental_loads())) {
       names.push_back(sql::DialectName(registration.capabilities.dialect));
     }
   }
@@ -63,7 +63,8 @@ std::string ConnectorDialectNames(bool incremental_loads) {
 }
 
 std::string StatementShapeKey(const Capabilities& capabilities) {
-  // Only what the Emitter reads: MERGE shapes nothing but through the overwrite form.
+  // Only what the Emitter reads: MERGE shapes nothing but through the overwrite form (Trino's
+  // incremental upsert is a MERGE exactly where its windows are, kMergeWindow).
   return fmt::format(
       "{} transactions={} deletes={} overwrite={} insert={} replace={} "
       "partitioning={}",

@@ -48,7 +48,7 @@ const AdapterRegistration& RegistrationFor(sql::Dialect dialect);
 const Capabilities& CapabilitiesOf(sql::Dialect dialect);
 
 // The types with a connector for hints, in table order: "duckdb, postgres or trino"; with
-// `incremental_loads`, only those whose capabilities have them ("duckdb or postgres").
+// `incremental_loads`, only those whose capabilities have them (Capabilities::incremental).
 std::string ConnectorDialectNames(bool incremental_loads = false);
 
 // The capabilities that decide the statements a plan holds (transactions, DELETE, the overwrite

@@ -22,14 +22,15 @@ TEST(DialectCapabilitiesTest, OneRowPerDialectInEnumOrder) {
 
 TEST(DialectCapabilitiesTest, ConnectorsAreDuckDbPostgresAndTrino) {
   EXPECT_EQ(ConnectorDialectNames(), "duckdb, postgres or trino");
-  EXPECT_EQ(ConnectorDialectNames(/*incremental_loads=*/true), "duckdb or postgres");
+  EXPECT_EQ(ConnectorDialectNames(/*incremental_loads=*/true), "duckdb, postgres or trino");
   for (const AdapterRegistration& registration : AdapterRegistrations()) {
     const Capabilities& row = registration.capabilities;
     EXPECT_EQ(row.connector, row.dialect == sql::Dialect::kDuckDb ||
                                  row.dialect == sql::Dialect::kPostgres ||
                                  row.dialect == sql::Dialect::kTrino)
         << sql::DialectName(row.dialect);
-    EXPECT_EQ(row.incremental_loads,
+    EXPECT_EQ(row.incremental_loads(), row.connector) << sql::DialectName(row.dialect);
+    EXPECT_EQ(row.incremental == IncrementalForm::kStaged,
               row.dialect == sql::Dialect::kDuckDb || row.dialect == sql::Dialect::kPostgres)
         << sql::DialectName(row.dialect);
   }
@@ -47,14 +48,14 @@ TEST(DialectCapabilitiesTest, EmitterEmitsCheckedStatementsExactlyForConnectors)
     const auto watermark = emitter.WatermarkQuery({"", "marts", "fct"}, "updated_at");
     EXPECT_EQ(stats.ok(), row.connector) << sql::DialectName(row.dialect);
     EXPECT_EQ(counts.ok(), row.connector) << sql::DialectName(row.dialect);
-    EXPECT_EQ(watermark.ok(), row.incremental_loads) << sql::DialectName(row.dialect);
+    EXPECT_EQ(watermark.ok(), row.incremental_loads()) << sql::DialectName(row.dialect);
     if (!row.connector) {
       EXPECT_EQ(stats.error().code, ErrorCode::kWarehouseUnsupported);
       EXPECT_NE(stats.error().hint.find("duckdb, postgres or trino"), std::string::npos);
     }
-    if (!row.incremental_loads) {
+    if (!row.incremental_loads()) {
       EXPECT_EQ(watermark.error().code, ErrorCode::kWarehouseUnsupported);
-      EXPECT_NE(watermark.error().hint.find("use a duckdb or postgres warehouse"),
+      EXPECT_NE(watermark.error().hint.find("use a duckdb, postgres or trino warehouse"),
                 std::string::npos);
     }
     EXPECT_EQ(emitter.Rollback().empty(), !row.session_transactions());
@@ -82,24 +83,30 @@ TEST(DialectCapabilitiesTest, TrinoCapabilitiesFollowTheConnector) {
   EXPECT_EQ(iceberg.overwrite, OverwriteForm::kMergeWindow);
   EXPECT_EQ(iceberg.transactions, Transactions::kNone);
   EXPECT_EQ(iceberg.create_partitioning, CreatePartitioning::kTransform);
+  EXPECT_EQ(iceberg.replace_table, ReplaceTable::kCreateOrReplace);
   const Capabilities delta = TrinoCapabilitiesForConnector("delta_lake");
   EXPECT_EQ(delta.overwrite, OverwriteForm::kMergeWindow);
   EXPECT_EQ(delta.create_partitioning, CreatePartitioning::kNone);
+  EXPECT_EQ(delta.replace_table, ReplaceTable::kCreateOrReplace);
   const Capabilities hive = TrinoCapabilitiesForConnector("hive");
   EXPECT_EQ(hive.overwrite, OverwriteForm::kDeleteInsert);
   EXPECT_EQ(hive.transactions, Transactions::kSession);
   EXPECT_EQ(hive.deletes, Deletes::kWholePartitions);
   EXPECT_EQ(hive.create_partitioning, CreatePartitioning::kColumnsLast);
+  // No CREATE OR REPLACE TABLE, and no DROP and CREATE of one name in a transaction.
+  EXPECT_EQ(hive.replace_table, ReplaceTable::kNone);
+  EXPECT_EQ(CapabilitiesOf(sql::Dialect::kTrino).replace_table, ReplaceTable::kNone);
   for (std::string_view other : {"memory", "postgresql", ""}) {
     const Capabilities none = TrinoCapabilitiesForConnector(other);
     EXPECT_EQ(none.deletes, Deletes::kNone) << other;
     EXPECT_FALSE(none.merge) << other;
     EXPECT_EQ(none.transactions, Transactions::kNone) << other;
+    EXPECT_EQ(none.replace_table, ReplaceTable::kNone) << other;
   }
   for (const Capabilities* each : {&iceberg, &hive}) {
     EXPECT_EQ(each->insert_columns, InsertColumns::kNamed);
     EXPECT_EQ(each->row_hash, RowHashFunction::kChecksumOfColumns);
-    EXPECT_FALSE(each->incremental_loads);
+    EXPECT_EQ(each->incremental, IncrementalForm::kOneStatement);
   }
 }
 

@@ -81,11 +81,13 @@ def test_every_cloud_dialect_plans_its_own_shape(cloud_project, kind):
     daily = planned_model(result.json, "fct_daily_orders")
     if kind == "trino":
         # Its statements follow the catalog's connector (docs/trino.md); planned without reaching
-        # the catalog, a window replacement cannot be shown atomic and is refused (exit 2: the
-        # full_refresh model is planned).
-        assert result.returncode == 2, repr(result)
-        assert daily["error"]["code"] == "WarehouseUnsupported", daily
-        assert "atomically" in daily["error"]["message"], daily
+        # the catalog, neither a window replacement nor a table replacement (the full_refresh
+        # model) can be shown atomic, and both are refused (exit 1: no model is planned).
+        assert result.returncode == 1, repr(result)
+        copy = planned_model(result.json, "stg_copy")
+        for refused in (daily, copy):
+            assert refused["error"]["code"] == "WarehouseUnsupported", refused
+            assert "atomically" in refused["error"]["message"], refused
         return
     assert "error" not in daily, daily
     statements = daily["batches"][0]["statements"]

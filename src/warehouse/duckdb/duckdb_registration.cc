@@ -19,7 +19,7 @@ AdapterRegistration DuckDbRegistration() {
   capabilities.dialect = sql::Dialect::kDuckDb;
   capabilities.display_name = "DuckDB";
   capabilities.connector = true;
-  capabilities.incremental_loads = true;
+  capabilities.incremental = IncrementalForm::kStaged;
   capabilities.transactions = Transactions::kSession;
   capabilities.begin_statement = "BEGIN TRANSACTION";
   capabilities.merge = true;

@@ -108,7 +108,7 @@ AdapterRegistration PostgresRegistration() {
   capabilities.dialect = sql::Dialect::kPostgres;
   capabilities.display_name = "PostgreSQL";
   capabilities.connector = true;
-  capabilities.incremental_loads = true;
+  capabilities.incremental = IncrementalForm::kStaged;
   capabilities.transactions = Transactions::kSession;
   capabilities.returning = true;
   capabilities.insert_columns = InsertColumns::kNamed;                // no INSERT ... BY NAME

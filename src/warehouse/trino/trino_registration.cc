@@ -51,9 +51,13 @@ Capabilities ForConnector(std::string_view connector, const Capabilities& known)
   out.deletes = Deletes::kNone;
   out.overwrite = OverwriteForm::kDeleteInsert;
   out.create_partitioning = CreatePartitioning::kNone;
+  out.replace_table = ReplaceTable::kNone;
   if (connector == "iceberg" || connector == "delta_lake") {
     out.merge = true;
     out.deletes = Deletes::kAnyRows;
+    // CREATE OR REPLACE TABLE commits the new table as one snapshot of the same table (Iceberg,
+    // measured; Delta since Trino 435, trinodb/trino#19991): readers see the old rows or the new.
+    out.replace_table = ReplaceTable::kCreateOrReplace;
     // No transaction to put a DELETE and an INSERT in: the one MERGE replaces the window.
     out.overwrite = OverwriteForm::kMergeWindow;
     // Delta partitions by column values only (no day() transform): its tables are created
@@ -95,7 +99,10 @@ Result<Capabilities> Discover(Connection& connection, const Capabilities& known)
 // refuse writes inside a multi-statement transaction but MERGE commits as one snapshot; Hive
 // (non-transactional tables) takes START TRANSACTION ... COMMIT across statements and deletes only
 // whole partitions; the memory connector cannot DELETE at all. Any other connector is taken for
-// the least: no transactions, no MERGE, no DELETE.
+// the least: no transactions, no MERGE, no DELETE. Only Iceberg and Delta replace a table
+// atomically (CREATE OR REPLACE TABLE): Hive and memory refuse it, and Hive refuses a DROP TABLE
+// and a CREATE TABLE AS of the same name in one transaction (HIVE_PATH_ALREADY_EXISTS), so their
+// full_refresh models are refused.
 Capabilities TrinoCapabilitiesForConnector(std::string_view connector) {
   return ForConnector(connector, TrinoRegistration().capabilities);
 }
@@ -106,10 +113,13 @@ AdapterRegistration TrinoRegistration() {
   capabilities.display_name = "Trino";
   capabilities.connector = true;
   // What every catalog allows until its connector is known (Discover): no multi-statement write
-  // transactions (Hive, Iceberg, Delta refuse them), so neither the overwrite nor the full
-  // refresh is atomic.
+  // transactions (Iceberg and Delta refuse them) and no CREATE OR REPLACE TABLE (Hive and memory
+  // refuse it), so neither a window overwrite nor a full refresh can be shown atomic.
   capabilities.begin_statement = "START TRANSACTION";
-  capabilities.replace_table = ReplaceTable::kDropCreate;
+  capabilities.replace_table = ReplaceTable::kNone;
+  // Without temporary tables: one INSERT, or with unique_key one MERGE where there is MERGE.
+  capabilities.incremental = IncrementalForm::kOneStatement;
+  capabilities.standard_intervals = true;
   // No INSERT ... BY NAME, and a Hive table created by Bootstrap has its partition column last:
   // inserts name the model's columns, bound by the runner.
   capabilities.insert_columns = InsertColumns::kNamed;
