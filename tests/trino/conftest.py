@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from trino_project import TrinoProject
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "trino_test_server.sh"
 
@@ -42,3 +44,18 @@ def build_dir() -> Path:
     if not strata:
         pytest.fail("STRATA_BIN is not set (scripts/test.sh sets it)", pytrace=False)
     return Path(strata).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def strata_bin(build_dir) -> str:
+    return os.environ.get("STRATA_BIN") or str(build_dir / "src" / "cli" / "strata")
+
+
+@pytest.fixture
+def iceberg(trino_url, strata_bin, tmp_path):
+    return TrinoProject(tmp_path / "iceberg", trino_url, "iceberg", strata_bin)
+
+
+@pytest.fixture
+def hive(trino_url, strata_bin, tmp_path):
+    return TrinoProject(tmp_path / "hive", trino_url, "hive", strata_bin)

@@ -3,122 +3,15 @@
 Iceberg replaces each window with one MERGE, Hive in START TRANSACTION ... COMMIT, the memory
 connector is refused; docs/trino.md has the matrix. Each test writes a small project in a fresh
 folder and schema, drives the `strata` binary and compares the target with the same aggregate
-computed by Trino from the source.
+computed by Trino from the source. Readers during rebuilds and crashes: test_trino_faults.py.
 """
 from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import sqlite3
-import subprocess
-import sys
-import threading
-import uuid
-from pathlib import Path
 
-import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-STATEMENT = ROOT / "scripts" / "trino_statement.py"
-TODAY = dt.datetime.now(dt.timezone.utc).date()
-DAYS = [TODAY - dt.timedelta(days=4 - i) for i in range(5)]  # first_partition .. today
-
-MODEL_SQL = """\
-SELECT
-    {day} AS order_date,
-    customer_id,
-    count(*) AS order_count,
-    sum(amount) AS revenue
-FROM orders
-WHERE order_at >= CAST(@start_date AS timestamp(6))
-  AND order_at <  CAST(@end_date AS timestamp(6))
-GROUP BY 1, 2
-"""
-# Iceberg keeps the time column a timestamp; Hive partitions by a DATE.
-DAY_EXPRESSIONS = {"iceberg": "CAST(date_trunc('day', order_at) AS timestamp(6))",
-                   "hive": "CAST(date_trunc('day', order_at) AS date)"}
-
-
-def trino(url: str, sql: str) -> list[list]:
-    done = subprocess.run([sys.executable, str(STATEMENT), url, sql, "--json"],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, f"{sql}\n{done.stderr}"
-    return json.loads(done.stdout or "[]")
-
-
-class TrinoProject:
-    """A strata project writing `<catalog>.<schema>.daily` from `iceberg.<schema>.orders`."""
-
-    def __init__(self, root: Path, url: str, catalog: str, strata: str):
-        self.root, self.url, self.catalog, self.bin = root, url, catalog, strata
-        self.schema = "s" + uuid.uuid4().hex[:10]
-        self.target = f"{catalog}.{self.schema}.daily"
-        trino(url, f"CREATE SCHEMA iceberg.{self.schema}")
-        if catalog != "iceberg":
-            trino(url, f"CREATE SCHEMA {catalog}.{self.schema}")
-        # 500 orders, 13 minutes apart from the first day on: every day has orders, some
-        # customers are NULL (a NULL column through the MERGE).
-        trino(url, f"CREATE TABLE iceberg.{self.schema}.orders AS SELECT CAST(n AS bigint) AS "
-                   "order_id, CAST(IF(n % 7 = 0, NULL, n % 4) AS bigint) AS customer_id, "
-                   "CAST(n * 1.25 AS decimal(12, 2)) AS amount, "
-                   f"CAST(TIMESTAMP '{DAYS[0]} 00:00:00' + n * INTERVAL '13' MINUTE AS timestamp(6))"
-                   " AS order_at FROM UNNEST(sequence(1, 500)) AS t(n)")
-        (root / "models").mkdir(parents=True)
-        (root / "strata.toml").write_text(
-            f'[project]\nname = "trino_run"\n\n[warehouse]\ntype = "trino"\nurl = "{url}"\n'
-            f'user = "strata"\ncatalog = "{catalog}"\nschema = "{self.schema}"\n')
-        (root / "models" / "daily.toml").write_text(
-            f'name = "daily"\n\n[[sources]]\ncatalog = "iceberg"\nschema = "{self.schema}"\n'
-            f'table = "orders"\n\n[strategy]\ntype = "time_interval"\ntime_column = "order_date"\n'
-            f'granularity = "day"\nfirst_partition = "{DAYS[0]}"\n\n[target]\n'
-            f'catalog = "{catalog}"\nschema = "{self.schema}"\ntable = "daily"\n')
-        self.set_sql(MODEL_SQL.format(day=DAY_EXPRESSIONS.get(catalog, DAY_EXPRESSIONS["iceberg"])))
-
-    def set_sql(self, sql: str) -> None:
-        (self.root / "models" / "daily.sql").write_text(sql)
-
-    def strata(self, *args: str, expect: int | None = 0) -> dict:
-        done = subprocess.run([self.bin, *args, "--project", str(self.root), "--output", "json"],
-                              capture_output=True, text=True, timeout=300)
-        if expect is not None:
-            assert done.returncode == expect, f"{args}: {done.returncode}\n{done.stdout}\n{done.stderr}"
-        return json.loads(done.stdout)
-
-    def rows(self) -> list[list]:
-        return sorted(trino(self.url, "SELECT CAST(order_date AS varchar), customer_id, "
-                                      f"order_count, CAST(revenue AS varchar) FROM {self.target}"),
-                      key=repr)
-
-    def expected_rows(self, days=DAYS) -> list[list]:
-        """The model's rows computed by Trino straight from the source."""
-        day = DAY_EXPRESSIONS.get(self.catalog, DAY_EXPRESSIONS["iceberg"])
-        return sorted(trino(self.url, f"SELECT CAST({day} AS varchar), customer_id, count(*), "
-                                      f"CAST(sum(amount) AS varchar) FROM iceberg.{self.schema}."
-                                      f"orders WHERE order_at >= TIMESTAMP '{days[0]} 00:00:00' "
-                                      f"AND order_at < TIMESTAMP '{days[-1] + dt.timedelta(days=1)}"
-                                      " 00:00:00' GROUP BY 1, 2"),
-                      key=repr)
-
-
-def computed(report: dict) -> dict[str, tuple]:
-    return {m["partition"]["key"]: (m["row_count"], m["checksum"])
-            for m in report["materializations"] if m["status"] == "Computed"}
-
-
-@pytest.fixture
-def strata_bin(build_dir) -> str:
-    return os.environ.get("STRATA_BIN") or str(build_dir / "src" / "cli" / "strata")
-
-
-@pytest.fixture
-def iceberg(trino_url, strata_bin, tmp_path):
-    return TrinoProject(tmp_path / "iceberg", trino_url, "iceberg", strata_bin)
-
-
-@pytest.fixture
-def hive(trino_url, strata_bin, tmp_path):
-    return TrinoProject(tmp_path / "hive", trino_url, "hive", strata_bin)
+from trino_project import DAY_EXPRESSIONS, DAYS, MODEL_SQL, TrinoProject, computed, trino
 
 
 def test_iceberg_backfill_rerun_missing_and_a_failing_partition(iceberg):
@@ -184,30 +77,6 @@ def test_iceberg_output_outside_the_window_is_refused_inside_the_merge(iceberg):
     assert report["status"] == "failure"
     assert [e["code"] for e in report["errors"]] == ["OutputOutsideWindow"], report["errors"]
     assert iceberg.rows() == kept
-
-
-def test_iceberg_readers_see_whole_windows(iceberg):
-    """A reader counting one window's rows while it is rebuilt sees the old count or the new,
-    never a window half deleted."""
-    day = str(DAYS[1])
-    iceberg.strata("run", "--partition", day)
-    whole = len(iceberg.expected_rows(DAYS[1:2]))
-    seen, stop = [], threading.Event()
-
-    def read():
-        while not stop.is_set():
-            seen.append(trino(iceberg.url, f"SELECT count(*) FROM {iceberg.target} WHERE "
-                                           f"order_date = TIMESTAMP '{day} 00:00:00'")[0][0])
-
-    reader = threading.Thread(target=read)
-    reader.start()
-    try:
-        for _ in range(8):
-            iceberg.strata("run", "--partition", day)
-    finally:
-        stop.set()
-        reader.join()
-    assert seen and set(seen) == {whole}, seen
 
 
 def test_hive_backfill_in_transactions(hive):

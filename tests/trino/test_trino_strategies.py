@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from test_trino_run import TrinoProject, strata_bin, trino  # noqa: F401 (a fixture)
+from trino_project import TrinoProject, trino
 
 EVENTS_SQL = "SELECT event_id, customer_id, amount, updated_at FROM events WHERE @incremental_filter\n"
 # Hive keeps timestamps in milliseconds (the server's hive.timestamp-precision): its models cast.
