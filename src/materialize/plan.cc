@@ -357,15 +357,6 @@ Status CheckWindowSelectsAPartitionedModel(const PlanRequest& request) {
                                request.models.size() == 1 ? "it" : "them", flag));
 }
 
-// The model's catalogs checked against the warehouse the plan is for (check/catalog_names.h).
-Status CatalogNamesStatus(const project::Project& project, const project::Model& model,
-                          const std::string& warehouse_name) {
-  Result<project::WarehouseConfig> warehouse =
-      project::SelectWarehouse(project.config, warehouse_name);
-  if (!warehouse.ok()) return OkStatus();  // the CLI chose it: a name it could not resolve
-  return check::FirstError(check::CheckCatalogNames(project, model, *warehouse));
-}
-
 }  // namespace
 
 Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& request,
@@ -378,6 +369,9 @@ Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& reque
   plan.warehouse = request.warehouse;
   plan.capabilities = warehouse::StatementShapeKey(emitter.capabilities());
   plan.parallel = request.parallel;
+  // The CLI chose the warehouse; a name it could not resolve leaves the catalogs unchecked.
+  const Result<project::WarehouseConfig> warehouse =
+      project::SelectWarehouse(project.config, request.warehouse);
   for (const project::Model* model : request.models) {
     PlannedModel planned;
     planned.model = model;
@@ -403,7 +397,10 @@ Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& reque
                               SelectPartitions(*model, request.selection, request.now, computed));
       WarnIfFirstPartitionInFuture(*model, request, plan.warnings);
     }
-    Status status = CatalogNamesStatus(project, *model, request.warehouse);
+    // The model's catalogs against the warehouse the plan is for (check/catalog_names.h).
+    Status status = warehouse.ok()
+                        ? check::FirstError(check::CheckCatalogNames(project, *model, *warehouse))
+                        : OkStatus();
     if (status.ok()) status = CheckModelSql(project, *model, emitter, request.catalog);
     if (status.ok()) {
       status = partitioned ? PlanTimeInterval(project, planned, keys, emitter)

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdlib>
 #include <string_view>
 #include <vector>
 
@@ -78,6 +79,19 @@ Result<Capabilities> DiscoverCapabilities(Connection& connection, const Capabili
   const AdapterRegistration& registration = RegistrationFor(known.dialect);
   if (registration.discover == nullptr) return known;
   return registration.discover(connection, known);
+}
+
+Result<std::string> EnvironmentValue(const project::WarehouseConfig& config, std::string_view key,
+                                     const std::string& variable, std::string hint,
+                                     bool empty_is_unset) {
+  const char* value = std::getenv(variable.c_str());
+  if (value == nullptr || (empty_is_unset && *value == '\0')) {
+    return MakeError(ErrorCode::kConfig,
+                     fmt::format("the environment variable {} ({} of warehouse \"{}\") is not set",
+                                 variable, key, config.name),
+                     std::move(hint));
+  }
+  return std::string(value);
 }
 
 }  // namespace strata::warehouse

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <charconv>
-#include <cstdlib>
 #include <string>
 
 #include "warehouse/emitter.h"
@@ -18,15 +17,11 @@ namespace {
 Result<PostgresSettings> PostgresSettingsOf(const project::WarehouseConfig& config) {
   PostgresSettings settings;
   if (!config.dsn_env.empty()) {
-    const char* dsn = std::getenv(config.dsn_env.c_str());
-    if (dsn == nullptr || *dsn == '\0') {
-      return MakeError(ErrorCode::kConfig,
-                       fmt::format("the environment variable {} (dsn_env of warehouse \"{}\") is "
-                                   "not set",
-                                   config.dsn_env, config.name),
-                       fmt::format("export {}=postgresql://user@host:5432/dbname", config.dsn_env));
-    }
-    settings.dsn = dsn;
+    STRATA_ASSIGN_OR_RETURN(
+        settings.dsn, EnvironmentValue(config, "dsn_env", config.dsn_env,
+                                       fmt::format("export {}=postgresql://user@host:5432/dbname",
+                                                   config.dsn_env),
+                                       /*empty_is_unset=*/true));
   } else {
     settings.dsn = config.dsn;
   }
@@ -37,14 +32,8 @@ Result<PostgresSettings> PostgresSettingsOf(const project::WarehouseConfig& conf
         "set dsn = \"postgresql://user@host:5432/dbname\" or dsn_env = \"VAR\"");
   }
   if (!config.password_env.empty()) {
-    const char* password = std::getenv(config.password_env.c_str());
-    if (password == nullptr) {
-      return MakeError(ErrorCode::kConfig,
-                       fmt::format("the environment variable {} (password_env of warehouse "
-                                   "\"{}\") is not set",
-                                   config.password_env, config.name));
-    }
-    settings.password = password;
+    STRATA_ASSIGN_OR_RETURN(settings.password,
+                            EnvironmentValue(config, "password_env", config.password_env, ""));
   }
   return settings;
 }

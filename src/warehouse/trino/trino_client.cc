@@ -11,6 +11,26 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The pauses between tries of one request or statement: 100 ms doubling up to 2 s, while the
+// next pause still ends within `seconds` of the first try.
+class Backoff {
+ public:
+  explicit Backoff(double seconds)
+      : deadline_(Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(seconds))) {}
+  bool exhausted() const { return Clock::now() + pause_ > deadline_; }
+  // The pause to take now; the next one is twice as long.
+  std::chrono::milliseconds Next() {
+    const auto now = pause_;
+    pause_ = std::min(pause_ * 2, std::chrono::milliseconds(2000));
+    return now;
+  }
+
+ private:
+  Clock::time_point deadline_;
+  std::chrono::milliseconds pause_{100};
+};
+
 // RFC 4648 base64 with padding, for the Authorization header.
 std::string Base64(std::string_view bytes) {
   static constexpr char kAlphabet[] =
@@ -169,13 +189,12 @@ std::vector<std::string> Client::Headers() const {
 }
 
 Result<HttpResponse> Client::SendWithRetries(const HttpRequest& request) {
-  const auto deadline = Clock::now() + std::chrono::duration<double>(settings_.retry_seconds);
-  auto pause = std::chrono::milliseconds(100);
+  Backoff backoff(settings_.retry_seconds);
   for (;;) {
     STRATA_ASSIGN_OR_RETURN(HttpResponse response, http_.Send(request, &interrupted_));
     if (response.status == 200) return response;
     if (!IsRetriedStatus(response.status)) return HttpStatusError(response, request);
-    if (Clock::now() + pause > deadline) {
+    if (backoff.exhausted()) {
       Error error = HttpStatusError(response, request);
       error.code = ErrorCode::kWarehouseConnection;
       error.hint = fmt::format(
@@ -184,10 +203,9 @@ Result<HttpResponse> Client::SendWithRetries(const HttpRequest& request) {
           response.status, settings_.retry_seconds);
       return error;
     }
-    if (!Pause(pause)) {
+    if (!Pause(backoff.Next())) {
       return MakeError(ErrorCode::kWarehouseInterrupted, "the statement was interrupted");
     }
-    pause = std::min(pause * 2, std::chrono::milliseconds(2000));
   }
 }
 
@@ -242,15 +260,14 @@ Result<RunSummary> Client::Run(std::string_view sql, const PageSink& sink) {
     ~Running() { flag = false; }
   } running{running_};
 
-  const auto deadline = Clock::now() + std::chrono::duration<double>(settings_.retry_seconds);
-  auto pause = std::chrono::milliseconds(100);
+  Backoff backoff(settings_.retry_seconds);
   for (;;) {
     const bool in_transaction_before = in_transaction();
     bool never_started = false;
     bool delivered = false;
     auto result = RunOnce(sql, sink, never_started, delivered);
     if (result.ok() || !never_started || delivered || in_transaction_before) return result;
-    if (Clock::now() + pause > deadline) {
+    if (backoff.exhausted()) {
       Error error = std::move(result).error();
       error.hint = fmt::format(
           "Trino could not start the statement for {} s (no worker node, or a coordinator still "
@@ -258,10 +275,9 @@ Result<RunSummary> Client::Run(std::string_view sql, const PageSink& sink) {
           settings_.retry_seconds);
       return error;
     }
-    if (!Pause(pause)) {
+    if (!Pause(backoff.Next())) {
       return MakeError(ErrorCode::kWarehouseInterrupted, "the statement was interrupted");
     }
-    pause = std::min(pause * 2, std::chrono::milliseconds(2000));
   }
 }
 

@@ -4,7 +4,6 @@
 // connector stores (docs/trino.md has the matrix).
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <string>
 #include <variant>
 
@@ -22,15 +21,10 @@ Result<trino::ClientSettings> TrinoSettingsOf(const project::WarehouseConfig& co
   settings.schema = config.schema;
   settings.session = config.session;
   if (!config.password_env.empty()) {
-    const char* password = std::getenv(config.password_env.c_str());
-    if (password == nullptr) {
-      return MakeError(ErrorCode::kConfig,
-                       fmt::format("the environment variable {} (password_env of warehouse "
-                                   "\"{}\") is not set",
-                                   config.password_env, config.name),
-                       fmt::format("export {}=... or remove password_env", config.password_env));
-    }
-    settings.password = password;
+    STRATA_ASSIGN_OR_RETURN(
+        settings.password,
+        EnvironmentValue(config, "password_env", config.password_env,
+                         fmt::format("export {}=... or remove password_env", config.password_env)));
   }
   return settings;
 }
