@@ -9,6 +9,8 @@ packages=(
   libtomlplusplus-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libsqlite3-dev libpq-dev postgresql libcpp-httplib-dev libasio-dev libxxhash-dev
   libssl-dev libcurl4-openssl-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libhowardhinnant-date-dev  # date/tz over the system tz database (base/time.h)
+  tzdata
   # clang-format and clang-tidy: one pinned major version (scripts/check_format.sh, check_lint.sh)
   "clang-format-$(cat "$root/scripts/clang_format_major")"
   "clang-tidy-$(cat "$root/scripts/clang_format_major")"

@@ -54,7 +54,9 @@ namespace strata {
   X(kOverloaded, 42, 503, "53300", true)            \
   X(kQueryTimeout, 43, 504, "57014", true)          \
   X(kHeadersTooLarge, 44, 431, "54000", false)      \
-  X(kTargetColumns, 45, 409, "42703", false)
+  X(kTargetColumns, 45, 409, "42703", false)        \
+  X(kInvalidTimeZone, 46, 400, "22023", false)      \
+  X(kTimeZoneChanged, 47, 409, "55000", false)
 
 enum class ErrorCode : std::uint16_t {
 // NOLINTNEXTLINE(bugprone-macro-parentheses): `name` is an enumerator being declared.

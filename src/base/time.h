@@ -1,5 +1,7 @@
-// UTC time as whole seconds since the Unix epoch, and the civil-calendar arithmetic Strata needs.
-// Everything is UTC (v1); there are no time zones anywhere in Strata.
+// Time as whole seconds since the Unix epoch, the civil-calendar arithmetic Strata needs, and
+// time zones (TimeZone). Every instant is UTC; a zone only maps instants to local wall-clock
+// times and back. This component is the only place Strata does zone arithmetic: it reads the
+// system tz database through Howard Hinnant's date/tz (time_zone.cc), and nothing else includes it.
 #pragma once
 
 #include <atomic>
@@ -7,6 +9,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+
+#include "base/result.h"
+
+namespace date {
+class time_zone;  // date/tz.h; only time_zone.cc sees its definition
+}  // namespace date
 
 namespace strata {
 
@@ -74,6 +83,53 @@ std::optional<std::int64_t> ParseDurationSeconds(std::string_view text);
 // "+00" (DuckDB's and PostgreSQL's TIMESTAMPTZ in a UTC session) is allowed. nullopt for anything
 // else, any other offset included.
 std::optional<UnixSeconds> ParseSqlTimeValue(std::string_view text);
+
+// A UTC offset in seconds east of UTC as ISO 8601 writes it: "+05:30", "-04:00", "+00:00".
+std::string FormatUtcOffset(int offset_seconds);
+
+// UTC, or one IANA zone of the system tz database (Debian's tzdata). A value: a pointer into the
+// database, cheap to copy, compared by identity (a link such as "US/Eastern" and its target
+// "America/New_York" are equal). Every member is thread-safe. UTC never touches the database, so
+// a UTC model's arithmetic is exactly what it was before zones existed.
+class TimeZone {
+ public:
+  TimeZone() = default;  // UTC
+  static TimeZone Utc() { return TimeZone(); }
+  // "UTC" or a name the tz database knows, spelled exactly (case matters, as in IANA). An unknown
+  // name is kInvalidTimeZone, whose hint gives examples; `where` ("[strategy] timezone", ...)
+  // starts the message.
+  static Result<TimeZone> Find(std::string_view name, std::string_view where = "time zone");
+
+  bool is_utc() const { return zone_ == nullptr; }
+  // "UTC" or the database's name of the zone (a link's target: "America/New_York").
+  std::string_view name() const;
+
+  // The offset from UTC at instant `t`, in seconds east of UTC (Berlin in winter: 3600).
+  int OffsetAt(UnixSeconds t) const;
+  // The wall-clock time at instant `t`.
+  CivilTime ToLocal(UnixSeconds t) const;
+  // The first instant whose wall-clock time reads `local` or later. For a time that happens once,
+  // that instant; for a repeated one (the fall-back hour), its first occurrence; for one that
+  // never happens (the spring-forward gap, Apia's 2011-12-30), the transition that skips it.
+  UnixSeconds FirstInstantAtOrAfter(const CivilTime& local) const;
+  // The longest half-open span [first, second) of instants around `t` during which the offset is
+  // OffsetAt(t) (transitions that keep the offset, such as a change of name, do not end it).
+  // Bounded by +-400 years around `t` when the offset never changes.
+  std::pair<UnixSeconds, UnixSeconds> OffsetSpan(UnixSeconds t) const;
+  // Whether the offset is a whole number of hours at every instant of [from, to).
+  bool WholeHourOffsets(UnixSeconds from, UnixSeconds to) const;
+  // Whether the offset is the same at every instant of [from, to).
+  bool FixedOffset(UnixSeconds from, UnixSeconds to) const;
+
+  // "2026-03-08T01:00:00-05:00" ("...Z" for UTC, as FormatIso8601).
+  std::string FormatInstant(UnixSeconds t) const;
+
+  friend bool operator==(const TimeZone&, const TimeZone&) = default;
+
+ private:
+  explicit TimeZone(const date::time_zone* zone) : zone_(zone) {}
+  const date::time_zone* zone_ = nullptr;
+};
 
 // The current time. Tests and benchmarks inject a fixed clock through Clock.
 class Clock {
