@@ -33,7 +33,12 @@ json TimeIntervalJson(const project::TimeIntervalConfig& config) {
                config.first_partition ? json(config.first_partition->ToString()) : json(nullptr)},
               {"lookback", config.lookback},
               {"batch_size", config.batch_size},
-              {"key_format", GrainFormat(config.granularity)}};
+              {"timezone", config.zone.name()},
+              {"naive_time", config.naive_time == project::NaiveTime::kLocal ? "local" : "utc"},
+              // A zoned model's hourly keys end with their UTC offset ("2026-11-01T01-04:00").
+              {"key_format",
+               std::string(GrainFormat(config.granularity)) +
+                   (config.granularity == Grain::kHour && !config.zone.is_utc() ? "%:z" : "")}};
 }
 
 json ModelJson(const project::Model& model) {

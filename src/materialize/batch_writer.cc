@@ -49,9 +49,7 @@ Result<std::vector<KeyStats>> ReadKeyStats(warehouse::Connection& connection,
                                            const PlannedBatch& batch,
                                            const warehouse::TableName& target,
                                            const std::string& time_column) {
-  std::vector<Window> windows;
-  windows.reserve(batch.keys.size());
-  for (const PartitionKey& key : batch.keys) windows.push_back(key.window());
+  const std::vector<Window> windows = batch.KeyColumnWindows();
   if (windows.size() == 1) {
     STRATA_ASSIGN_OR_RETURN(KeyStats stats,
                             ReadStats(connection, emitter, target, time_column, windows.front()));
@@ -99,8 +97,9 @@ Status CheckInsideWindow(const PlannedBatch& batch, const std::string& time_colu
   return MakeError(
       ErrorCode::kOutputOutsideWindow,
       fmt::format("{} of {} inserted rows have {} outside the window [{}, {}) or NULL",
-                  inserted - inside, inserted, time_column, FormatSqlTimestamp(batch.window.start),
-                  FormatSqlTimestamp(batch.window.end)),
+                  inserted - inside, inserted, time_column,
+                  FormatSqlTimestamp(batch.ColumnWindow().start),
+                  FormatSqlTimestamp(batch.ColumnWindow().end)),
       fmt::format("filter the model's output so {} >= @start_date AND {} < @end_date holds for "
                   "every row; the batch was rolled back",
                   time_column, time_column));
@@ -125,6 +124,9 @@ std::size_t KeysOf(const std::vector<const PlannedBatch*>& batches) {
 bool CanGroup(const warehouse::Emitter& emitter, const std::vector<const PlannedBatch*>& batches,
               const warehouse::TableName& target, std::optional<double> rows_per_key) {
   if (batches.size() < 2 || !emitter.SupportsGrouped()) return false;
+  // The grouped insert numbers a row's key by counting the grain's boundaries since the range's
+  // start, which is UTC arithmetic: a zoned model's keys are written batch by batch.
+  if (!batches.front()->keys.front().zone().is_utc()) return false;
   if (!ReturnsStats(emitter, rows_per_key, KeysOf(batches))) return false;
   // A model that reads its own table must see what the batches before it wrote, as it does one
   // statement per batch; one grouped statement would show it the range already emptied. Any
@@ -203,13 +205,13 @@ Result<std::vector<KeyStats>> WriteGrouped(Statements& statements,
   std::vector<warehouse::Emitter::BatchInsert> inserts;
   std::string fused_insert;  // kept alive for `inserts`
   if (fused) {
-    const Window range{batches.front()->window.start, batches.back()->window.end};
+    const Window range{batches.front()->ColumnWindow().start, batches.back()->ColumnWindow().end};
     STRATA_ASSIGN_OR_RETURN(fused_insert, fused(range));
     inserts.push_back({range, fused_insert});
   } else {
     inserts.reserve(batches.size());
     for (const PlannedBatch* batch : batches) {
-      inserts.push_back({batch->window, batch->statements.insert});
+      inserts.push_back({batch->ColumnWindow(), batch->statements.insert});
     }
   }
   const std::size_t keys = KeysOf(batches);
@@ -225,7 +227,7 @@ Result<std::vector<KeyStats>> WriteGrouped(Statements& statements,
     if (guard && fused) return GuardError(inserts.front().window, time_column);
     if (guard && *guard < batches.size()) {
       failed_batch = *guard;
-      return GuardError(batches[*guard]->window, time_column);
+      return GuardError(batches[*guard]->ColumnWindow(), time_column);
     }
     return error;
   }
@@ -251,9 +253,7 @@ Result<std::vector<KeyStats>> WriteBatch(Statements& statements, const warehouse
   std::vector<KeyStats> stats;
   std::int64_t inserted = 0;
   if (ReturnsStats(emitter, rows_per_key, batch.keys.size())) {
-    std::vector<Window> windows;
-    windows.reserve(batch.keys.size());
-    for (const PartitionKey& key : batch.keys) windows.push_back(key.window());
+    const std::vector<Window> windows = batch.KeyColumnWindows();
     STRATA_ASSIGN_OR_RETURN(
         std::string insert,
         emitter.InsertReturningStats(target, time_column, batch.statements.insert, windows));
@@ -269,8 +269,8 @@ Result<std::vector<KeyStats>> WriteBatch(Statements& statements, const warehouse
         return MakeError(
             ErrorCode::kOutputOutsideWindow,
             fmt::format("rows with {} outside the window [{}, {}) or NULL", time_column,
-                        FormatSqlTimestamp(batch.window.start),
-                        FormatSqlTimestamp(batch.window.end)),
+                        FormatSqlTimestamp(batch.ColumnWindow().start),
+                        FormatSqlTimestamp(batch.ColumnWindow().end)),
             fmt::format("filter the model's output so {} >= @start_date AND {} < @end_date "
                         "holds for every row; the statement wrote nothing",
                         time_column, time_column));

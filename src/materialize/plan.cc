@@ -16,6 +16,15 @@ namespace {
 
 using nlohmann::json;
 
+// Whether the model's time column holds wall-clock times (PlannedBatch::wall_clock).
+bool WallClock(const project::TimeIntervalConfig& config) {
+  return config.naive_time == project::NaiveTime::kLocal && !config.zone.is_utc();
+}
+
+Window WallClockWindow(const Window& instants, const TimeZone& zone) {
+  return {ToUnixSeconds(zone.ToLocal(instants.start)), ToUnixSeconds(zone.ToLocal(instants.end))};
+}
+
 Status PlanTimeInterval(const project::Project& project, PlannedModel& planned,
                         const std::vector<PartitionKey>& keys, const warehouse::Emitter& emitter) {
   const project::Model& model = *planned.model;
@@ -30,20 +39,23 @@ Status PlanTimeInterval(const project::Project& project, PlannedModel& planned,
     PlannedBatch batch;
     batch.window = Window{keys_of_batch.front().start(), keys_of_batch.back().window().end};
     batch.keys = std::move(keys_of_batch);
+    batch.wall_clock = WallClock(config);
+    const Window column_window = batch.ColumnWindow();
     STRATA_ASSIGN_OR_RETURN(std::string select,
-                            CompileModelSql(project, model, emitter, batch.window));
+                            CompileModelSql(project, model, emitter, column_window));
     STRATA_ASSIGN_OR_RETURN(batch.statements,
-                            emitter.Overwrite(target, config.time_column, batch.window, select));
+                            emitter.Overwrite(target, config.time_column, column_window, select));
     planned.batches.push_back(std::move(batch));
   }
   return OkStatus();
 }
 
 std::vector<PlannedBatch> UncompiledBatches(const std::vector<PartitionKey>& keys,
-                                            std::uint32_t batch_size) {
+                                            const project::TimeIntervalConfig& config) {
   std::vector<PlannedBatch> batches;
-  for (std::vector<PartitionKey>& keys_of_batch : GroupIntoBatches(keys, batch_size)) {
+  for (std::vector<PartitionKey>& keys_of_batch : GroupIntoBatches(keys, config.batch_size)) {
     PlannedBatch batch;
+    batch.wall_clock = WallClock(config);
     batch.window = Window{keys_of_batch.front().start(), keys_of_batch.back().window().end};
     batch.keys = std::move(keys_of_batch);
     batches.push_back(std::move(batch));
@@ -126,6 +138,7 @@ json ModelJson(const PlannedModel& planned) {
                       {"message", planned.error->ToString()}};
   }
   model["statements"] = planned.statements;
+  if (planned.replace) model["replace"] = true;
   model["bootstrap"] = planned.bootstrap;
   if (planned.model->strategy == project::StrategyKind::kIncremental) {
     model["incremental"] = IncrementalJson(planned.incremental);
@@ -146,11 +159,13 @@ json ModelJson(const PlannedModel& planned) {
   return model;
 }
 
-Result<PlannedBatch> BatchFromJson(const json& batch, Grain grain) {
+Result<PlannedBatch> BatchFromJson(const json& batch, const project::TimeIntervalConfig& config) {
   PlannedBatch planned;
+  planned.wall_clock = WallClock(config);
   for (const json& key : batch.at("keys")) {
-    STRATA_ASSIGN_OR_RETURN(PartitionKey parsed,
-                            PartitionKey::Parse(key.get<std::string>(), grain));
+    STRATA_ASSIGN_OR_RETURN(
+        PartitionKey parsed,
+        PartitionKey::Parse(key.get<std::string>(), config.granularity, config.zone));
     planned.keys.push_back(parsed);
   }
   if (planned.keys.empty())
@@ -187,13 +202,14 @@ Result<PlannedModel> ModelFromJson(const json& entry, const project::Project& pr
   }
   planned.statements = entry.at("statements").get<std::vector<std::string>>();
   planned.bootstrap = entry.at("bootstrap").get<std::vector<std::string>>();
+  planned.replace = entry.value("replace", false);
   planned.incremental = IncrementalFromJson(entry);
   if (entry.contains("fused_select") && !entry["fused_select"].is_null()) {
     planned.fused_select = entry["fused_select"].get<std::string>();
   }
   for (const json& batch : entry.at("batches")) {
     STRATA_ASSIGN_OR_RETURN(PlannedBatch parsed,
-                            BatchFromJson(batch, planned.model->time_interval->granularity));
+                            BatchFromJson(batch, *planned.model->time_interval));
     planned.batches.push_back(std::move(parsed));
   }
   return planned;
@@ -214,6 +230,7 @@ std::string ContentId(const Plan& plan) {
     add(planned.error ? planned.error->ToString() : "");
     for (const std::string& statement : planned.statements) add(statement);
     for (const std::string& statement : planned.bootstrap) add(statement);
+    add(planned.replace ? "replace" : "");
     if (planned.incremental) {
       const warehouse::Emitter::IncrementalLoad& load = *planned.incremental;
       for (const std::string* statement : {&load.begin, &load.stage, &load.delete_matching,
@@ -271,13 +288,44 @@ Result<std::vector<std::string>> CheckedComputedKeys(const project::Model& model
   return keys;
 }
 
+// A time_interval model's state records its partitions' windows; a key whose window differs
+// in the model's zone now was built in another zone (or grain). Its state cannot be reused:
+// refused (kTimeZoneChanged) until --full-refresh rebuilds the model. One Computed record (the
+// first) is read, enough since a model's partitions are all built in one zone.
+Status CheckZoneUnchanged(const project::Model& model, state::StateStore& store) {
+  STRATA_ASSIGN_OR_RETURN(std::vector<std::string> computed, store.ComputedKeys(model.name));
+  if (computed.empty()) return OkStatus();
+  STRATA_ASSIGN_OR_RETURN(std::optional<state::PartitionRecord> record,
+                          store.GetPartition(model.name, computed.front()));
+  if (!record) return OkStatus();
+  const project::TimeIntervalConfig& config = *model.time_interval;
+  const Result<PartitionKey> key =
+      PartitionKey::Parse(record->partition_key, config.granularity, config.zone);
+  if (key.ok() && key->start() == record->start && key->window().end == record->end) {
+    return OkStatus();
+  }
+  return MakeError(
+      ErrorCode::kTimeZoneChanged,
+      fmt::format("model {} was built in another time zone or granularity than its [strategy] "
+                  "now says ({}, {}): its partition {} covers [{}, {}) in the state store{}",
+                  model.name, config.zone.name(), GrainName(config.granularity),
+                  record->partition_key, FormatIso8601(record->start), FormatIso8601(record->end),
+                  key.ok() ? fmt::format(" and [{}, {}) now", FormatIso8601(key->start()),
+                                         FormatIso8601(key->window().end))
+                           : std::string(", a key that does not exist now")),
+      fmt::format("rebuild it in the new zone with `strata run --model {} --full-refresh` and a "
+                  "selection (--missing or --from/--to): that drops the table and the model's "
+                  "partition state; or restore the old timezone in {}",
+                  model.name, model.toml_path.filename().string()));
+}
+
 // W041: --missing discovers first_partition through now; a first_partition in the future finds
 // nothing, which deserves a word rather than a silent empty plan.
 void WarnIfFirstPartitionInFuture(const project::Model& model, const PlanRequest& request,
                                   std::vector<PlanWarning>& warnings) {
   const std::optional<PartitionKey>& first = model.time_interval->first_partition;
   if (!request.selection.missing || !first) return;
-  const PartitionKey current = PartitionKey::Containing(first->grain(), request.now);
+  const PartitionKey current = PartitionKey::Containing(first->grain(), request.now, first->zone());
   if (!(current < *first)) return;
   warnings.push_back(
       {"W041", model.name, std::nullopt,
@@ -316,8 +364,9 @@ std::optional<std::string> FusedSelect(const project::Project& project, const Pl
                                        const warehouse::Emitter& emitter,
                                        UserFunctions& user_functions) {
   const project::Model& model = *planned.model;
+  // Fused statements are written grouped, which a zoned model never is (batch_writer.cc).
   if (!emitter.SupportsGrouped() || planned.batches.size() < 2 ||
-      !check::WindowSeparable(model, emitter.dialect())) {
+      !model.time_interval->zone.is_utc() || !check::WindowSeparable(model, emitter.dialect())) {
     return std::nullopt;
   }
   const std::vector<std::string>* defined = user_functions.Names();
@@ -380,17 +429,27 @@ Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& reque
     std::vector<PartitionKey> keys;
     if (partitioned) {
       std::vector<std::string> computed;
-      if (request.connection != nullptr || request.warehouse_absent) {
-        STRATA_ASSIGN_OR_RETURN(
-            computed, CheckedComputedKeys(*model, request, emitter, store, plan.warnings));
-      } else if (request.selection.missing || !request.check_skipped.empty()) {
-        STRATA_ASSIGN_OR_RETURN(computed, store.ComputedKeys(model->name));
-        if (!computed.empty() && !request.check_skipped.empty()) {
-          plan.warnings.push_back(
-              {"W040", model->name, std::nullopt,
-               fmt::format("could not check the state store's {} Computed partition(s) of {} "
-                           "against the warehouse ({}); the state store is trusted",
-                           computed.size(), model->name, request.check_skipped)});
+      // A model built in another zone is rebuilt from nothing under --full-refresh
+      // (PlannedModel::replace; its old state is neither checked nor used), else refused.
+      if (Status zone = CheckZoneUnchanged(*model, store); !zone.ok()) {
+        if (!request.full_refresh || zone.error().code != ErrorCode::kTimeZoneChanged) {
+          return std::move(zone).error();
+        }
+        planned.replace = true;
+      }
+      if (!planned.replace) {
+        if (request.connection != nullptr || request.warehouse_absent) {
+          STRATA_ASSIGN_OR_RETURN(
+              computed, CheckedComputedKeys(*model, request, emitter, store, plan.warnings));
+        } else if (request.selection.missing || !request.check_skipped.empty()) {
+          STRATA_ASSIGN_OR_RETURN(computed, store.ComputedKeys(model->name));
+          if (!computed.empty() && !request.check_skipped.empty()) {
+            plan.warnings.push_back(
+                {"W040", model->name, std::nullopt,
+                 fmt::format("could not check the state store's {} Computed partition(s) of {} "
+                             "against the warehouse ({}); the state store is trusted",
+                             computed.size(), model->name, request.check_skipped)});
+          }
         }
       }
       STRATA_ASSIGN_OR_RETURN(keys,
@@ -416,7 +475,7 @@ Result<Plan> BuildPlan(const project::Project& project, const PlanRequest& reque
       planned.bootstrap.clear();
       planned.incremental.reset();
       planned.batches.clear();
-      if (partitioned) planned.batches = UncompiledBatches(keys, model->time_interval->batch_size);
+      if (partitioned) planned.batches = UncompiledBatches(keys, *model->time_interval);
     } else if (partitioned) {
       planned.fused_select = FusedSelect(project, planned, emitter, user_functions);
     }
@@ -496,6 +555,19 @@ Result<Plan> PlanFromJson(const json& body, const project::Project& project) {
                      std::string("saved plan is unreadable: ") + error.what(),
                      "make a new plan with `strata plan`");
   }
+}
+
+Window PlannedBatch::ColumnWindow() const {
+  return wall_clock ? WallClockWindow(window, keys.front().zone()) : window;
+}
+
+std::vector<Window> PlannedBatch::KeyColumnWindows() const {
+  std::vector<Window> windows;
+  windows.reserve(keys.size());
+  for (const PartitionKey& key : keys) {
+    windows.push_back(wall_clock ? WallClockWindow(key.window(), key.zone()) : key.window());
+  }
+  return windows;
 }
 
 }  // namespace strata::materialize

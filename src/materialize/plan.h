@@ -20,8 +20,15 @@ namespace strata::materialize {
 
 struct PlannedBatch {
   std::vector<PartitionKey> keys;  // consecutive, ascending
-  Window window;                   // from the first key's start to the last key's end
+  Window window;                   // from the first key's start to the last key's end (instants)
+  // The model's time column holds the wall clock of the keys' zone (naive_time = "local"), so
+  // SQL compares it with wall-clock windows (project::TimeIntervalConfig::ColumnWindow).
+  bool wall_clock = false;
   warehouse::PartitionOverwrite statements;
+
+  // `window` and each key's window as SQL compares the time column with them.
+  Window ColumnWindow() const;
+  std::vector<Window> KeyColumnWindows() const;
 };
 
 struct PlannedModel {
@@ -31,8 +38,12 @@ struct PlannedModel {
   // incremental: the load the runner uses when the target exists (absent under --full-refresh)
   std::optional<warehouse::Emitter::IncrementalLoad> incremental;
   std::vector<std::string> bootstrap;  // time_interval: run only if the target is missing
-  std::vector<PlannedBatch> batches;   // time_interval
-  std::optional<Error> error;          // the model cannot run (e.g. a compile error)
+  // time_interval, built in another time zone, under --full-refresh: the run's setup drops the
+  // target and the state store forgets the model's partitions before its batches run (a rebuild
+  // from nothing in the new zone; the old partitions' state is never reused).
+  bool replace = false;
+  std::vector<PlannedBatch> batches;  // time_interval
+  std::optional<Error> error;         // the model cannot run (e.g. a compile error)
   // time_interval, when a transaction of several of its batches may read one SELECT over their
   // whole range instead of each batch's own (docs/batching.md, "Fused statements"; decided once,
   // by BuildPlan): the model's SELECT with @start_date and @end_date unsubstituted
@@ -73,7 +84,9 @@ struct PlanRequest {
   std::string warehouse = "default";
   int parallel = 4;
   UnixSeconds now = 0;
-  bool full_refresh = false;  // incremental models rebuild from scratch
+  // incremental models rebuild from scratch; a time_interval model built in another time zone
+  // drops its table and state first (PlannedModel::replace) rather than being refused
+  bool full_refresh = false;
   // Column types for the compiler's E021/E022/E025 checks (the same verdicts as `strata
   // compile`); null skips those checks. Used only while BuildPlan runs.
   check::Catalog* catalog = nullptr;

@@ -44,8 +44,9 @@ class PlanTest : public ::testing::Test {
     return std::move(*outcome.project);
   }
   Result<Plan> Build(const project::Project& project, SelectionOptions selection,
-                     sql::Dialect dialect = sql::Dialect::kDuckDb) {
+                     sql::Dialect dialect = sql::Dialect::kDuckDb, bool full_refresh = false) {
     PlanRequest request;
+    request.full_refresh = full_refresh;
     for (const project::Model& model : project.models) request.models.push_back(&model);
     request.selection = std::move(selection);
     request.now = ToUnixSeconds({2026, 4, 7, 12, 0, 0});
@@ -213,6 +214,8 @@ TEST_F(PlanTest, MissingReadsComputedKeysFromTheStore) {
   std::vector<state::PartitionRecord> records;
   for (const char* key : {"2026-04-01", "2026-04-02", "2026-04-04"}) {
     done.partition_key = key;
+    done.start = PartitionKey::Parse(key, Grain::kDay)->window().start;
+    done.end = PartitionKey::Parse(key, Grain::kDay)->window().end;
     records.push_back(done);
   }
   ASSERT_TRUE(store_->UpsertPartitions(records).ok());
@@ -227,6 +230,46 @@ TEST_F(PlanTest, MissingReadsComputedKeysFromTheStore) {
   EXPECT_EQ(keys,
             (std::vector<std::string>{"2026-04-03", "2026-04-05", "2026-04-06", "2026-04-07"}));
   EXPECT_EQ(plan->models[1].batches.size(), 3u);  // 03 | 05+06 | 07
+}
+
+TEST_F(PlanTest, AModelBuiltInAnotherZoneIsRefusedUntilAFullRefresh) {
+  state::PartitionRecord utc_day;
+  utc_day.model_name = "fct";
+  utc_day.partition_key = "2026-04-01";
+  utc_day.status = state::PartitionStatus::kComputed;
+  utc_day.start = PartitionKey::Parse("2026-04-01", Grain::kDay)->window().start;
+  utc_day.end = PartitionKey::Parse("2026-04-01", Grain::kDay)->window().end;
+  ASSERT_TRUE(store_->UpsertPartitions({utc_day}).ok());
+  SelectionOptions missing;
+  missing.missing = true;
+  ASSERT_TRUE(Build(Load(), missing).ok());  // built in UTC, still UTC
+
+  Write("models/fct.toml",
+        "depends_on = [\"stg\"]\n[strategy]\ntype = \"time_interval\"\ntime_column = \"day\"\n"
+        "granularity = \"day\"\ntimezone = \"America/New_York\"\n"
+        "first_partition = \"2026-04-01\"\n[target]\nschema = \"marts\"\ntable = \"fct\"\n");
+  const project::Project zoned = Load();
+  auto refused = Build(zoned, missing);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kTimeZoneChanged);
+  EXPECT_NE(refused.error().message.find("2026-04-01T00:00:00Z"), std::string::npos)
+      << refused.error().message;
+  EXPECT_NE(refused.error().hint.find("--full-refresh"), std::string::npos);
+
+  auto rebuilt = Build(zoned, missing, sql::Dialect::kDuckDb, /*full_refresh=*/true);
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.error().ToString();
+  const PlannedModel& fct = rebuilt->models[1];
+  EXPECT_TRUE(fct.replace);
+  EXPECT_FALSE(rebuilt->models[0].replace);
+  // The old Computed day is not taken as built: every day from first_partition runs, in New York.
+  ASSERT_FALSE(fct.batches.empty());
+  EXPECT_EQ(fct.batches.front().keys.front().ToString(), "2026-04-01");
+  EXPECT_EQ(FormatIso8601(fct.batches.front().window.start), "2026-04-01T04:00:00Z");
+  EXPECT_NE(fct.batches.front().statements.insert.find("'2026-04-01 04:00:00'"), std::string::npos)
+      << fct.batches.front().statements.insert;
+  auto parsed = PlanFromJson(PlanToJson(*rebuilt), zoned);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().ToString();
+  EXPECT_TRUE(parsed->models[1].replace);
 }
 
 }  // namespace

@@ -3,13 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_set>
 
 namespace strata::materialize {
 namespace {
 
 Result<PartitionKey> ParseFor(const project::Model& model, std::string_view flag,
                               const std::string& text) {
-  Result<PartitionKey> key = PartitionKey::Parse(text, model.time_interval->granularity);
+  Result<PartitionKey> key =
+      PartitionKey::Parse(text, model.time_interval->granularity, model.time_interval->zone);
   if (!key.ok()) {
     key.error().message = fmt::format("{} for model {}: {}", flag, model.name, key.error().message);
   }
@@ -20,13 +23,13 @@ Result<PartitionKey> ParseFor(const project::Model& model, std::string_view flag
 std::vector<PartitionKey> MissingKeys(const PartitionKey& first, UnixSeconds now,
                                       const std::vector<std::string>& computed_keys) {
   std::vector<PartitionKey> missing;
-  const PartitionKey last = PartitionKey::Containing(first.grain(), now);
-  // Canonical keys sort chronologically as bytes, so one merge pass over both sorted lists works.
-  auto computed = computed_keys.begin();
+  // "Now" in the model's zone: the local period holding this instant.
+  const PartitionKey last = PartitionKey::Containing(first.grain(), now, first.zone());
+  // A zone's hourly keys do not sort chronologically as bytes (Berlin's repeated hour "02+02:00"
+  // comes before "02+01:00"), so Computed keys are looked up rather than merged.
+  const std::unordered_set<std::string_view> computed(computed_keys.begin(), computed_keys.end());
   for (PartitionKey key = first; key <= last; key = key.Next()) {
-    const std::string text = key.ToString();
-    while (computed != computed_keys.end() && *computed < text) ++computed;
-    if (computed == computed_keys.end() || *computed != text) missing.push_back(key);
+    if (!computed.contains(key.ToString())) missing.push_back(key);
   }
   return missing;
 }
@@ -96,7 +99,7 @@ Result<std::vector<PartitionKey>> SelectPartitions(const project::Model& model,
     }
     keys = MissingKeys(*config.first_partition, now, computed_keys);
   } else {
-    keys.push_back(PartitionKey::Containing(config.granularity, now));
+    keys.push_back(PartitionKey::Containing(config.granularity, now, config.zone));
   }
 
   std::sort(keys.begin(), keys.end());

@@ -151,3 +151,54 @@ TEST(SelectionTest, FirstPartitionBoundsOnlyMissingDiscovery) {
 
 }  // namespace
 }  // namespace strata::materialize
+
+namespace strata::materialize {
+namespace {
+
+project::Model ZonedModel(const char* zone, Grain grain, std::optional<std::string> first,
+                          std::uint32_t lookback = 0) {
+  project::Model model = DailyModel(std::nullopt, lookback);
+  model.time_interval->granularity = grain;
+  model.time_interval->zone = *TimeZone::Find(zone);
+  if (first) {
+    model.time_interval->first_partition =
+        *PartitionKey::Parse(*first, grain, *TimeZone::Find(zone));
+  }
+  return model;
+}
+
+TEST(SelectionTest, LatestAndMissingUseNowInTheModelsZone) {
+  // 2026-04-08T02:30Z is still the 7th in New York.
+  const UnixSeconds night = ToUnixSeconds({2026, 4, 8, 2, 30, 0});
+  const project::Model ny = ZonedModel("America/New_York", Grain::kDay, "2026-04-05");
+  EXPECT_EQ(Keys(SelectPartitions(ny, {}, night, {})), std::vector<std::string>{"2026-04-07"});
+  SelectionOptions missing;
+  missing.missing = true;
+  EXPECT_EQ(Keys(SelectPartitions(ny, missing, night, {"2026-04-06"})),
+            (std::vector<std::string>{"2026-04-05", "2026-04-07"}));
+}
+
+TEST(SelectionTest, LookbackCountsLocalPeriodsAcrossAChange) {
+  SelectionOptions one;
+  one.partition = "2026-11-01T03-05:00";
+  one.lookback = 3;
+  EXPECT_EQ(Keys(SelectPartitions(ZonedModel("America/New_York", Grain::kHour, std::nullopt), one,
+                                  kNow, {})),
+            (std::vector<std::string>{"2026-11-01T01-04:00", "2026-11-01T01-05:00",
+                                      "2026-11-01T02-05:00", "2026-11-01T03-05:00"}));
+}
+
+TEST(SelectionTest, MissingFindsComputedZonedHoursThatDoNotSortAsText) {
+  // Berlin's repeated hour: "02+02:00" comes first, but sorts after "02+01:00" as text.
+  const project::Model berlin = ZonedModel("Europe/Berlin", Grain::kHour, "2026-10-25T01+02:00");
+  SelectionOptions missing;
+  missing.missing = true;
+  const UnixSeconds after = ToUnixSeconds({2026, 10, 25, 2, 30, 0});  // 03:30 CET
+  EXPECT_EQ(
+      Keys(SelectPartitions(berlin, missing, after,
+                            {"2026-10-25T01+02:00", "2026-10-25T02+01:00", "2026-10-25T02+02:00"})),
+      std::vector<std::string>{"2026-10-25T03+01:00"});
+}
+
+}  // namespace
+}  // namespace strata::materialize

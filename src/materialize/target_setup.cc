@@ -201,9 +201,9 @@ Result<PlannedModel> BindInsertColumns(warehouse::Connection& connection,
   STRATA_ASSIGN_OR_RETURN(columns, ColumnNames(connection, probe));
   const std::string& time_column = planned.model->time_interval->time_column;
   for (PlannedBatch& batch : bound.batches) {
-    STRATA_ASSIGN_OR_RETURN(
-        batch.statements.insert,
-        emitter.BindOverwrite(target, time_column, batch.window, batch.statements.insert, columns));
+    STRATA_ASSIGN_OR_RETURN(batch.statements.insert,
+                            emitter.BindOverwrite(target, time_column, batch.ColumnWindow(),
+                                                  batch.statements.insert, columns));
   }
   return bound;
 }
@@ -217,6 +217,20 @@ Result<warehouse::RowHash> ChooseRowHash(RunContext& run, warehouse::Connection&
                                   ToTableName(planned.model->target));
 }
 
+// PlannedModel::replace: drops the target and forgets the model's partition state, once per run
+// (a retried setup does not repeat it). The table goes first: a failure between the two leaves
+// state the next plan refuses again (kTimeZoneChanged), never partitions marked built that are
+// gone or built in the old zone and taken as new.
+Status ReplaceTarget(RunContext& run, warehouse::Connection& connection, ModelRun& model_run) {
+  if (!model_run.planned->replace || model_run.replaced) return OkStatus();
+  const project::Model& model = *model_run.planned->model;
+  STRATA_ASSIGN_OR_RETURN(std::string drop, run.emitter.DropTable(ToTableName(model.target)));
+  STRATA_TRY(connection.Execute(drop));
+  STRATA_TRY(run.store.DeletePartitions(model.name));
+  model_run.replaced = true;
+  return OkStatus();
+}
+
 }  // namespace
 
 Result<TaskOutcome> RunSetup(RunContext& run, std::size_t worker, const Task& task) {
@@ -228,6 +242,10 @@ Result<TaskOutcome> RunSetup(RunContext& run, std::size_t worker, const Task& ta
   std::optional<Error> error = WithRetries(
       run, worker,
       [&](warehouse::Connection& connection) -> std::optional<Error> {
+        if (Status replaced = ReplaceTarget(run, connection, model_run); !replaced.ok()) {
+          return std::move(replaced.error().Note("while dropping " + planned.model->name +
+                                                 " to rebuild it in its new time zone"));
+        }
         Result<bool> existed = EnsureTarget(connection, run.project, run.emitter, planned);
         if (!existed.ok()) return std::move(existed).error();
         if (*existed) {

@@ -184,6 +184,36 @@ std::optional<std::string> ReadModelSql(const ProjectConfig& config, const Model
   return std::move(sql).value();
 }
 
+// [strategy] timezone and naive_time (project.h).
+void ReadZone(TomlReader& reader, TimeIntervalConfig& config) {
+  if (std::optional<std::string> name = reader.String("timezone")) {
+    Result<TimeZone> zone = TimeZone::Find(*name, "[strategy] timezone");
+    if (zone.ok()) {
+      config.zone = *zone;
+    } else {
+      reader.Fail("timezone", ErrorCode::kInvalidTimeZone, zone.error().message, zone.error().hint);
+    }
+  }
+  const std::optional<std::string> naive = reader.String("naive_time");
+  if (!naive) return;
+  if (*naive == "local") {
+    config.naive_time = NaiveTime::kLocal;
+  } else if (*naive != "utc") {
+    reader.Fail("naive_time", ErrorCode::kConfig, fmt::format("unknown naive_time \"{}\"", *naive),
+                SuggestionHint(*naive, {"utc", "local"}));
+    return;
+  }
+  if (config.naive_time == NaiveTime::kLocal && config.granularity == Grain::kHour &&
+      !config.zone.is_utc()) {
+    reader.Fail("naive_time", ErrorCode::kConfig,
+                fmt::format("naive_time = \"local\" cannot have hourly keys in {}: a wall-clock "
+                            "timestamp cannot tell the repeated hour of a fall-back day apart",
+                            config.zone.name()),
+                "store instants (a TIMESTAMPTZ column, or a naive one holding UTC: naive_time = "
+                "\"utc\"), or partition by day");
+  }
+}
+
 // `default_grain` is set for microbatch (hour); time_interval requires granularity.
 void ReadTimeInterval(TomlReader& reader, Model& model, std::optional<Grain> default_grain) {
   TimeIntervalConfig config;
@@ -223,8 +253,9 @@ void ReadTimeInterval(TomlReader& reader, Model& model, std::optional<Grain> def
     reader.Fail("batch_size", ErrorCode::kConfig, "batch_size must be at least 1",
                 "use 1 (atomic per partition, recommended) or more to combine partitions");
   }
+  ReadZone(reader, config);
   if (std::optional<std::string> first = reader.String("first_partition")) {
-    Result<PartitionKey> key = PartitionKey::Parse(*first, config.granularity);
+    Result<PartitionKey> key = PartitionKey::Parse(*first, config.granularity, config.zone);
     if (key.ok()) {
       config.first_partition = *key;
     } else {
@@ -299,8 +330,8 @@ void ReadStrategy(TomlReader& top, Model& model) {
     reader.CheckKeys({"type"});
     model.strategy = type == "view" ? StrategyKind::kView : StrategyKind::kFullRefresh;
   } else if (type == "time_interval" || type == "microbatch") {
-    reader.CheckKeys(
-        {"type", "time_column", "granularity", "lookback", "batch_size", "first_partition"});
+    reader.CheckKeys({"type", "time_column", "granularity", "lookback", "batch_size",
+                      "first_partition", "timezone", "naive_time"});
     model.strategy = StrategyKind::kTimeInterval;
     ReadTimeInterval(reader, model,
                      type == "microbatch" ? std::optional<Grain>(Grain::kHour) : std::nullopt);

@@ -105,12 +105,27 @@ std::string_view StrategyName(StrategyKind kind);
 // --lookback): larger values are refused rather than planned (each is one more partition).
 inline constexpr std::uint32_t kMaxLookback = 100'000;
 
+// What a naive (zone-less) TIMESTAMP time column holds in a zoned model: UTC instants (the
+// default, as in a UTC model), or the wall clock of the model's zone ([strategy] naive_time =
+// "local"; not with hourly keys, whose repeated hour such a column cannot tell apart).
+enum class NaiveTime { kUtc, kLocal };
+
 struct TimeIntervalConfig {
   std::string time_column;
   Grain granularity = Grain::kDay;
   std::uint32_t lookback = 0;
   std::uint32_t batch_size = 1;
-  std::optional<PartitionKey> first_partition;
+  std::optional<PartitionKey> first_partition;  // in `zone`
+  TimeZone zone;                                // [strategy] timezone; UTC by default
+  NaiveTime naive_time = NaiveTime::kUtc;
+
+  // `instants` as the time column's values read them: the instants themselves, or with
+  // naive_time = "local" their wall-clock times in `zone` (written as UTC values, as a naive
+  // TIMESTAMP holds them). What @start_date/@end_date and every window predicate render.
+  Window ColumnWindow(const Window& instants) const {
+    if (naive_time == NaiveTime::kUtc || zone.is_utc()) return instants;
+    return {ToUnixSeconds(zone.ToLocal(instants.start)), ToUnixSeconds(zone.ToLocal(instants.end))};
+  }
 };
 
 // [strategy] type = "incremental": each run loads the rows the model's SQL selects through

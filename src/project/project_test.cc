@@ -166,6 +166,44 @@ TEST_F(ProjectTest, MicrobatchDefaultsToHour) {
   EXPECT_EQ(outcome.project->models[0].time_interval->granularity, Grain::kHour);
 }
 
+TEST_F(ProjectTest, ATimeIntervalModelMayNameItsZone) {
+  Model("m",
+        "[strategy]\ntype = \"time_interval\"\ntime_column = \"ts\"\ngranularity = \"day\"\n"
+        "timezone = \"America/New_York\"\nnaive_time = \"local\"\n"
+        "first_partition = \"2026-03-08\"\n");
+  LoadOutcome outcome = LoadProject(root_);
+  ASSERT_TRUE(outcome.project.has_value());
+  const TimeIntervalConfig& config = *outcome.project->models[0].time_interval;
+  EXPECT_EQ(config.zone.name(), "America/New_York");
+  EXPECT_EQ(config.naive_time, NaiveTime::kLocal);
+  // The first partition is New York's day, 05:00Z on the spring-forward day.
+  EXPECT_EQ(FormatIso8601(config.first_partition->start()), "2026-03-08T05:00:00Z");
+  // Wall-clock bounds for the column: local midnights.
+  const Window column = config.ColumnWindow(config.first_partition->window());
+  EXPECT_EQ(FormatIso8601(column.start), "2026-03-08T00:00:00Z");
+  EXPECT_EQ(FormatIso8601(column.end), "2026-03-09T00:00:00Z");
+}
+
+TEST_F(ProjectTest, AnUnknownZoneIsRefusedWithItsLineAndAHint) {
+  Model("m",
+        "[strategy]\ntype = \"time_interval\"\ntime_column = \"ts\"\ngranularity = \"day\"\n"
+        "timezone = \"Europe/Berln\"\n");
+  const Error error = OnlyError();
+  EXPECT_EQ(error.code, ErrorCode::kInvalidTimeZone);
+  ASSERT_TRUE(error.span.has_value());
+  EXPECT_EQ(error.span->line, 5);
+  EXPECT_NE(error.hint.find("Europe/Berlin"), std::string::npos);
+}
+
+TEST_F(ProjectTest, LocalNaiveTimeCannotHaveZonedHours) {
+  Model("m",
+        "[strategy]\ntype = \"time_interval\"\ntime_column = \"ts\"\ngranularity = \"hour\"\n"
+        "timezone = \"Europe/Berlin\"\nnaive_time = \"local\"\n");
+  const Error error = OnlyError();
+  EXPECT_EQ(error.code, ErrorCode::kConfig);
+  EXPECT_NE(error.message.find("repeated hour"), std::string::npos);
+}
+
 // A semantic-only project has no models/ folder: that is an empty project, not an error (every
 // `strata query` used to fail with "cannot read models folder").
 TEST_F(ProjectTest, AMissingModelsFolderIsAnEmptyProject) {

@@ -185,6 +185,20 @@ Status StateStore::UpsertPartitions(const std::vector<PartitionRecord>& records)
   return transaction.Commit();
 }
 
+Result<int> StateStore::DeletePartitions(std::string_view model) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  STRATA_ASSIGN_OR_RETURN(
+      Statement count, database_->Prepare("SELECT count(*) FROM partitions WHERE model_name = ?1"));
+  count.BindText(1, model);
+  STRATA_ASSIGN_OR_RETURN(bool row, count.Step());
+  const int deleted = row ? static_cast<int>(count.ColumnInt64(0)) : 0;
+  STRATA_ASSIGN_OR_RETURN(Statement remove,
+                          database_->Prepare("DELETE FROM partitions WHERE model_name = ?1"));
+  remove.BindText(1, model);
+  STRATA_TRY(remove.Run());
+  return deleted;
+}
+
 Status StateStore::RecordPartitionResults(const std::vector<PartitionRecord>& partitions,
                                           const std::vector<RunPartitionRecord>& history) {
   if (partitions.empty() && history.empty()) return OkStatus();

@@ -129,6 +129,9 @@ class StateStore {
   // Inserts or replaces (by model_name, partition_key) every record, in one transaction: either
   // all are written or none is. An empty vector does nothing.
   Status UpsertPartitions(const std::vector<PartitionRecord>& records);
+  // Forgets every partition record of `model` (not its run history): a model rebuilt from
+  // nothing (a time_interval model under --full-refresh). Returns how many records went.
+  Result<int> DeletePartitions(std::string_view model);
   // The partitions of `model` (all models when nullopt) with `status` (any when nullopt), ordered
   // by model_name, then partition_key (byte order).
   Result<std::vector<PartitionRecord>> ListPartitions(std::optional<std::string_view> model,

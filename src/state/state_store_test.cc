@@ -127,6 +127,23 @@ TEST_F(StateStoreTest, UpsertUpdatesInPlace) {
   EXPECT_FALSE(missing->has_value());
 }
 
+TEST_F(StateStoreTest, DeletePartitionsForgetsOneModelOnly) {
+  auto store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(
+      store
+          ->UpsertPartitions({Partition("orders", "2026-04-07", PartitionStatus::kComputed),
+                              Partition("orders", "2026-04-08", PartitionStatus::kFailed),
+                              Partition("customers", "2026-04-07", PartitionStatus::kComputed)})
+          .ok());
+  auto deleted = store->DeletePartitions("orders");
+  ASSERT_TRUE(deleted.ok()) << deleted.error().ToString();
+  EXPECT_EQ(*deleted, 2);
+  EXPECT_TRUE(store->ListPartitions("orders", std::nullopt)->empty());
+  EXPECT_EQ(store->ListPartitions("customers", std::nullopt)->size(), 1u);
+  EXPECT_EQ(*store->DeletePartitions("orders"), 0);
+}
+
 TEST_F(StateStoreTest, ListFiltersByModelAndStatusInKeyOrder) {
   auto store = OpenStore();
   ASSERT_NE(store, nullptr);

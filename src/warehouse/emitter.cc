@@ -427,6 +427,23 @@ Result<std::string> Emitter::WindowStatsByKey(const TableName& target, std::stri
       WindowPredicate(time_column, whole, type));
 }
 
+Result<std::string> Emitter::DropTable(const TableName& target) const {
+  STRATA_TRY(CheckTarget(target));
+  return "DROP TABLE IF EXISTS " + QualifiedName(target);
+}
+
+Result<std::string> Emitter::WindowRowCounts(const TableName& target, std::string_view time_column,
+                                             const std::vector<Window>& windows) const {
+  STRATA_TRY(RequireSupported("partition row count"));
+  if (windows.empty()) return MakeError(ErrorCode::kInternal, "row counts of no partition");
+  const Window whole{windows.front().start, windows.back().end};
+  return fmt::format(
+      "SELECT key_index, row_count\nFROM (\n  SELECT {} AS key_index, {}(*) AS row_count\n"
+      "  FROM {}\n  WHERE {}\n  GROUP BY 1\n) AS strata_counts\nWHERE key_index IS NOT NULL",
+      KeyIndexCase(time_column, windows, TimeColumnType::kTimestamp), BuiltIn("count"),
+      QualifiedName(target), WindowPredicate(time_column, whole));
+}
+
 Result<std::string> Emitter::PartitionRowCounts(const TableName& target,
                                                 std::string_view time_column, Grain grain,
                                                 const Window& range) const {

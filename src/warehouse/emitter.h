@@ -322,6 +322,13 @@ class Emitter {
   // `range`; partition_key is spelled as PartitionKey::ToString() spells it ("2026-04-07",
   // "2026-04-07T13", "2026-04", "2026"), computed in UTC. The state check reads it (one scan of
   // the time column). kWarehouseUnsupported for the cloud dialects, as WindowStats.
+  // "DROP TABLE IF EXISTS <target>": a time_interval model rebuilt from nothing (--full-refresh).
+  Result<std::string> DropTable(const TableName& target) const;
+  // (key_index INTEGER, row_count BIGINT): PartitionRowCounts by windows rather than by UTC
+  // grain, for a zoned model's partitions (local days are not UTC days): one row per window of
+  // `windows` with rows, key_index its position (KeyIndexCase). REQUIRES: `windows` not empty.
+  Result<std::string> WindowRowCounts(const TableName& target, std::string_view time_column,
+                                      const std::vector<Window>& windows) const;
   Result<std::string> PartitionRowCounts(const TableName& target, std::string_view time_column,
                                          Grain grain, const Window& range) const;
   // One row: (row_count BIGINT, checksum). The checksum is an order-independent hash of the

@@ -66,11 +66,20 @@ def test_models_lists_targets_dependencies_and_strategies(project, strata_bin):
                                "asset_key": ["warehouse", "marts", "fct_daily"]}
     assert daily["time_interval"] == {"granularity": "day", "time_column": "order_date",
                                       "first_partition": "2026-04-01", "lookback": 2,
-                                      "batch_size": 3, "key_format": "%Y-%m-%d"}
+                                      "batch_size": 3, "key_format": "%Y-%m-%d",
+                                      "timezone": "UTC", "naive_time": "utc"}
     assert hourly["asset_key"] == ["marts", "fct_hourly"]
     assert hourly["target"]["catalog"] is None
     assert hourly["time_interval"]["first_partition"] is None
     assert hourly["time_interval"]["key_format"] == "%Y-%m-%dT%H"
+    # A zoned model's hourly keys carry their offset (docs/timezones.md).
+    project.add_model("fct_ny_hourly", "SELECT order_at FROM raw.stg_orders\n"
+                      "WHERE order_at >= @start_date AND order_at < @end_date\n",
+                      '[strategy]\ntype = "time_interval"\ntime_column = "order_at"\n'
+                      'granularity = "hour"\ntimezone = "America/New_York"\n')
+    zoned = {m["name"]: m for m in models_json(project)["models"]}["fct_ny_hourly"]
+    assert zoned["time_interval"]["timezone"] == "America/New_York"
+    assert zoned["time_interval"]["key_format"] == "%Y-%m-%dT%H%:z"
     assert daily["sql_path"] == str((project.root / "models" / "fct_daily.sql").resolve())
     check, _ = validator(strata_bin, "models-output")
     check.validate(out)

@@ -45,6 +45,7 @@ struct ModelRun {
   std::optional<PlannedModel> bound;  // the batches with bound insert columns (PostgreSQL)
   PartitionSummary summary;
   bool setup_failed = false;
+  bool replaced = false;  // PlannedModel::replace done: the table dropped, its state forgotten
   std::set<std::string> skip_causes;  // "model m" / "partition k of model m", for the error
   std::vector<TaskId> batch_tasks;    // the kBatch task of each batch, by batch index
   PartitionCost cost;                 // from Computed state, then from this run's commits
