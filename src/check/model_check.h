@@ -22,7 +22,8 @@
 //   E020 time_column is not an output column (skipped when a `*` covers a table of unknown
 //   columns); E021 its type is known and not DATE/TIMESTAMP; E022 it is known to be nullable
 //   (a column the SELECT's own WHERE rejects NULL for is not); E025 granularity = "hour" and it is
-//   a DATE. Unknown types and nullability skip E021, E022 and E025.
+//   a DATE; E031 a zoned model's DATE column without naive_time = "local", or TIMESTAMPTZ column
+//   with it. Unknown types and nullability skip E021, E022, E025 and E031.
 // The project loader already refuses a time_column that is not an identifier and a
 // first_partition that does not parse for the grain (kConfig / kInvalidPartitionKey errors with
 // compile_code E023 / E026 and the TOML line, so every command reports them under these codes);

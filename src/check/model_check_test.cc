@@ -242,6 +242,28 @@ TEST(ColumnChecksTest, E025HourlyModelWithADateColumn) {
   EXPECT_EQ(Codes(daily.Check()), std::vector<std::string>{"E025"});
 }
 
+TEST(ColumnChecksTest, E031AZonedModelsColumnTypeMustMatchItsNaiveTime) {
+  const auto zoned = [](const std::string& select, project::NaiveTime naive) {
+    Fixture fixture(select + kWindow);
+    fixture.model().time_interval->zone = *TimeZone::Find("Europe/Berlin");
+    fixture.model().time_interval->naive_time = naive;
+    return Codes(fixture.Check());
+  };
+  using project::NaiveTime;
+  const std::vector<std::string> e031{"E031"};
+  EXPECT_EQ(zoned("SELECT order_day AS d FROM orders", NaiveTime::kUtc), e031);
+  EXPECT_TRUE(zoned("SELECT order_day AS d FROM orders", NaiveTime::kLocal).empty());
+  EXPECT_EQ(zoned("SELECT CAST(order_at AS TIMESTAMPTZ) AS d FROM orders", NaiveTime::kLocal),
+            e031);
+  EXPECT_TRUE(
+      zoned("SELECT CAST(order_at AS TIMESTAMPTZ) AS d FROM orders", NaiveTime::kUtc).empty());
+  EXPECT_TRUE(zoned("SELECT order_at AS d FROM orders", NaiveTime::kUtc).empty());
+  EXPECT_TRUE(zoned("SELECT order_at AS d FROM orders", NaiveTime::kLocal).empty());
+  // A UTC model's DATE column is a UTC date, as before zones.
+  Fixture utc(std::string("SELECT order_day AS d FROM orders") + kWindow);
+  EXPECT_TRUE(utc.Check().empty());
+}
+
 TEST(ColumnChecksTest, UpstreamModelTablesComeFromTheCatalogByTarget) {
   Fixture fixture(
       std::string("SELECT day AS d FROM upstream WHERE day >= @start_date AND day < @end_date"));

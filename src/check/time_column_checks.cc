@@ -74,6 +74,32 @@ std::string ColumnList(const analysis::OutputColumns& output) {
   return names.empty() ? "no named columns" : "columns: " + names;
 }
 
+// E031: in a zoned model, the bounds render as instants (naive_time = "utc") or as wall-clock
+// times ("local"); a DATE holds local dates and a TIMESTAMPTZ instants, so each must have its own
+// rendering or its windows shift by the zone's offset (docs/timezones.md).
+void CheckZonedColumnType(const project::Model& model, const ModelFiles& files,
+                          const analysis::OutputColumn& column, std::vector<Diagnostic>& out) {
+  const project::TimeIntervalConfig& config = *model.time_interval;
+  if (config.zone.is_utc()) return;
+  const bool local = config.naive_time == project::NaiveTime::kLocal;
+  if (column.type == ValueType::kDate && !local) {
+    out.push_back(AtSql(
+        model, files, column.span, "E031",
+        fmt::format("time_column \"{}\" is a DATE in a model zoned {}: a DATE holds local dates, "
+                    "but the window's bounds render as UTC instants",
+                    config.time_column, config.zone.name()),
+        "add naive_time = \"local\" to [strategy], so the bounds are local dates"));
+  } else if (column.type == ValueType::kTimestampTz && local) {
+    out.push_back(AtSql(
+        model, files, column.span, "E031",
+        fmt::format("time_column \"{}\" is a TIMESTAMPTZ (instants), but naive_time = \"local\" "
+                    "renders the window's bounds as {} wall-clock times",
+                    config.time_column, config.zone.name()),
+        "remove naive_time (a TIMESTAMPTZ column takes instants), or output the local time: "
+        "CAST(<column> AT TIME ZONE '<zone>' AS TIMESTAMP)"));
+  }
+}
+
 }  // namespace
 
 void CheckTimeIntervalConfig(const project::Model& model, const ModelFiles& files,
@@ -144,6 +170,7 @@ void CheckTimeColumn(const project::Project& project, const project::Model& mode
                         "keep the hour: a TIMESTAMP such as DATE_TRUNC('hour', <timestamp>), or "
                         "use granularity = \"day\""));
   }
+  CheckZonedColumnType(model, files, *column, out);
 }
 
 }  // namespace strata::check::internal
