@@ -80,10 +80,14 @@ class _Context:
     model: ModelInfo
     grain: str | None
 
-    @property
-    def key_format(self) -> str | None:
-        """The model's partition key format, as `strata models` reports it."""
-        return self.model.time_interval.key_format if self.model.time_interval else None
+    def to_dagster_key(self, strata_key: str) -> str:
+        """In the model's key format and zone, as `strata models` reports them."""
+        ti = self.model.time_interval
+        return to_dagster_key(strata_key, ti.granularity, ti.key_format, timezone=ti.timezone)
+
+    def to_strata_key(self, dagster_key: str) -> str:
+        ti = self.model.time_interval
+        return to_strata_key(dagster_key, ti.granularity, ti.key_format, timezone=ti.timezone)
 
 
 def _metadata(m: Materialization, invocation: RunInvocation, ctx: _Context | None) -> dict:
@@ -109,7 +113,7 @@ def _metadata(m: Materialization, invocation: RunInvocation, ctx: _Context | Non
         metadata["window_end"] = m.partition.end.isoformat()
         metadata["batched_with"] = dg.MetadataValue.json(list(m.partition.batched_with))
         metadata["batched_with_dagster"] = dg.MetadataValue.json(
-            [to_dagster_key(k, ctx.grain, ctx.key_format) for k in m.partition.batched_with])
+            [ctx.to_dagster_key(k) for k in m.partition.batched_with])
     return {k: v for k, v in metadata.items() if v is not None}
 
 
@@ -125,7 +129,7 @@ def _failure(ctx: _Context, invocation: RunInvocation, failed: list[Materializat
         code = error.code if error else m.status
         message = error.message if error else (m.error or m.status)
         if strata_key is not None and ctx.grain is not None:
-            failed_keys.append(to_dagster_key(strata_key, ctx.grain, ctx.key_format))
+            failed_keys.append(ctx.to_dagster_key(strata_key))
         lines.append(f"{strata_key or ctx.model.name}: [{code}] {message}")
     if not failed:  # nothing materialized at all (e.g. the table could not be created)
         lines = [f"{e.partition or ctx.model.name}: [{e.code}] {e.message}" for e in errors]
@@ -153,8 +157,8 @@ def _execute(context: dg.AssetExecutionContext, ctx: _Context):
             invocation = cli.run(ctx.model.name)
         else:
             key_range = context.partition_key_range
-            first = to_strata_key(key_range.start, ctx.grain, ctx.key_format)
-            last = to_strata_key(key_range.end, ctx.grain, ctx.key_format)
+            first = ctx.to_strata_key(key_range.start)
+            last = ctx.to_strata_key(key_range.end)
             context.log.info(f"strata run --model {ctx.model.name} "
                              + (f"--partition {first}" if first == last
                                 else f"--from {first} --to {last}"))
@@ -178,7 +182,7 @@ def _execute(context: dg.AssetExecutionContext, ctx: _Context):
     single = len(requested) == 1
 
     def dagster_key(m: Materialization) -> str:
-        return to_dagster_key(m.partition.key, ctx.grain, ctx.key_format)
+        return ctx.to_dagster_key(m.partition.key)
 
     # Partitions outside the requested range are the model's lookback: strata rebuilt them too,
     # so they are recorded as materialized (metadata "lookback": true).
@@ -259,7 +263,8 @@ def _model_asset(project: StrataProject, model: ModelInfo, key: dg.AssetKey,
             raise ValueError(f"time_interval model {model.name} has no first_partition: set it in "
                              f"its TOML or pass default_first_partition={{'{model.name}': KEY}}")
         partitions_def = partitions_def_for(grain, first, end_offset=end_offset,
-                                            key_format=model.time_interval.key_format)
+                                            key_format=model.time_interval.key_format,
+                                            timezone=model.time_interval.timezone)
         backfill_policy = dg.BackfillPolicy.single_run()
     metadata = {"strata/model": model.name, "strata/strategy": model.strategy,
                 "strata/sql_path": model.sql_path, "strata/project_dir": project.project_dir}
@@ -268,6 +273,7 @@ def _model_asset(project: StrataProject, model: ModelInfo, key: dg.AssetKey,
         metadata["strata/granularity"] = grain
         metadata["strata/batch_size"] = model.time_interval.batch_size
         metadata["strata/lookback"] = model.time_interval.lookback
+        metadata["strata/timezone"] = model.time_interval.timezone
     try:
         description = Path(model.sql_path).read_text()
     except OSError:

@@ -29,9 +29,16 @@ class ModelLedger:
     asset_key: dg.AssetKey
     grain: str | None
     key_format: str | None  # the model's, from `strata models`
+    timezone: str  # the model's zone, from `strata models` ("UTC" when not partitioned)
     by_status: dict[str, list[str]] = field(default_factory=dict)  # strata status -> strata keys
     missing: list[str] = field(default_factory=list)  # strata keys, oldest first
     not_computed: list = field(default_factory=list)  # PartitionRecord: Failed, Interrupted, ...
+
+    def to_dagster_key(self, strata_key: str) -> str:
+        return to_dagster_key(strata_key, self.grain, self.key_format, timezone=self.timezone)
+
+    def to_strata_key(self, dagster_key: str) -> str:
+        return to_strata_key(dagster_key, self.grain, self.key_format, timezone=self.timezone)
 
 
 def read_ledger(project: StrataProject, *, key_prefix=(), end_offset: int = 1,
@@ -45,7 +52,8 @@ def read_ledger(project: StrataProject, *, key_prefix=(), end_offset: int = 1,
         ledgers[model.name] = ModelLedger(model.name,
                                           dg.AssetKey(list(key_prefix) + list(model.asset_key)),
                                           ti.granularity if ti else None,
-                                          ti.key_format if ti else None)
+                                          ti.key_format if ti else None,
+                                          ti.timezone if ti else "UTC")
     for record in records:
         ledger = ledgers.get(record.model)
         if ledger is not None:
@@ -59,10 +67,9 @@ def read_ledger(project: StrataProject, *, key_prefix=(), end_offset: int = 1,
         ledger = ledgers[model.name]
         computed = set(ledger.by_status.get("Computed", []))
         definition = partitions_def_for(ti.granularity, ti.first_partition, end_offset=end_offset,
-                                        key_format=ti.key_format)
+                                        key_format=ti.key_format, timezone=ti.timezone, now=now)
         expected = definition.get_partition_keys(current_time=now)
-        ledger.missing = [k for k in (to_strata_key(d, ti.granularity, ti.key_format)
-                                      for d in expected)
+        ledger.missing = [k for k in (ledger.to_strata_key(d) for d in expected)
                           if k not in computed]
     return ledgers
 
@@ -74,10 +81,11 @@ def ledger_observations(project: StrataProject, *, key_prefix=(), end_offset: in
                               now=now).values():
         if ledger.grain is None:
             continue
-        for record in sorted(ledger.not_computed, key=lambda r: r.partition_key):
+        # By window: a zone's hourly keys do not sort as text (Berlin's 02+02:00, then 02+01:00).
+        for record in sorted(ledger.not_computed, key=lambda r: (r.start, r.partition_key)):
             strata_key = record.partition_key
             observations.append(dg.AssetObservation(
-                asset_key=ledger.asset_key, partition=to_dagster_key(strata_key, ledger.grain, ledger.key_format),
+                asset_key=ledger.asset_key, partition=ledger.to_dagster_key(strata_key),
                 metadata={"strata_status": record.status, "strata_partition": strata_key,
                           "run_id": record.run_id, "error": record.error or "",
                           "computed_at": record.computed_at}))
@@ -86,8 +94,7 @@ def ledger_observations(project: StrataProject, *, key_prefix=(), end_offset: in
             metadata={
                 "strata_missing_count": len(ledger.missing),
                 "strata_missing": dg.MetadataValue.json(
-                    [to_dagster_key(k, ledger.grain, ledger.key_format)
-                     for k in ledger.missing[:_MISSING_LISTED]]),
+                    [ledger.to_dagster_key(k) for k in ledger.missing[:_MISSING_LISTED]]),
                 **{f"strata_{s.lower()}_count": len(ledger.by_status.get(s, []))
                    for s in ("Computed",) + NOT_COMPUTED},
             }))

@@ -103,3 +103,59 @@ def small_project(tmp_path) -> Path:
         GROUP BY 1
         """))
     return root
+
+
+NEW_YORK = "America/New_York"
+
+
+@pytest.fixture
+def zoned_project(tmp_path) -> Path:
+    """raw.events every 10 minutes (naive TIMESTAMPs holding UTC instants) over New York's two
+    2026 clock changes, and two models in America/New_York, both a row per UTC hour of their
+    window: fct_ny_daily (23, 24 or 25 rows a day) and fct_ny_hourly (one row)."""
+    root = tmp_path / "zoned"
+    (root / "models").mkdir(parents=True)
+    (root / "strata.toml").write_text(textwrap.dedent("""\
+        [project]
+        name = "zoned"
+
+        [warehouse]
+        type = "duckdb"
+        path = "warehouse.duckdb"
+        """))
+    con = duckdb.connect(str(root / "warehouse.duckdb"))
+    con.execute("CREATE SCHEMA raw")
+    con.execute("CREATE TABLE raw.events AS SELECT row_number() OVER () AS id, event_at FROM ("
+                "SELECT unnest(generate_series(TIMESTAMP '2026-03-06', TIMESTAMP '2026-03-11', "
+                "INTERVAL 10 MINUTE)) AS event_at UNION ALL "
+                "SELECT unnest(generate_series(TIMESTAMP '2026-10-30', TIMESTAMP '2026-11-04', "
+                "INTERVAL 10 MINUTE))) WHERE event_at NOT IN "
+                "(TIMESTAMP '2026-03-11', TIMESTAMP '2026-11-04')")
+    con.close()
+    for name, grain, first in (("fct_ny_daily", "day", "2026-03-01"),
+                               ("fct_ny_hourly", "hour", "2026-03-01T00-05:00")):
+        (root / "models" / f"{name}.toml").write_text(textwrap.dedent(f"""\
+            name = "{name}"
+
+            [[sources]]
+            schema = "raw"
+            table = "events"
+
+            [strategy]
+            type = "time_interval"
+            time_column = "event_hour"
+            granularity = "{grain}"
+            timezone = "{NEW_YORK}"
+            first_partition = "{first}"
+
+            [target]
+            schema = "marts"
+            table = "{name}"
+            """))
+        (root / "models" / f"{name}.sql").write_text(textwrap.dedent("""\
+            SELECT date_trunc('hour', event_at) AS event_hour, count(*) AS events
+            FROM events
+            WHERE event_at >= @start_date AND event_at < @end_date
+            GROUP BY 1
+            """))
+    return root

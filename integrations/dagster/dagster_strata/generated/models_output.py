@@ -33,10 +33,19 @@ class TimeIntervalInfo(BaseModel):
     )
     granularity: Literal["hour", "day", "month", "year"]
     key_format: str = Field(
-        ..., description="strftime format of the grain's keys, e.g. %Y-%m-%d."
+        ...,
+        description="strftime format of the grain's keys, e.g. %Y-%m-%d; a zoned model's hourly keys end with their UTC offset, %Y-%m-%dT%H%:z (2026-11-01T01-04:00).",
     )
     lookback: int = Field(..., ge=0)
+    naive_time: Literal["utc", "local"] = Field(
+        ...,
+        description="What a naive TIMESTAMP time column holds: UTC instants, or the zone's wall clock.",
+    )
     time_column: str
+    timezone: str = Field(
+        ...,
+        description="The zone whose local periods the keys name: UTC or an IANA name.",
+    )
 
 
 class WarehouseInfo(BaseModel):
