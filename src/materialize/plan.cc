@@ -293,10 +293,8 @@ Result<std::vector<std::string>> CheckedComputedKeys(const project::Model& model
 // refused (kTimeZoneChanged) until --full-refresh rebuilds the model. One Computed record (the
 // first) is read, enough since a model's partitions are all built in one zone.
 Status CheckZoneUnchanged(const project::Model& model, state::StateStore& store) {
-  STRATA_ASSIGN_OR_RETURN(std::vector<std::string> computed, store.ComputedKeys(model.name));
-  if (computed.empty()) return OkStatus();
   STRATA_ASSIGN_OR_RETURN(std::optional<state::PartitionRecord> record,
-                          store.GetPartition(model.name, computed.front()));
+                          store.FirstComputedPartition(model.name));
   if (!record) return OkStatus();
   const project::TimeIntervalConfig& config = *model.time_interval;
   const Result<PartitionKey> key =

@@ -25,11 +25,22 @@ std::vector<PartitionKey> MissingKeys(const PartitionKey& first, UnixSeconds now
   std::vector<PartitionKey> missing;
   // "Now" in the model's zone: the local period holding this instant.
   const PartitionKey last = PartitionKey::Containing(first.grain(), now, first.zone());
-  // A zone's hourly keys do not sort chronologically as bytes (Berlin's repeated hour "02+02:00"
-  // comes before "02+01:00"), so Computed keys are looked up rather than merged.
-  const std::unordered_set<std::string_view> computed(computed_keys.begin(), computed_keys.end());
+  if (first.grain() == Grain::kHour && !first.zone().is_utc()) {
+    // A zone's hourly keys do not sort chronologically as bytes (Berlin's repeated hour
+    // "02+02:00" comes before "02+01:00"), so Computed keys are looked up rather than merged.
+    const std::unordered_set<std::string_view> computed(computed_keys.begin(),
+                                                        computed_keys.end());
+    for (PartitionKey key = first; key <= last; key = key.Next()) {
+      if (!computed.contains(key.ToString())) missing.push_back(key);
+    }
+    return missing;
+  }
+  // Every other key sorts chronologically as bytes, so one merge pass over both sorted lists.
+  auto computed = computed_keys.begin();
   for (PartitionKey key = first; key <= last; key = key.Next()) {
-    if (!computed.contains(key.ToString())) missing.push_back(key);
+    const std::string text = key.ToString();
+    while (computed != computed_keys.end() && *computed < text) ++computed;
+    if (computed == computed_keys.end() || *computed != text) missing.push_back(key);
   }
   return missing;
 }

@@ -54,6 +54,13 @@ const std::string& SelectOnePartitionSql() {
   return kSql;
 }
 
+const std::string& SelectFirstComputedSql() {
+  static const std::string kSql = std::string("SELECT ") + kPartitionColumns +
+                                  " FROM partitions WHERE model_name = ?1 AND status = 'Computed'"
+                                  " ORDER BY partition_key LIMIT 1";
+  return kSql;
+}
+
 constexpr const char* kComputedKeys =
     "SELECT partition_key FROM partitions WHERE model_name = ?1 AND status = 'Computed'"
     " ORDER BY partition_key";
@@ -252,6 +259,15 @@ Result<std::optional<PartitionRecord>> StateStore::GetPartition(std::string_view
   STRATA_ASSIGN_OR_RETURN(Statement statement, database_->Prepare(SelectOnePartitionSql().c_str()));
   statement.BindText(1, model);
   statement.BindText(2, partition_key);
+  STRATA_ASSIGN_OR_RETURN(std::vector<PartitionRecord> records, ReadPartitions(statement, path_));
+  if (records.empty()) return std::optional<PartitionRecord>();
+  return std::optional<PartitionRecord>(std::move(records.front()));
+}
+
+Result<std::optional<PartitionRecord>> StateStore::FirstComputedPartition(std::string_view model) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  STRATA_ASSIGN_OR_RETURN(Statement statement, database_->Prepare(SelectFirstComputedSql().c_str()));
+  statement.BindText(1, model);
   STRATA_ASSIGN_OR_RETURN(std::vector<PartitionRecord> records, ReadPartitions(statement, path_));
   if (records.empty()) return std::optional<PartitionRecord>();
   return std::optional<PartitionRecord>(std::move(records.front()));

@@ -139,6 +139,9 @@ class StateStore {
   // The record of one partition; nullopt when the store has none.
   Result<std::optional<PartitionRecord>> GetPartition(std::string_view model,
                                                       std::string_view partition_key);
+  // `model`'s Computed partition with the smallest key (byte order); nullopt when it has none.
+  // One index seek, whatever the number of partitions.
+  Result<std::optional<PartitionRecord>> FirstComputedPartition(std::string_view model);
   // The keys of `model`'s Computed partitions, sorted (byte order). Reads an index only: tens of
   // thousands of keys take milliseconds.
   Result<std::vector<std::string>> ComputedKeys(std::string_view model);

@@ -136,12 +136,17 @@ TEST_F(StateStoreTest, DeletePartitionsForgetsOneModelOnly) {
                               Partition("orders", "2026-04-08", PartitionStatus::kFailed),
                               Partition("customers", "2026-04-07", PartitionStatus::kComputed)})
           .ok());
+  auto first = store->FirstComputedPartition("orders");
+  ASSERT_TRUE(first.ok() && first->has_value());
+  EXPECT_EQ((*first)->partition_key, "2026-04-07");
+  EXPECT_EQ((*first)->end, kApril7 + kDay);
   auto deleted = store->DeletePartitions("orders");
   ASSERT_TRUE(deleted.ok()) << deleted.error().ToString();
   EXPECT_EQ(*deleted, 2);
   EXPECT_TRUE(store->ListPartitions("orders", std::nullopt)->empty());
   EXPECT_EQ(store->ListPartitions("customers", std::nullopt)->size(), 1u);
   EXPECT_EQ(*store->DeletePartitions("orders"), 0);
+  EXPECT_FALSE(store->FirstComputedPartition("orders")->has_value());
 }
 
 TEST_F(StateStoreTest, ListFiltersByModelAndStatusInKeyOrder) {
