@@ -28,8 +28,7 @@ std::vector<PartitionKey> MissingKeys(const PartitionKey& first, UnixSeconds now
   if (first.grain() == Grain::kHour && !first.zone().is_utc()) {
     // A zone's hourly keys do not sort chronologically as bytes (Berlin's repeated hour
     // "02+02:00" comes before "02+01:00"), so Computed keys are looked up rather than merged.
-    const std::unordered_set<std::string_view> computed(computed_keys.begin(),
-                                                        computed_keys.end());
+    const std::unordered_set<std::string_view> computed(computed_keys.begin(), computed_keys.end());
     for (PartitionKey key = first; key <= last; key = key.Next()) {
       if (!computed.contains(key.ToString())) missing.push_back(key);
     }

@@ -266,7 +266,8 @@ Result<std::optional<PartitionRecord>> StateStore::GetPartition(std::string_view
 
 Result<std::optional<PartitionRecord>> StateStore::FirstComputedPartition(std::string_view model) {
   std::lock_guard<std::mutex> guard(mutex_);
-  STRATA_ASSIGN_OR_RETURN(Statement statement, database_->Prepare(SelectFirstComputedSql().c_str()));
+  STRATA_ASSIGN_OR_RETURN(Statement statement,
+                          database_->Prepare(SelectFirstComputedSql().c_str()));
   statement.BindText(1, model);
   STRATA_ASSIGN_OR_RETURN(std::vector<PartitionRecord> records, ReadPartitions(statement, path_));
   if (records.empty()) return std::optional<PartitionRecord>();
