@@ -9,6 +9,9 @@
 #
 #   bench/backfill.sh [BUILD_DIR]        (default: build-bench next to this folder)
 #   env: ROWS=10000000  ROUNDS=5  KEEP=1 (keep the temp folder)  WORK=/path (use this folder)
+#        TIMEZONE=America/New_York  the model in that zone, its naive `ts` read as the zone's wall
+#                                   clock (naive_time = "local"): the same rows and windows, so
+#                                   the ratios show what a zoned model costs (docs/timezones.md)
 #
 # Every measurement starts from the same state: a fresh copy of a warehouse file holding only
 # raw.events (no target table) and no state store. Each is a whole process timed from outside
@@ -70,6 +73,11 @@ first_partition = "2025-01-01"
 schema = "marts"
 table = "fct_daily_events"
 EOF
+if [[ -n ${TIMEZONE:-} ]]; then
+  awk -v tz="$TIMEZONE" '{ print } /^batch_size = 1$/ { print "timezone = \"" tz "\""
+    print "naive_time = \"local\"" }' "$PROJ/models/fct_daily_events.toml" >"$WORK/zoned.toml"
+  mv "$WORK/zoned.toml" "$PROJ/models/fct_daily_events.toml"
+fi
 cat >"$PROJ/models/fct_daily_events.sql" <<'EOF'
 SELECT
     DATE_TRUNC('day', ts) AS event_day,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iostream>
 #include <set>
+#include <tuple>
 
 #include "base/hash.h"
 #include "check/project_check.h"
@@ -79,6 +80,11 @@ int RunPartitions(const CommonOptions& common, const std::optional<std::string>&
       return !selected->contains(record.model_name);
     });
   }
+  // In time order within a model: a zone's hourly keys do not sort as text (Berlin's repeated
+  // hour is "02+02:00" then "02+01:00"); every other key's text order is its time order.
+  std::stable_sort(records->begin(), records->end(), [](const auto& a, const auto& b) {
+    return std::tie(a.model_name, a.start) < std::tie(b.model_name, b.start);
+  });
   if (common.output == OutputFormat::kJson) {
     json list = json::array();
     for (const state::PartitionRecord& record : *records) list.push_back(PartitionJson(record));

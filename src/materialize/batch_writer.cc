@@ -124,9 +124,6 @@ std::size_t KeysOf(const std::vector<const PlannedBatch*>& batches) {
 bool CanGroup(const warehouse::Emitter& emitter, const std::vector<const PlannedBatch*>& batches,
               const warehouse::TableName& target, std::optional<double> rows_per_key) {
   if (batches.size() < 2 || !emitter.SupportsGrouped()) return false;
-  // The grouped insert numbers a row's key by counting the grain's boundaries since the range's
-  // start, which is UTC arithmetic: a zoned model's keys are written batch by batch.
-  if (!batches.front()->keys.front().zone().is_utc()) return false;
   if (!ReturnsStats(emitter, rows_per_key, KeysOf(batches))) return false;
   // A model that reads its own table must see what the batches before it wrote, as it does one
   // statement per batch; one grouped statement would show it the range already emptied. Any
@@ -216,9 +213,18 @@ Result<std::vector<KeyStats>> WriteGrouped(Statements& statements,
   }
   const std::size_t keys = KeysOf(batches);
   failed_batch.reset();
+  // A zoned model's keys are local periods: the insert numbers each row by its key's window, not
+  // by UTC grain arithmetic.
+  std::vector<Window> key_windows;
+  if (!batches.front()->keys.front().zone().is_utc()) {
+    for (const PlannedBatch* batch : batches) {
+      for (const Window& window : batch->KeyColumnWindows()) key_windows.push_back(window);
+    }
+  }
   STRATA_ASSIGN_OR_RETURN(
       warehouse::Emitter::GroupedWrite write,
-      emitter.Grouped(target, time_column, batches.front()->keys.front().grain(), inserts));
+      emitter.Grouped(target, time_column, batches.front()->keys.front().grain(), inserts,
+                      key_windows.empty() ? nullptr : &key_windows));
   STRATA_TRY(statements.Run(write.delete_window));
   Result<warehouse::FoldedRows> folded = statements.Fold(write.insert, keys);
   if (!folded.ok()) {

@@ -362,9 +362,8 @@ std::optional<std::string> FusedSelect(const project::Project& project, const Pl
                                        const warehouse::Emitter& emitter,
                                        UserFunctions& user_functions) {
   const project::Model& model = *planned.model;
-  // Fused statements are written grouped, which a zoned model never is (batch_writer.cc).
   if (!emitter.SupportsGrouped() || planned.batches.size() < 2 ||
-      !model.time_interval->zone.is_utc() || !check::WindowSeparable(model, emitter.dialect())) {
+      !check::WindowSeparable(model, emitter.dialect())) {
     return std::nullopt;
   }
   const std::vector<std::string>* defined = user_functions.Names();

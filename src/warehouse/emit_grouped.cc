@@ -13,7 +13,8 @@ std::string Emitter::ReturningStats(std::string_view key) const {
 
 Result<Emitter::GroupedWrite> Emitter::Grouped(const TableName& target,
                                                std::string_view time_column, Grain grain,
-                                               const std::vector<BatchInsert>& batches) const {
+                                               const std::vector<BatchInsert>& batches,
+                                               const std::vector<Window>* key_windows) const {
   if (!SupportsGrouped()) {
     return MakeError(ErrorCode::kWarehouseUnsupported,
                      fmt::format("grouped batch statements are not available for {}",
@@ -53,6 +54,12 @@ Result<Emitter::GroupedWrite> Emitter::Grouped(const TableName& target,
   // it lifts onto a boundary belongs to the partition before (the predicate compares in ns).
   const std::string unit = sql::QuoteString(GrainName(grain), dialect());
   const std::string at = fmt::format("CAST({} AS TIMESTAMP)", column);
+  if (key_windows != nullptr && !key_windows->empty()) {
+    write.insert =
+        prefix + selects +
+        ReturningStats(KeyIndexCase(time_column, *key_windows, TimeColumnType::kTimestamp));
+    return write;
+  }
   write.insert =
       prefix + selects +
       ReturningStats(fmt::format("{4}({0}, TIMESTAMP {1}, {2}) - CASE WHEN {2} > {3} AND "

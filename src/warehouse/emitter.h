@@ -381,8 +381,12 @@ class Emitter {
   struct GroupedWrite {
     std::string delete_window, insert;
   };
+  // With `key_windows` (every key's window in order, for a zoned model whose keys are local
+  // periods that no UTC grain arithmetic counts), key_index is the row's window among them
+  // (KeyIndexCase) instead.
   Result<GroupedWrite> Grouped(const TableName& target, std::string_view time_column, Grain grain,
-                               const std::vector<BatchInsert>& batches) const;
+                               const std::vector<BatchInsert>& batches,
+                               const std::vector<Window>* key_windows = nullptr) const;
   // The index of the batch whose output guard failed a Grouped insert, read from the warehouse's
   // error message; nullopt when the message is not a guard's.
   static std::optional<std::size_t> GuardFailedBatch(std::string_view message);

@@ -165,6 +165,15 @@ def test_hourly_keys_of_a_zone_carry_their_offset_and_the_repeated_hour_has_two(
     expected = ids(wh, "SELECT id FROM raw.events WHERE happened_at >= TIMESTAMPTZ '2026-11-01 04:00:00+00' "
                        "AND happened_at < TIMESTAMPTZ '2026-11-01 08:00:00+00'")
     assert ids(wh, "SELECT id FROM marts.ny_hourly") == expected
+    # Berlin's repeated hour sorts the other way as text ("+02:00" comes first in time): the
+    # listing is in time order.
+    add_events_model(project, catalog, "berlin_hourly", granularity="hour",
+                     timezone="Europe/Berlin")
+    project.run("--model", "berlin_hourly", "--from", "2026-10-25T01+02:00",
+                "--to", "2026-10-25T03+01:00")
+    assert [p["partition_key"] for p in project.partitions("berlin_hourly")] == [
+        "2026-10-25T01+02:00", "2026-10-25T02+02:00", "2026-10-25T02+01:00",
+        "2026-10-25T03+01:00"]
     # The spring-forward day has no 2 a.m.: its key is refused with the zone in the message.
     missing_hour = project.run("--model", "ny_hourly", "--partition", "2026-03-08T02-05:00",
                                expect=None)

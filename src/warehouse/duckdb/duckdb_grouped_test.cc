@@ -141,6 +141,35 @@ TEST(DuckDbGroupedTest, TheStatisticsOfEveryKeyEqualWindowStatsForEveryGrainAndT
   }
 }
 
+// A zoned model's keys (New York's days across the spring-forward change, the 23-hour day
+// included) are numbered by their windows, not by UTC days from the range's start.
+TEST(DuckDbGroupedTest, AZonedModelsKeysAreNumberedByTheirWindows) {
+  Fixture f = Open("TIMESTAMP", 24 * 80);
+  const TimeZone new_york = *TimeZone::Find("America/New_York");
+  std::vector<PartitionKey> keys{*PartitionKey::Parse("2026-03-06", Grain::kDay, new_york)};
+  while (keys.size() < 6) keys.push_back(keys.back().Next());
+  const std::vector<PartitionOverwrite> planned =
+      Plan(f.emitter, keys, "SELECT * FROM raw.events WHERE t >= @start AND t < @end");
+  std::vector<Window> windows;
+  for (const PartitionKey& key : keys) windows.push_back(key.window());
+  auto write = f.emitter.Grouped(kTarget, "t", Grain::kDay, Inserts(keys, planned), &windows);
+  ASSERT_TRUE(write.ok()) << write.error().message;
+  Exec(*f.connection, write->delete_window);
+  Result<FoldedRows> folded = f.connection->ExecuteFolded(write->insert, keys.size());
+  ASSERT_TRUE(folded.ok()) << folded.error().message;
+  EXPECT_EQ(StatsOf(*folded), StatsOneByOne(f, keys));
+  EXPECT_EQ(folded->unkeyed_rows, 0);
+  // The 23-hour day holds fewer rows than its neighbours: UTC day arithmetic would not say so.
+  EXPECT_LT(folded->keys[2].rows, folded->keys[1].rows);
+  // Without the windows, the UTC numbering misfiles rows (a New York day spans two UTC days).
+  auto utc = f.emitter.Grouped(kTarget, "t", Grain::kDay, Inserts(keys, planned));
+  ASSERT_TRUE(utc.ok());
+  Exec(*f.connection, utc->delete_window);
+  Result<FoldedRows> misfiled = f.connection->ExecuteFolded(utc->insert, keys.size());
+  ASSERT_TRUE(misfiled.ok());
+  EXPECT_NE(StatsOf(*misfiled), StatsOneByOne(f, keys));
+}
+
 // Before 1970 the cast of a TIMESTAMP_NS to TIMESTAMP rounds toward zero: half a microsecond
 // before midnight becomes midnight. Such a row still belongs to the day before, as the window
 // predicate says, in the grouped write's keys too.
