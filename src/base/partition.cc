@@ -44,9 +44,9 @@ CivilTime Truncate(Grain grain, CivilTime civil) {
 CivilTime StepCivil(Grain grain, CivilTime civil, int steps) {
   switch (grain) {
     case Grain::kHour:
-      return ToCivil(ToUnixSeconds(civil) + 3600 * steps);
+      return ToCivil(ToUnixSeconds(civil) + std::int64_t{3600} * steps);
     case Grain::kDay:
-      return ToCivil(ToUnixSeconds(civil) + 86400 * steps);
+      return ToCivil(ToUnixSeconds(civil) + std::int64_t{86400} * steps);
     case Grain::kMonth:
       civil.month += steps;
       if (civil.month > 12) {
@@ -240,7 +240,7 @@ CivilTime PartitionKey::LocalStart() const {
 }
 
 std::string PartitionKey::ToString() const {
-  const std::string local = FormatTimeText({LocalStart(), PrecisionOf(grain_), 'T', false});
+  std::string local = FormatTimeText({LocalStart(), PrecisionOf(grain_), 'T', false});
   if (grain_ != Grain::kHour || zone_.is_utc()) return local;
   return local + FormatUtcOffset(zone_.OffsetAt(start_));
 }

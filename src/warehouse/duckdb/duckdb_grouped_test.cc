@@ -151,6 +151,7 @@ TEST(DuckDbGroupedTest, AZonedModelsKeysAreNumberedByTheirWindows) {
   const std::vector<PartitionOverwrite> planned =
       Plan(f.emitter, keys, "SELECT * FROM raw.events WHERE t >= @start AND t < @end");
   std::vector<Window> windows;
+  windows.reserve(keys.size());
   for (const PartitionKey& key : keys) windows.push_back(key.window());
   auto write = f.emitter.Grouped(kTarget, "t", Grain::kDay, Inserts(keys, planned), &windows);
   ASSERT_TRUE(write.ok()) << write.error().message;
