@@ -258,7 +258,7 @@ std::optional<ProjectConfig> LoadProjectConfig(const std::filesystem::path& root
   if (config.rollup_store_dir.empty()) config.rollup_store_dir = root / ".strata" / "rollups";
   if (const toml::table* semantic = top.Table("semantic")) {
     TomlReader reader(*semantic, "strata.toml", "[semantic]", errors);
-    reader.CheckKeys({"fiscal_year_start_month"});
+    reader.CheckKeys({"fiscal_year_start_month", "default_timezone"});
     if (std::optional<std::uint32_t> month = reader.Unsigned("fiscal_year_start_month")) {
       if (*month < 1 || *month > 12) {
         reader.Fail("fiscal_year_start_month", ErrorCode::kConfig,
@@ -266,6 +266,15 @@ std::optional<ProjectConfig> LoadProjectConfig(const std::filesystem::path& root
                     "use the number of the month the fiscal year starts in (4 = April)");
       } else {
         config.fiscal_year_start_month = static_cast<int>(*month);
+      }
+    }
+    if (std::optional<std::string> zone = reader.String("default_timezone")) {
+      Result<TimeZone> found = TimeZone::Find(*zone, "default_timezone");
+      if (found.ok()) {
+        config.default_timezone = *found;
+      } else {
+        reader.Fail("default_timezone", ErrorCode::kInvalidTimeZone, found.error().message,
+                    found.error().hint);
       }
     }
   }

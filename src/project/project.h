@@ -15,6 +15,7 @@
 
 #include "base/partition.h"
 #include "base/result.h"
+#include "base/time.h"
 
 namespace strata::project {
 
@@ -94,6 +95,7 @@ struct ProjectConfig {
   std::filesystem::path rollup_store_dir;
   RunConfig run;
   int fiscal_year_start_month = 1;  // [semantic] fiscal_year_start_month, 1..12
+  TimeZone default_timezone;        // [semantic] default_timezone (UTC when absent)
   ServeConfig serve;                // [serve]
 };
 

@@ -105,6 +105,25 @@ TEST_F(ProjectTest, SemanticFiscalYearStartMonth) {
   EXPECT_NE(unknown.hint.find("fiscal_year_start_month"), std::string::npos);
 }
 
+TEST_F(ProjectTest, SemanticDefaultTimezone) {
+  LoadOutcome defaults = LoadProject(root_);
+  ASSERT_TRUE(defaults.project.has_value());
+  EXPECT_TRUE(defaults.project->config.default_timezone.is_utc());
+  const std::string base = "[project]\nname = \"shop\"\n[warehouse]\ntype = \"duckdb\"\n";
+  Write("strata.toml", base + "[semantic]\ndefault_timezone = \"Europe/Berlin\"\n");
+  LoadOutcome berlin = LoadProject(root_);
+  ASSERT_TRUE(berlin.project.has_value()) << berlin.errors[0].ToString();
+  EXPECT_EQ(berlin.project->config.default_timezone.name(), "Europe/Berlin");
+  Write("strata.toml", base + "[semantic]\ndefault_timezone = \"Europe/Berln\"\n");
+  const Error unknown = OnlyError();
+  EXPECT_EQ(unknown.code, ErrorCode::kInvalidTimeZone);
+  ASSERT_TRUE(unknown.span.has_value());
+  EXPECT_EQ(unknown.span->line, 6);
+  EXPECT_NE(unknown.hint.find("Europe/Berlin"), std::string::npos);
+  Write("strata.toml", base + "[semantic]\ndefault_timezone = 1\n");
+  EXPECT_EQ(OnlyError().code, ErrorCode::kConfigType);
+}
+
 TEST_F(ProjectTest, ServeNamesTheSecretsVariableAndBoundsItsLimits) {
   LoadOutcome defaults = LoadProject(root_);
   ASSERT_TRUE(defaults.project.has_value());

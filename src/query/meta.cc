@@ -105,6 +105,7 @@ json RollupJson(const semantic::SemanticModel& model, const semantic::Rollup& ro
           {"measures", rollup.measures},
           {"sketches", rollup.sketches},
           {"live_tail", rollup.live_tail},
+          {"timezone", rollup.timezone.name()},
           {"status", status.state},
           {"built_at", status.manifest ? json(status.manifest->built_at) : json(nullptr)}};
 }
@@ -143,7 +144,8 @@ Result<nlohmann::json> MetaJson(const semantic::SemanticModel& model,
   return json{{"entities", entities},
               {"rollups", rollups},
               {"data_roles", roles},
-              {"fiscal_year_start_month", model.fiscal_year_start_month}};
+              {"fiscal_year_start_month", model.fiscal_year_start_month},
+              {"default_timezone", model.default_timezone.name()}};
 }
 
 }  // namespace strata::query

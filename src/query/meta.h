@@ -1,7 +1,7 @@
 // The semantic model as JSON for `strata meta --output json` and GET /v1/meta: entities with
 // their dimensions, measures, metrics and relationships, the rollups with their state in the
-// store, the data roles and the fiscal year start. One function, so every front end lists the
-// same thing.
+// store and their zone, the data roles, the fiscal year start and the default time zone. One
+// function, so every front end lists the same thing.
 //
 // With a role, only what that role may read is listed (spec/semantic.md: an entity the role does
 // not list is not readable): its entities, and the rollups of those entities; of an entity's
@@ -21,7 +21,9 @@
 
 namespace strata::query {
 
-// {"entities": [...], "rollups": [...], "data_roles": [names], "fiscal_year_start_month": n};
+// {"entities": [...], "rollups": [...], "data_roles": [names], "fiscal_year_start_month": n,
+//  "default_timezone": "UTC"}; each rollup names its "timezone" (its buckets' zone, "UTC" by
+// default);
 // with a role, "data_roles" is [that role]. With `storage`, each entity also names how it is
 // stored: its "table" or "sql", "primary_key", each measure's "filter" and each relationship's
 // "foreign_key" and "references" (physical columns); without it (the query port without

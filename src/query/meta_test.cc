@@ -47,6 +47,8 @@ TEST(MetaJson, ListsWhatTheRoleMayRead) {
   EXPECT_EQ(Names((*all)["entities"]), (std::set<std::string>{"Order", "Customer", "Ticket"}));
   EXPECT_EQ((*all)["rollups"].size(), model.rollups.size());
   EXPECT_EQ((*all)["fiscal_year_start_month"], 4);
+  EXPECT_EQ((*all)["default_timezone"], "UTC");
+  for (const auto& rollup : (*all)["rollups"]) EXPECT_EQ(rollup["timezone"], "UTC");
   auto admin = MetaJson(model, statuses, std::string("admin"));
   ASSERT_TRUE(admin.ok());
   EXPECT_EQ(Names((*admin)["entities"]), Names((*all)["entities"]));
@@ -124,6 +126,18 @@ TEST(MetaJson, AnUnknownRoleIsRefused) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().code, ErrorCode::kAccessDenied);
   EXPECT_NE(refused.error().message.find("guest"), std::string::npos);
+}
+
+// Each rollup names its zone; the model its default one.
+TEST(MetaJson, NamesTheZones) {
+  semantic::SemanticModel model = Example();
+  ASSERT_FALSE(model.rollups.empty());
+  model.rollups[0].timezone = *TimeZone::Find("Europe/Berlin");
+  model.default_timezone = *TimeZone::Find("America/New_York");
+  auto meta = MetaJson(model, NotBuilt(model), std::nullopt);
+  ASSERT_TRUE(meta.ok());
+  EXPECT_EQ((*meta)["rollups"][0]["timezone"], "Europe/Berlin");
+  EXPECT_EQ((*meta)["default_timezone"], "America/New_York");
 }
 
 }  // namespace

@@ -362,3 +362,36 @@ TEST_F(QueryDuckDbTest, WarehouseSyntaxErrorNamesTheMember) {
 
 }  // namespace
 }  // namespace strata::query
+
+namespace strata::query {
+namespace {
+
+// Order 4 is at 2026-03-31 23:59:59 UTC, already April in Berlin; order 6 at 2026-05-01 00:00 UTC
+// (02:00 in Berlin). Buckets, ranges and time values follow the query's zone.
+TEST_F(QueryDuckDbTest, TimezoneMakesGrainsRangesAndValuesLocal) {
+  const std::string by_month =
+      R"({"measures": ["Order.order_count"], "time_dimensions": [{"dimension": "Order.order_date", "grain": "month"}])";
+  EXPECT_EQ(Rows(by_month + "}"), json::parse(R"([["2026-01-01T00:00:00Z", 2],
+      ["2026-02-01T00:00:00Z", 1], ["2026-03-01T00:00:00Z", 1], ["2026-04-01T00:00:00Z", 1],
+      ["2026-05-01T00:00:00Z", 1]])"));
+  EXPECT_EQ(Rows(by_month + R"(, "timezone": "Europe/Berlin"})"),
+            json::parse(R"([["2026-01-01T00:00:00+01:00", 2], ["2026-02-01T00:00:00+01:00", 1],
+                            ["2026-04-01T00:00:00+02:00", 2], ["2026-05-01T00:00:00+02:00", 1]])"));
+  const std::string april =
+      R"({"measures": ["Order.order_count"], "time_dimensions": [{"dimension": "Order.order_date", "range": ["2026-04-01", "2026-05-01"]}])";
+  EXPECT_EQ(Rows(april + "}"), json::parse("[[1]]"));
+  EXPECT_EQ(Rows(april + R"(, "timezone": "Europe/Berlin"})"), json::parse("[[2]]"));
+  EXPECT_EQ(Rows(R"({"dimensions": ["Order.order_date"], "timezone": "Europe/Berlin",
+                     "filters": [{"member": "Order.order_id", "op": "equals", "values": [4]}]})"),
+            json::parse(R"([["2026-04-01T01:59:59+02:00"]])"));
+  // A filter value without Z is Berlin's wall clock; with Z it is UTC.
+  const std::string after = R"({"measures": ["Order.order_count"], "timezone": "Europe/Berlin",
+      "filters": [{"member": "Order.order_date", "op": "gte", "values": [")";
+  EXPECT_EQ(Rows(after + R"(2026-05-01 01:00:00"]}]})"), json::parse("[[1]]"));
+  EXPECT_EQ(Rows(after + R"(2026-05-01T01:00:00Z"]}]})"), json::parse("[[0]]"));
+  EXPECT_EQ(Code(R"({"measures": ["Order.order_count"], "timezone": "Moon/Base"})"),
+            ErrorCode::kInvalidTimeZone);
+}
+
+}  // namespace
+}  // namespace strata::query

@@ -24,10 +24,11 @@ using OrderedJson = nlohmann::ordered_json;
 using semantic::DimensionType;
 using warehouse::Value;
 
-OrderedJson TimeCell(const Value& value) {
+// The SQL returns UTC instants; they are written with the offset of the query's zone.
+OrderedJson TimeCell(const Value& value, const TimeZone& zone) {
   std::string text = warehouse::ValueToString(value);
-  // Sub-second digits are dropped (ParseSqlTimeValue): results are whole-second UTC timestamps.
-  if (const auto seconds = ParseSqlTimeValue(text)) return FormatIso8601(*seconds);
+  // Sub-second digits are dropped (ParseSqlTimeValue): results are whole seconds.
+  if (const auto seconds = ParseSqlTimeValue(text)) return zone.FormatInstant(*seconds);
   return text;
 }
 
@@ -56,11 +57,11 @@ OrderedJson NumberCell(const Value& value) {
   return text;
 }
 
-OrderedJson Cell(const Value& value, DimensionType type) {
+OrderedJson Cell(const Value& value, DimensionType type, const TimeZone& zone) {
   if (std::holds_alternative<std::monostate>(value)) return nullptr;
   switch (type) {
     case DimensionType::kTime:
-      return TimeCell(value);
+      return TimeCell(value, zone);
     case DimensionType::kNumber:
       return NumberCell(value);
     case DimensionType::kBoolean:
@@ -170,7 +171,8 @@ void FillRows(const semantic::LivePlan& plan, const warehouse::QueryResult& resu
   response.rows.resize(result.row_count());
   for (std::size_t row = 0; row < result.row_count(); ++row) {
     for (std::size_t c = 0; c < plan.columns.size(); ++c) {
-      response.rows[row].push_back(Cell(result.columns[c].values[row], plan.columns[c].type));
+      response.rows[row].push_back(
+          Cell(result.columns[c].values[row], plan.columns[c].type, plan.zone));
     }
   }
 }

@@ -38,10 +38,11 @@ struct RollupMiss {
 
 struct QueryResponse {
   std::vector<semantic::OutputColumn> columns;
-  // One JSON value per column: null, a number, a string, a boolean; times as ISO 8601 UTC
-  // ("2026-01-01T00:00:00Z"), decimals as numbers. A number member's value beyond a double (the
-  // text "1e999" of a VARCHAR or NUMERIC column) comes back as that text; an infinite or NaN
-  // double as null.
+  // One JSON value per column: null, a number, a string, a boolean; times as ISO 8601 with the
+  // offset of the query's zone ("2026-01-01T00:00:00Z" in UTC, "2026-01-01T00:00:00+01:00" in
+  // Europe/Berlin; the same instant either way), decimals as numbers. A number member's value
+  // beyond a double (the text "1e999" of a VARCHAR or NUMERIC column) comes back as that text; an
+  // infinite or NaN double as null.
   std::vector<std::vector<nlohmann::ordered_json>> rows;
   std::vector<std::string> used;  // the rollups that answered (one per entity); empty: live
   bool live_tail = false;         // the answer read a rollup's live tail from the warehouse

@@ -195,8 +195,8 @@ class Append {
   std::optional<Period> Window() const {
     if (!rollup_.build_range) return std::nullopt;
     const UnixSeconds days = static_cast<UnixSeconds>(rollup_.build_range->days);
-    return Period{PeriodStart(now_ - days * kDay, by_),
-                  NextPeriodStart(PeriodStart(now_, by_), by_)};
+    return Period{PeriodStart(now_ - days * kDay, by_, rollup_.timezone),
+                  NextPeriodStart(PeriodStart(now_, by_, rollup_.timezone), by_, rollup_.timezone)};
   }
 
   Status Stage(const semantic::AppendBounds& bounds, const std::optional<Period>& window,
@@ -226,7 +226,7 @@ class Append {
       }
       const std::optional<UnixSeconds> t = ParseSqlTimeValue(warehouse::ValueToString(value));
       if (!t) return MakeError(ErrorCode::kInternal, "an appended row's time does not parse");
-      staged.touched.insert(PeriodStart(*t, by_));
+      staged.touched.insert(PeriodStart(*t, by_, rollup_.timezone));
     }
     return OkStatus();
   }
@@ -250,7 +250,7 @@ class Append {
     touched.insert(slice_.touched.begin(), slice_.touched.end());
     if (touched.empty()) return;
     const UnixSeconds lo = *touched.begin();
-    const UnixSeconds hi = NextPeriodStart(*touched.rbegin(), by_);
+    const UnixSeconds hi = NextPeriodStart(*touched.rbegin(), by_, rollup_.timezone);
     result_.range_start = std::min(result_.range_start.value_or(lo), lo);
     result_.range_end = std::max(result_.range_end.value_or(hi), hi);
   }
@@ -349,7 +349,7 @@ class Append {
       covered.emplace_back(*file.start, *file.end);
       STRATA_TRY(Rewrite(file));
     }
-    for (const Period& period : PeriodsCovering(from, to, by_)) {
+    for (const Period& period : PeriodsCovering(from, to, by_, rollup_.timezone)) {
       const bool has_file = std::any_of(covered.begin(), covered.end(), [&](const Period& file) {
         return file.first <= period.first && period.second <= file.second;
       });
@@ -366,8 +366,8 @@ class Append {
     return Build(std::nullopt);
   }
 
-  static std::string Label(std::optional<Period> span) {
-    return span ? PeriodLabel(span->first) : "null";
+  std::string Label(std::optional<Period> span) const {
+    return span ? PeriodLabel(span->first, rollup_.timezone) : "null";
   }
 
   // Writes the merged rows of `relation` as a file of `span` (nullopt: the NULL-time file).
@@ -386,7 +386,9 @@ class Append {
 
   void Push(const ManifestFile& file, const std::string& status, double ms) {
     PeriodOutcome outcome;
-    outcome.label = file.null_time ? "null" : file.start ? PeriodLabel(*file.start) : "all";
+    outcome.label = file.null_time ? "null"
+                    : file.start   ? PeriodLabel(*file.start, rollup_.timezone)
+                                   : "all";
     outcome.start = file.start;
     outcome.end = file.end;
     outcome.null_time = file.null_time;
@@ -431,7 +433,7 @@ std::string AppendSliceFrom(const semantic::Rollup& rollup, const std::string& m
   const std::optional<semantic::TimeGrain> grain = SliceGrain(rollup);
   const std::optional<UnixSeconds> t = ParseSqlTimeValue(marker);
   if (!grain || !t) return marker;
-  const UnixSeconds start = PeriodStart(*t, *grain);
+  const UnixSeconds start = PeriodStart(*t, *grain, rollup.timezone);
   const std::string text = FormatSqlTimestamp(start);
   return start % kDay == 0 ? text.substr(0, 10) : text;
 }

@@ -24,7 +24,7 @@ double MillisSince(std::chrono::steady_clock::time_point start) {
 // of the newest `refresh_last` period files when that is earlier.
 UnixSeconds EndedBefore(const semantic::Rollup& rollup, const Manifest& manifest,
                         semantic::TimeGrain by, UnixSeconds now) {
-  UnixSeconds cutoff = PeriodStart(now, by);
+  UnixSeconds cutoff = PeriodStart(now, by, rollup.timezone);
   std::vector<UnixSeconds> starts;
   for (const ManifestFile& file : manifest.files) {
     if (file.start) starts.push_back(*file.start);
@@ -50,7 +50,7 @@ Result<ManifestFile> Merge(const semantic::Rollup& rollup,
   ManifestFile merged;
   merged.start = group.front()->start;
   merged.end = group.back()->end;
-  const std::string label = PeriodLabel(*merged.start);
+  const std::string label = PeriodLabel(*merged.start, rollup.timezone);
   return WriteParquetFile(engine, store, rollup.name, label,
                           "SELECT * FROM read_parquet([" + list + "])" + SortClause(rollup),
                           std::move(merged), now);
@@ -111,8 +111,8 @@ std::vector<std::vector<std::size_t>> CompactionGroups(const semantic::Rollup& r
   };
   for (const std::size_t index : order) {
     const ManifestFile& file = manifest.files[index];
-    const UnixSeconds coarse_start = PeriodStart(*file.start, *coarse);
-    const UnixSeconds coarse_end = NextPeriodStart(coarse_start, *coarse);
+    const UnixSeconds coarse_start = PeriodStart(*file.start, *coarse, rollup.timezone);
+    const UnixSeconds coarse_end = NextPeriodStart(coarse_start, *coarse, rollup.timezone);
     // A file that is already one coarse period's (or spans more) stays as it is.
     const bool within = *file.end <= coarse_end;
     const bool adjacent = !group.empty() && *manifest.files[group.back()].end == *file.start;

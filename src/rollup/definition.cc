@@ -73,6 +73,8 @@ std::string DefinitionHash(const semantic::SemanticModel& model, const semantic:
     AddField(text, "append", rollup.partition->append ? "1" : "0");
   }
   AddField(text, "live_tail", rollup.live_tail ? "1" : "0");
+  // Only a zoned rollup hashes its zone, so a UTC rollup keeps the hash it was built with.
+  if (!rollup.timezone.is_utc()) AddField(text, "timezone", rollup.timezone.name());
   for (const std::string& path : rollup.sort_by) AddField(text, "sort_by", path);
   return HexHash64(Hash64(text));
 }

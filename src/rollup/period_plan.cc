@@ -90,31 +90,32 @@ Result<RollupPlan> PlanPeriods(const semantic::SemanticModel& model, const seman
     return plan;
   }
   const TimeGrain unit = RangeUnit(rollup);
+  const TimeZone& zone = rollup.timezone;
   UnixSeconds from = 0, to = 0;
   bool null_file = false;
   if (rollup.build_range) {
-    from = PeriodStart(now - static_cast<UnixSeconds>(rollup.build_range->days) * kDay, unit);
-    to = NextPeriodStart(PeriodStart(now, unit), unit);
+    from = PeriodStart(now - static_cast<UnixSeconds>(rollup.build_range->days) * kDay, unit, zone);
+    to = NextPeriodStart(PeriodStart(now, unit, zone), unit, zone);
   } else {
     // Through the period of the newest row: later periods are missing (the router answers them
     // live) until rows arrive, rather than stored empty.
     STRATA_ASSIGN_OR_RETURN(const SourceTimes times, ReadSourceTimes(model, rollup, warehouse));
     if (times.bounds) {
-      from = PeriodStart(times.bounds->first, unit);
-      to = NextPeriodStart(PeriodStart(times.bounds->second, unit), unit);
+      from = PeriodStart(times.bounds->first, unit, zone);
+      to = NextPeriodStart(PeriodStart(times.bounds->second, unit, zone), unit, zone);
     } else {
-      from = to = PeriodStart(now, unit);  // nothing to store (a live tail: not since 1970)
+      from = to = PeriodStart(now, unit, zone);  // nothing to store (a live tail: not since 1970)
     }
     // A file for the rows without a time only when there are some (or nothing else is built).
     null_file = times.nulls > 0 || !times.bounds;
   }
-  if (rollup.live_tail) to = std::max(from, PeriodStart(now, unit));
+  if (rollup.live_tail) to = std::max(from, PeriodStart(now, unit, zone));
   if (from < to) {
     plan.range_start = from;
     plan.range_end = to;
   }
   std::vector<Period> periods =
-      by ? PeriodsCovering(from, to, *by)
+      by ? PeriodsCovering(from, to, *by, zone)
          : (from < to ? std::vector<Period>{{from, to}} : std::vector<Period>{});
   const std::size_t refresh_last = rollup.partition ? rollup.partition->refresh_last : 0;
   // A compacted file (compaction.h) is kept whole or not at all: when it lies inside the
@@ -125,7 +126,7 @@ Result<RollupPlan> PlanPeriods(const semantic::SemanticModel& model, const seman
           : periods[periods.size() - std::min(refresh_last, periods.size())].first;
   for (std::size_t i = 0; i < periods.size(); ++i) {
     const auto [start, end] = periods[i];
-    PlannedPeriod planned{Outcome(PeriodLabel(start), start, end, false), std::nullopt};
+    PlannedPeriod planned{Outcome(PeriodLabel(start, zone), start, end, false), std::nullopt};
     const bool newest = i + refresh_last >= periods.size();
     if (by && previous && !full && !newest) {
       for (const ManifestFile& file : previous->files) {

@@ -12,9 +12,7 @@ UnixSeconds FloorDiv(UnixSeconds value, UnixSeconds divisor) {
 
 UnixSeconds MonthStart(int year, int month) { return ToUnixSeconds({year, month, 1, 0, 0, 0}); }
 
-}  // namespace
-
-UnixSeconds PeriodStart(UnixSeconds t, semantic::TimeGrain grain) {
+UnixSeconds UtcPeriodStart(UnixSeconds t, semantic::TimeGrain grain) {
   using semantic::TimeGrain;
   const CivilTime civil = ToCivil(t);
   switch (grain) {
@@ -39,7 +37,7 @@ UnixSeconds PeriodStart(UnixSeconds t, semantic::TimeGrain grain) {
   return t;
 }
 
-UnixSeconds NextPeriodStart(UnixSeconds start, semantic::TimeGrain grain) {
+UnixSeconds UtcNextPeriodStart(UnixSeconds start, semantic::TimeGrain grain) {
   using semantic::TimeGrain;
   const CivilTime civil = ToCivil(start);
   const auto months_later = [&](int months) {
@@ -65,19 +63,39 @@ UnixSeconds NextPeriodStart(UnixSeconds start, semantic::TimeGrain grain) {
   return start + kDay;
 }
 
-std::vector<Period> PeriodsCovering(UnixSeconds from, UnixSeconds to, semantic::TimeGrain grain) {
+// The wall-clock time of `t` in `zone`, as seconds of a UTC clock reading the same.
+UnixSeconds Wall(UnixSeconds t, const TimeZone& zone) { return ToUnixSeconds(zone.ToLocal(t)); }
+
+}  // namespace
+
+// In a zone the arithmetic is done on wall-clock times, and a local period start is read back
+// as the first instant showing it (midnight exists once in nearly every zone; where a transition
+// skips it, the transition starts the day).
+UnixSeconds PeriodStart(UnixSeconds t, semantic::TimeGrain grain, const TimeZone& zone) {
+  if (zone.is_utc()) return UtcPeriodStart(t, grain);
+  return zone.FirstInstantAtOrAfter(ToCivil(UtcPeriodStart(Wall(t, zone), grain)));
+}
+
+UnixSeconds NextPeriodStart(UnixSeconds start, semantic::TimeGrain grain, const TimeZone& zone) {
+  if (zone.is_utc()) return UtcNextPeriodStart(start, grain);
+  const UnixSeconds wall = UtcPeriodStart(Wall(start, zone), grain);
+  return zone.FirstInstantAtOrAfter(ToCivil(UtcNextPeriodStart(wall, grain)));
+}
+
+std::vector<Period> PeriodsCovering(UnixSeconds from, UnixSeconds to, semantic::TimeGrain grain,
+                                    const TimeZone& zone) {
   std::vector<Period> periods;
   if (from >= to) return periods;
-  for (UnixSeconds start = PeriodStart(from, grain); start < to;) {
-    const UnixSeconds end = NextPeriodStart(start, grain);
+  for (UnixSeconds start = PeriodStart(from, grain, zone); start < to;) {
+    const UnixSeconds end = NextPeriodStart(start, grain, zone);
     periods.emplace_back(start, end);
     start = end;
   }
   return periods;
 }
 
-std::string PeriodLabel(UnixSeconds start) {
-  return FormatTimeText({ToCivil(start), TimePrecision::kDay});
+std::string PeriodLabel(UnixSeconds start, const TimeZone& zone) {
+  return FormatTimeText({zone.ToLocal(start), TimePrecision::kDay});
 }
 
 }  // namespace strata::rollup

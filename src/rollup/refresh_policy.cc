@@ -117,8 +117,9 @@ bool RefreshPolicy::WindowMoved(const Manifest& previous) const {
   if (!rollup_.build_range) return false;
   const TimeGrain unit = RangeUnit(rollup_);
   const UnixSeconds days = static_cast<UnixSeconds>(rollup_.build_range->days);
-  return previous.range_start != PeriodStart(now_ - days * kDay, unit) ||
-         previous.range_end != NextPeriodStart(PeriodStart(now_, unit), unit);
+  const TimeZone& zone = rollup_.timezone;
+  return previous.range_start != PeriodStart(now_ - days * kDay, unit, zone) ||
+         previous.range_end != NextPeriodStart(PeriodStart(now_, unit, zone), unit, zone);
 }
 
 // What a refresh reads (append.h): the rows between what the files hold and the new slice,

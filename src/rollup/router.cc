@@ -154,9 +154,10 @@ bool PeriodsCover(const Manifest& manifest, UnixSeconds from, UnixSeconds to) {
 std::string RangeReason(const semantic::SemanticModel& model, const semantic::Rollup& rollup,
                         const Manifest& manifest, const semantic::StoredDimension& dimension,
                         UnixSeconds from, UnixSeconds to) {
+  const int fiscal = model.fiscal_year_start_month;
   if (dimension.grain &&
-      (!semantic::IsGrainBoundary(from, *dimension.grain, model.fiscal_year_start_month) ||
-       !semantic::IsGrainBoundary(to, *dimension.grain, model.fiscal_year_start_month))) {
+      (!semantic::IsGrainBoundary(from, *dimension.grain, fiscal, rollup.timezone) ||
+       !semantic::IsGrainBoundary(to, *dimension.grain, fiscal, rollup.timezone))) {
     return miss::kRangeNotAligned;
   }
   if (dimension.path != manifest.time_dimension) return "";
@@ -212,6 +213,10 @@ void Prepare(const RouterCache& cache, std::size_t index, sql::Dialect warehouse
   relation.dimensions = definition.layout->dimensions;
   relation.measures = definition.layout->measures;
   relation.percentiles = warehouse;
+  relation.zone = rollup.timezone;
+  if (manifest.range_start && manifest.range_end) {
+    relation.span = std::make_pair(*manifest.range_start, *manifest.range_end);
+  }
   const Manifest* planned = &manifest;
   const std::filesystem::path* folder = &candidate.folder;
   if (rollup.live_tail && manifest.range_start && manifest.range_end) {

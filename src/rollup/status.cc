@@ -26,7 +26,8 @@ std::vector<std::pair<std::string, std::size_t>> FilesByGrain(const semantic::Ro
       ++counts[2].second;
     } else if (!file.start || !grain) {
       ++counts[3].second;
-    } else if (NextPeriodStart(PeriodStart(*file.start, *grain), *grain) == *file.end ||
+    } else if (NextPeriodStart(PeriodStart(*file.start, *grain, rollup.timezone), *grain,
+                               rollup.timezone) == *file.end ||
                compact.empty()) {
       ++counts[0].second;
     } else {

@@ -54,8 +54,19 @@ std::optional<UnixSeconds> ParseTimeText(std::string_view text) {
   return ToUnixSeconds(time->civil);
 }
 
+std::optional<UnixSeconds> ParseTimeText(std::string_view text, const TimeZone& zone) {
+  if (zone.is_utc()) return ParseTimeText(text);
+  const std::optional<TimeText> time = strata::ParseTimeText(text);
+  if (!time) return std::nullopt;
+  if (time->precision != TimePrecision::kDay && time->precision != TimePrecision::kSecond) {
+    return std::nullopt;
+  }
+  if (time->zulu) return ToUnixSeconds(time->civil);
+  return zone.FirstInstantAtOrAfter(time->civil);
+}
+
 Result<std::string> RenderLiteral(const FilterValue& value, DimensionType type,
-                                  sql::Dialect dialect, ErrorCode code) {
+                                  sql::Dialect dialect, ErrorCode code, const TimeZone& zone) {
   switch (type) {
     case DimensionType::kString:
       // Warehouse client APIs take SQL as C strings: a NUL would cut the statement short.
@@ -82,7 +93,7 @@ Result<std::string> RenderLiteral(const FilterValue& value, DimensionType type,
       return MakeError(code, fmt::format("\"{}\" is not true or false", value.text));
     case DimensionType::kTime:
       if (value.kind == FilterValue::Kind::kString) {
-        if (std::optional<UnixSeconds> seconds = ParseTimeText(value.text)) {
+        if (std::optional<UnixSeconds> seconds = ParseTimeText(value.text, zone)) {
           return "TIMESTAMP " + sql::QuoteString(FormatSqlTimestamp(*seconds), dialect);
         }
       }

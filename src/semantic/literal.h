@@ -20,6 +20,10 @@ bool IsNumberText(std::string_view text);
 // seconds; nullopt for anything else (including impossible dates such as 2026-02-30). Read by
 // strata::ParseTimeText (base/time.h), which owns the strictness; this picks the shapes.
 std::optional<UnixSeconds> ParseTimeText(std::string_view text);
+// The same shapes read in `zone`: a text with a trailing Z is UTC; any other is a wall-clock
+// time in `zone`, the first instant reading it or later (TimeZone::FirstInstantAtOrAfter: the
+// first of a repeated hour, the transition for a skipped one). For UTC, exactly the above.
+std::optional<UnixSeconds> ParseTimeText(std::string_view text, const TimeZone& zone);
 
 // The literal for `value` compared with a member of `type`:
 //   string:  the dialect's string literal (sql::QuoteString) of the text, whatever its kind
@@ -28,8 +32,10 @@ std::optional<UnixSeconds> ParseTimeText(std::string_view text);
 //            number"; "out of range" for 1e999 or 1e-999, which DuckDB reads as infinity or
 //            zero and PostgreSQL cannot compare with a double);
 //   boolean: TRUE / FALSE for true/false, else `code`;
-//   time:    TIMESTAMP 'YYYY-MM-DD HH:MM:SS' from ParseTimeText, else `code`.
+//   time:    TIMESTAMP 'YYYY-MM-DD HH:MM:SS' of the UTC instant ParseTimeText reads in `zone`,
+//            else `code`.
 Result<std::string> RenderLiteral(const FilterValue& value, DimensionType type,
-                                  sql::Dialect dialect, ErrorCode code);
+                                  sql::Dialect dialect, ErrorCode code,
+                                  const TimeZone& zone = TimeZone::Utc());
 
 }  // namespace strata::semantic

@@ -34,5 +34,23 @@ TEST(LiteralTest, TimeLiteralsAreTypedTimestamps) {
   EXPECT_EQ(refused.error().code, ErrorCode::kQueryInvalid);
 }
 
+// In a zone, a text without Z is the zone's wall-clock time; with Z it stays UTC.
+TEST(LiteralTest, TimeTextInAZoneIsWallClockUnlessZulu) {
+  const Result<TimeZone> berlin = TimeZone::Find("Europe/Berlin");
+  ASSERT_TRUE(berlin.ok());
+  EXPECT_EQ(ParseTimeText("2026-01-01", *berlin), ToUnixSeconds({2025, 12, 31, 23, 0, 0}));
+  EXPECT_EQ(ParseTimeText("2026-07-01T10:00:00", *berlin), ToUnixSeconds({2026, 7, 1, 8, 0, 0}));
+  EXPECT_EQ(ParseTimeText("2026-07-01T10:00:00Z", *berlin), ToUnixSeconds({2026, 7, 1, 10, 0, 0}));
+  // 02:30 on 2026-03-29 never happens in Berlin: the spring-forward transition (01:00 UTC).
+  EXPECT_EQ(ParseTimeText("2026-03-29 02:30:00", *berlin), ToUnixSeconds({2026, 3, 29, 1, 0, 0}));
+  EXPECT_FALSE(ParseTimeText("2026-01-01T10", *berlin).has_value());
+  EXPECT_EQ(ParseTimeText("2026-01-01", TimeZone::Utc()), ParseTimeText("2026-01-01"));
+  const FilterValue value{FilterValue::Kind::kString, "2026-01-01"};
+  const Result<std::string> literal = RenderLiteral(
+      value, DimensionType::kTime, sql::Dialect::kDuckDb, ErrorCode::kQueryInvalid, *berlin);
+  ASSERT_TRUE(literal.ok());
+  EXPECT_EQ(*literal, "TIMESTAMP '2025-12-31 23:00:00'");
+}
+
 }  // namespace
 }  // namespace strata::semantic

@@ -18,8 +18,10 @@ Error Invalid(std::string message, std::string hint = {}) {
 // RenderPredicate for a query filter; an error (a value that is not a number, out of range, ...)
 // names the filtered member.
 Result<std::string> FilterPredicate(const FilterRequest& filter, const std::string& column,
-                                    DimensionType type, sql::Dialect dialect) {
-  Result<std::string> predicate = RenderPredicate(column, type, filter.op, filter.values, dialect);
+                                    DimensionType type, sql::Dialect dialect,
+                                    const TimeZone& zone) {
+  Result<std::string> predicate =
+      RenderPredicate(column, type, filter.op, filter.values, dialect, zone);
   if (!predicate.ok()) predicate.error().Note(fmt::format("in the filter on {}", filter.member));
   return predicate;
 }
@@ -35,7 +37,11 @@ class Planner {
  public:
   Planner(const SemanticModel& model, const SemanticQuery& query, const PlanOptions& options,
           StoredPartials* stored = nullptr)
-      : model_(model), query_(query), options_(options), stored_(stored) {}
+      : model_(model),
+        query_(query),
+        options_(options),
+        stored_(stored),
+        zone_(query.timezone.value_or(model.default_timezone)) {}
 
   // Plans with `stored_` building every partial (PlanWithStoredPartials): the plan is composed
   // only when every partial read a relation.
@@ -117,8 +123,8 @@ class Planner {
 
   Status AddRange(const MemberRef& ref, const Dimension* dimension,
                   const TimeDimensionRequest& time) {
-    const std::optional<UnixSeconds> from = ParseTimeText(*time.range_from);
-    const std::optional<UnixSeconds> to = ParseTimeText(*time.range_to);
+    const std::optional<UnixSeconds> from = ParseTimeText(*time.range_from, zone_);
+    const std::optional<UnixSeconds> to = ParseTimeText(*time.range_to, zone_);
     if (!from || !to) {
       return Invalid(
           fmt::format("range [\"{}\", \"{}\"] of \"{}\" is not two dates or timestamps",
@@ -227,7 +233,7 @@ class Planner {
       }
       STRATA_ASSIGN_OR_RETURN(
           std::string predicate,
-          FilterPredicate(filter, ValueSql(out), DimensionType::kNumber, options_.dialect));
+          FilterPredicate(filter, ValueSql(out), DimensionType::kNumber, options_.dialect, zone_));
       post_filters_.push_back(std::move(predicate));
     }
     return OkStatus();
@@ -348,10 +354,10 @@ class Planner {
     for (const DimensionRequest& request : dimensions_) {
       STRATA_ASSIGN_OR_RETURN(const int node, partial.Resolve(request.ref));
       const std::string column = partial.Column(node, request.dimension->sql);
-      partial.keys().push_back(request.grain
-                                   ? TruncateTime(column, *request.grain,
-                                                  model_.fiscal_year_start_month, options_.dialect)
-                                   : column);
+      partial.keys().push_back(request.grain ? TruncateTime(column, *request.grain,
+                                                            model_.fiscal_year_start_month,
+                                                            options_.dialect, zone_)
+                                             : column);
     }
     for (const RangeRequest& range : ranges_) {
       STRATA_ASSIGN_OR_RETURN(const int node, partial.Resolve(range.ref));
@@ -363,7 +369,7 @@ class Planner {
       STRATA_ASSIGN_OR_RETURN(
           std::string predicate,
           FilterPredicate(*filter.filter, partial.Column(node, filter.dimension->sql),
-                          filter.dimension->type, options_.dialect));
+                          filter.dimension->type, options_.dialect, zone_));
       partial.AddWhere(std::move(predicate));
     }
     for (std::size_t index = 0; index < needed_.size(); ++index) {
@@ -383,7 +389,8 @@ class Planner {
 
   // A partial built by `stored_` (stored_sql.h), kept whether or not a relation answers it.
   Status BuildStored(const Entity& base, Partial partial) {
-    const StoredInputs inputs{model_, role_, dimensions_, ranges_, dimension_filters_, needed_};
+    const StoredInputs inputs{model_,  role_, dimensions_, ranges_, dimension_filters_,
+                              needed_, zone_};
     STRATA_ASSIGN_OR_RETURN(Partial built, stored_->Build(inputs, base, std::move(partial)));
     partials_.push_back(std::move(built));
     return OkStatus();
@@ -490,6 +497,7 @@ class Planner {
 
   Result<LivePlan> Compose() {
     LivePlan plan;
+    plan.zone = zone_;
     for (const Partial& partial : partials_) plan.entities.push_back(partial.base().name);
     std::string select;
     for (std::size_t i = 0; i < dimensions_.size(); ++i) {
@@ -543,6 +551,7 @@ class Planner {
   const SemanticQuery& query_;
   const PlanOptions& options_;
   StoredPartials* stored_;  // null: partials read the entities' tables
+  const TimeZone zone_;     // the query's (live_sql.h "Time zones")
   const DataRole* role_ = nullptr;
   std::vector<DimensionRequest> dimensions_;
   std::vector<RangeRequest> ranges_;

@@ -45,6 +45,16 @@
 // continuous interpolation over doubles in all. Time grains truncate CAST(x AS TIMESTAMP), on
 // Trino TIMESTAMP(6) (its TIMESTAMP is milliseconds). Values are literals from literal.h;
 // identifiers are quoted by the dialect.
+//
+// Time zones. The query's zone (`timezone`, else the model's default_timezone, else UTC) makes
+// grains local: the UTC timestamp is turned into the zone's wall-clock time (DuckDB, PostgreSQL:
+// `AT TIME ZONE 'UTC'` then `AT TIME ZONE 'zone'`; Trino: with_timezone and AT TIME ZONE),
+// truncated, and turned back into the UTC instant that starts the local bucket, so every time
+// value the SQL returns is still a UTC timestamp. Range bounds and time filter values (but not a
+// data role's, which the model states in UTC) are wall-clock times in the zone unless they end
+// in Z, converted to UTC instants here (TimeZone::FirstInstantAtOrAfter) and written as
+// TIMESTAMP literals; the zone's name is a quoted literal, checked against the tz database when
+// the query was parsed. In UTC the SQL is exactly that of a query without a zone.
 #pragma once
 
 #include <optional>
@@ -78,6 +88,9 @@ struct LivePlan {
   std::size_t dimension_count = 0;
   std::vector<SketchQuery> sketches;
   std::vector<std::string> entities;  // the entities of the partials, in order
+  // The query's zone (its `timezone`, else the model's default_timezone): the time values the
+  // SQL returns are UTC instants, rendered with this zone's offset (TimeZone::FormatInstant).
+  TimeZone zone;
 };
 
 struct PlanOptions {

@@ -7,6 +7,7 @@
 
 #include "semantic/loader.h"
 #include "semantic/testing/example_model.h"
+#include "sql/parser.h"
 
 namespace strata::semantic {
 namespace {
@@ -296,6 +297,93 @@ TEST(QueryJson, FullQuery) {
   EXPECT_EQ(query->filters[0].op, FilterOp::kNotSet);
   EXPECT_TRUE(query->order[0].desc);
   EXPECT_EQ(query->limit, 5);
+}
+
+}  // namespace
+}  // namespace strata::semantic
+
+namespace strata::semantic {
+namespace {
+
+// The query's zone, else the model's default, makes grains local; UTC keeps the plain SQL.
+TEST(TimeZones, QueryZoneElseModelDefault) {
+  const std::string by_day =
+      R"({"measures": ["Order.order_count"], "time_dimensions": [{"dimension": "Order.order_date", "grain": "day"}])";
+  const SemanticModel utc_model = Load(testing::kExampleModelYaml);
+  auto plain = Plan(utc_model, by_day + "}");
+  ASSERT_TRUE(plain.ok()) << plain.error().ToString();
+  EXPECT_TRUE(plain->zone.is_utc());
+  EXPECT_EQ(plain->sql.find("AT TIME ZONE"), std::string::npos);
+  auto zoned = Plan(utc_model, by_day + R"(, "timezone": "Europe/Berlin"})");
+  ASSERT_TRUE(zoned.ok()) << zoned.error().ToString();
+  EXPECT_EQ(zoned->zone.name(), "Europe/Berlin");
+  EXPECT_NE(zoned->sql.find("date_trunc('day', ((CAST(\"t0\".\"c0\" AS TIMESTAMP) AT TIME ZONE "
+                            "'UTC') AT TIME ZONE 'Europe/Berlin'))"),
+            std::string::npos)
+      << zoned->sql;
+
+  auto outcome = LoadSemanticModel({{"m.yml", testing::kExampleModelYaml}}, sql::Dialect::kDuckDb,
+                                   4, *TimeZone::Find("Europe/Berlin"));
+  ASSERT_TRUE(outcome.errors.empty());
+  auto by_default = Plan(*outcome.model, by_day + "}");
+  ASSERT_TRUE(by_default.ok());
+  EXPECT_EQ(by_default->sql, zoned->sql);
+  auto utc_again = Plan(*outcome.model, by_day + R"(, "timezone": "UTC"})");
+  ASSERT_TRUE(utc_again.ok());
+  EXPECT_EQ(utc_again->sql, plain->sql);
+  EXPECT_TRUE(utc_again->zone.is_utc());
+}
+
+// Range bounds are local dates, written as the UTC instants that start them.
+TEST(TimeZones, RangeBoundsAreLocal) {
+  const SemanticModel model = Load(testing::kExampleModelYaml);
+  auto plan = Plan(model, R"({"measures": ["Order.order_count"], "timezone": "America/New_York",
+      "time_dimensions": [{"dimension": "Order.order_date", "range": ["2026-03-01", "2026-04-01"]}]})");
+  ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+  EXPECT_NE(plan->sql.find(">= TIMESTAMP '2026-03-01 05:00:00' AND"), std::string::npos)
+      << plan->sql;
+  EXPECT_NE(plan->sql.find("< TIMESTAMP '2026-04-01 04:00:00'"), std::string::npos) << plan->sql;
+}
+
+// Every dialect's zoned grains parse back in that dialect (DuckDB, PostgreSQL and Trino run in
+// the golden and end-to-end tests).
+TEST(TimeZones, EveryDialectParsesTheZonedGrains) {
+  for (sql::Dialect dialect :
+       {sql::Dialect::kDuckDb, sql::Dialect::kPostgres, sql::Dialect::kSnowflake,
+        sql::Dialect::kDatabricks, sql::Dialect::kBigQuery, sql::Dialect::kRedshift,
+        sql::Dialect::kTrino}) {
+    SCOPED_TRACE(std::string(sql::DialectName(dialect)));
+    auto outcome = LoadSemanticModel({{"m.yml", testing::kExampleModelYaml}}, dialect, 4);
+    ASSERT_TRUE(outcome.errors.empty());
+    auto plan =
+        Plan(*outcome.model, R"({"measures": ["Order.order_count"], "timezone": "Asia/Kolkata",
+        "time_dimensions": [{"dimension": "Order.order_date", "grain": "fiscal_year"}]})",
+             std::nullopt, dialect);
+    ASSERT_TRUE(plan.ok()) << plan.error().ToString();
+    EXPECT_NE(plan->sql.find("'Asia/Kolkata'"), std::string::npos) << plan->sql;
+    auto parsed = sql::ParseStatement(plan->sql, dialect);
+    EXPECT_TRUE(parsed.ok()) << plan->sql << "\n" << (parsed.ok() ? "" : parsed.error().ToString());
+  }
+}
+
+TEST(QueryJson, TimezoneIsAKnownZoneName) {
+  auto berlin = ParseQueryJson(R"({"measures": ["Order.revenue"], "timezone": "Europe/Berlin"})");
+  ASSERT_TRUE(berlin.ok());
+  ASSERT_TRUE(berlin->timezone.has_value());
+  EXPECT_EQ(berlin->timezone->name(), "Europe/Berlin");
+  EXPECT_FALSE(ParseQueryJson(R"({"measures": ["Order.revenue"]})")->timezone.has_value());
+  auto typo = ParseQueryJson(R"({"measures": ["Order.revenue"], "timezone": "europe/berlin"})");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_EQ(typo.error().code, ErrorCode::kInvalidTimeZone);
+  EXPECT_NE(typo.error().message.find("\"timezone\""), std::string::npos);
+  auto not_text = ParseQueryJson(R"({"measures": ["Order.revenue"], "timezone": 1})");
+  ASSERT_FALSE(not_text.ok());
+  EXPECT_EQ(not_text.error().code, ErrorCode::kQueryInvalid);
+  // A quote cannot reach SQL: only names of the tz database are accepted.
+  auto injected =
+      ParseQueryJson(R"({"measures": ["Order.revenue"], "timezone": "UTC' OR '1'='1"})");
+  ASSERT_FALSE(injected.ok());
+  EXPECT_EQ(injected.error().code, ErrorCode::kInvalidTimeZone);
 }
 
 }  // namespace

@@ -45,10 +45,12 @@ YAML::Node SequenceOf(const Document& document, const char* key) {
 }  // namespace
 
 SemanticLoadOutcome LoadSemanticModel(const std::vector<YamlSource>& sources, sql::Dialect dialect,
-                                      int fiscal_year_start_month) {
+                                      int fiscal_year_start_month,
+                                      const TimeZone& default_timezone) {
   SemanticLoadOutcome outcome;
   SemanticModel model;
   model.fiscal_year_start_month = fiscal_year_start_month;
+  model.default_timezone = default_timezone;
   std::vector<Document> documents;
   for (const YamlSource& source : sources) {
     if (auto document = ParseDocument(source, &outcome.errors))
@@ -96,7 +98,8 @@ SemanticLoadOutcome LoadProjectSemanticModel(const project::ProjectConfig& confi
         {(std::filesystem::path(config.semantic_dir) / path.filename()).string(), text.str()});
   }
   if (!failed.errors.empty()) return failed;
-  return LoadSemanticModel(sources, dialect, config.fiscal_year_start_month);
+  return LoadSemanticModel(sources, dialect, config.fiscal_year_start_month,
+                           config.default_timezone);
 }
 
 }  // namespace strata::semantic

@@ -41,9 +41,10 @@ struct YamlSource {
 };
 
 // Loads and validates `sources` as one model. Expressions are parsed (and re-printed) in
-// `dialect`.
+// `dialect`; `default_timezone` is the zone of queries that name none.
 SemanticLoadOutcome LoadSemanticModel(const std::vector<YamlSource>& sources, sql::Dialect dialect,
-                                      int fiscal_year_start_month);
+                                      int fiscal_year_start_month,
+                                      const TimeZone& default_timezone = TimeZone::Utc());
 
 // Reads every <root>/<semantic_dir>/*.yml and *.yaml of the project (in file-name order) for
 // the warehouse dialect `dialect` (the selected warehouse's). A missing folder is an empty model

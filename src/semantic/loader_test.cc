@@ -202,6 +202,19 @@ TEST(SemanticLoader, RollupAppendRules) {
       26, {"\"exact\"", "neither additive nor sketched"});
 }
 
+TEST(SemanticLoader, RollupTimezoneIsAZoneOfTheDatabase) {
+  ExpectOneError(WithRollup("  - name: r\n    entity: Order\n    measures: [revenue]\n"
+                            "    timezone: Europe/Berln\n"),
+                 25, {"rollup \"r\"", "\"Europe/Berln\" is not UTC or a time zone"},
+                 "\"Europe/Berlin\"");
+  auto outcome = LoadSemanticModel(
+      {{"semantic/t.yml", WithRollup("  - name: r\n    entity: Order\n    measures: [revenue]\n"
+                                     "    timezone: Europe/Berlin\n")}},
+      sql::Dialect::kDuckDb, 1);
+  ASSERT_TRUE(outcome.errors.empty()) << outcome.errors[0].ToString();
+  EXPECT_EQ(outcome.model->rollups[0].timezone.name(), "Europe/Berlin");
+}
+
 TEST(SemanticLoader, CompactAtRollupRoot) {
   ExpectOneError(
       WithRollup(

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "base/time.h"
 
 namespace strata::semantic {
 
@@ -161,6 +162,9 @@ struct Rollup {
   std::optional<RollupPartition> partition;
   bool live_tail = false;
   std::vector<std::string> sort_by;
+  // `timezone:` (default UTC): the zone of the stored grains, the periods of partition.by and the
+  // live-tail boundary (spec/semantic.md "Time zones").
+  TimeZone timezone;
   SourceSpan span;
 };
 
@@ -217,6 +221,7 @@ struct SemanticModel {
   std::vector<Rollup> rollups;
   std::vector<DataRole> data_roles;
   int fiscal_year_start_month = 1;  // from strata.toml [semantic]
+  TimeZone default_timezone;  // [semantic] default_timezone: a query's zone when it names none
 
   const Entity* FindEntity(std::string_view name) const;
   const DataRole* FindRole(std::string_view name) const;

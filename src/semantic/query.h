@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "base/time.h"
 #include "semantic/model.h"
 
 namespace strata::semantic {
@@ -47,11 +48,15 @@ struct SemanticQuery {
   std::vector<FilterRequest> filters;
   std::vector<OrderRequest> order;
   std::optional<std::int64_t> limit;
+  // `timezone`: the zone of the grains, of `range` bounds and of time filter values without a
+  // trailing Z (spec/semantic.md "Time zones"); nullopt: the model's default_timezone.
+  std::optional<TimeZone> timezone;
 };
 
 // Parses the query JSON. Errors: kQueryInvalid naming the key and what was expected (unknown
 // keys get a "did you mean"); `limit` must be an integer >= 0; set/not_set take no values, the
 // other ops at least one (gt/gte/lt/lte exactly one); values are strings, numbers or booleans.
+// `timezone` must be "UTC" or an IANA name of the tz database (kInvalidTimeZone, naming the key).
 // A text with a NUL byte, or arrays/objects nested deeper than kMaxQueryJsonDepth, is refused
 // before it is parsed (a document nested 100,000 deep would exhaust the stack of every
 // recursive walk over it).

@@ -210,8 +210,9 @@ Result<SemanticQuery> ParseQueryJson(std::string_view json_text) {
     return Invalid("the query must be a JSON object",
                    "e.g. {\"measures\": [\"Order.revenue\"], \"dimensions\": [\"Order.status\"]}");
   }
-  STRATA_TRY(CheckKeys(root, "the query",
-                       {"measures", "dimensions", "time_dimensions", "filters", "order", "limit"}));
+  STRATA_TRY(CheckKeys(
+      root, "the query",
+      {"measures", "dimensions", "time_dimensions", "filters", "order", "limit", "timezone"}));
   SemanticQuery query;
   STRATA_ASSIGN_OR_RETURN(query.measures, StringList(root, "measures"));
   STRATA_ASSIGN_OR_RETURN(query.dimensions, StringList(root, "dimensions"));
@@ -251,6 +252,14 @@ Result<SemanticQuery> ParseQueryJson(std::string_view json_text) {
                      "e.g. \"limit\": 100; leave it out for every row");
     }
     query.limit = limit.get<std::int64_t>();
+  }
+  if (root.contains("timezone")) {
+    if (!root["timezone"].is_string()) {
+      return Invalid("\"timezone\" must be a string",
+                     "an IANA zone name such as \"Europe/Berlin\", or \"UTC\"");
+    }
+    STRATA_ASSIGN_OR_RETURN(query.timezone,
+                            TimeZone::Find(root["timezone"].get<std::string>(), "\"timezone\""));
   }
   if (query.measures.empty() && query.dimensions.empty() &&
       std::none_of(query.time_dimensions.begin(), query.time_dimensions.end(),

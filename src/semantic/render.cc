@@ -60,25 +60,79 @@ std::string TrinoQuantileCont(const std::string& input, const std::string& fract
 
 }  // namespace
 
+std::string LocalWallTime(const std::string& utc_timestamp, const TimeZone& zone,
+                          sql::Dialect dialect) {
+  const std::string name = sql::QuoteString(std::string(zone.name()), dialect);
+  const std::string utc = sql::QuoteString("UTC", dialect);
+  switch (dialect) {
+    case sql::Dialect::kDuckDb:
+    case sql::Dialect::kPostgres:
+    case sql::Dialect::kRedshift:
+      // TIMESTAMP AT TIME ZONE z is a TIMESTAMPTZ (the wall time read in z), TIMESTAMPTZ AT TIME
+      // ZONE z the wall time in z: the first step makes the UTC reading explicit.
+      return "((" + utc_timestamp + " AT TIME ZONE " + utc + ") AT TIME ZONE " + name + ")";
+    case sql::Dialect::kTrino:
+      return "CAST(with_timezone(" + utc_timestamp + ", " + utc + ") AT TIME ZONE " + name +
+             " AS TIMESTAMP(6))";
+    case sql::Dialect::kSnowflake:
+      return "CONVERT_TIMEZONE(" + utc + ", " + name + ", " + utc_timestamp + ")";
+    case sql::Dialect::kDatabricks:
+      return "from_utc_timestamp(" + utc_timestamp + ", " + name + ")";
+    case sql::Dialect::kBigQuery:
+      return "DATETIME(" + utc_timestamp + ", " + name + ")";
+  }
+  return utc_timestamp;
+}
+
+std::string UtcFromWallTime(const std::string& local, const TimeZone& zone, sql::Dialect dialect) {
+  const std::string name = sql::QuoteString(std::string(zone.name()), dialect);
+  const std::string utc = sql::QuoteString("UTC", dialect);
+  switch (dialect) {
+    case sql::Dialect::kDuckDb:
+    case sql::Dialect::kPostgres:
+    case sql::Dialect::kRedshift:
+      return "((" + local + " AT TIME ZONE " + name + ") AT TIME ZONE " + utc + ")";
+    case sql::Dialect::kTrino:
+      return "CAST(with_timezone(" + local + ", " + name + ") AT TIME ZONE " + utc +
+             " AS TIMESTAMP(6))";
+    case sql::Dialect::kSnowflake:
+      return "CONVERT_TIMEZONE(" + name + ", " + utc + ", " + local + ")";
+    case sql::Dialect::kDatabricks:
+      return "to_utc_timestamp(" + local + ", " + name + ")";
+    case sql::Dialect::kBigQuery:
+      return "TIMESTAMP(" + local + ", " + name + ")";
+  }
+  return local;
+}
+
 std::string TruncateTime(const std::string& column, TimeGrain grain, int fiscal_start_month,
-                         sql::Dialect dialect) {
+                         sql::Dialect dialect, const TimeZone& zone) {
   // Trino's TIMESTAMP is TIMESTAMP(3), which would round a microsecond column across a bucket's
   // edge (23:59:59.9996 to the next day); TIMESTAMP(6) is DuckDB's and PostgreSQL's precision.
   const bool trino = dialect == sql::Dialect::kTrino;
-  const std::string timestamp = "CAST(" + column + (trino ? " AS TIMESTAMP(6))" : " AS TIMESTAMP)");
+  std::string timestamp = "CAST(" + column + (trino ? " AS TIMESTAMP(6))" : " AS TIMESTAMP)");
+  // In a zone the buckets are local: truncate the wall-clock time, then read the bucket's start
+  // back as the UTC instant it is. UTC keeps the plain form (and its SQL text) unchanged.
+  if (!zone.is_utc()) timestamp = LocalWallTime(timestamp, zone, dialect);
   const bool fiscal = grain == TimeGrain::kFiscalQuarter || grain == TimeGrain::kFiscalYear;
   const int shift = fiscal ? fiscal_start_month - 1 : 0;
-  if (shift == 0) return fmt::format("date_trunc('{}', {})", TruncUnit(grain), timestamp);
-  // A fiscal period starting in month m is the calendar period of (t - (m-1) months), moved back.
-  // Trino reads only the standard interval literal (INTERVAL '3' MONTH).
-  const std::string months = trino ? fmt::format("INTERVAL '{}' MONTH", shift)
-                                   : fmt::format("INTERVAL '{} months'", shift);
-  return fmt::format("(date_trunc('{}', {} - {}) + {})", TruncUnit(grain), timestamp, months,
-                     months);
+  std::string truncated;
+  if (shift == 0) {
+    truncated = fmt::format("date_trunc('{}', {})", TruncUnit(grain), timestamp);
+  } else {
+    // A fiscal period starting in month m is the calendar period of (t - (m-1) months), moved
+    // back. Trino reads only the standard interval literal (INTERVAL '3' MONTH).
+    const std::string months = trino ? fmt::format("INTERVAL '{}' MONTH", shift)
+                                     : fmt::format("INTERVAL '{} months'", shift);
+    truncated = fmt::format("(date_trunc('{}', {} - {}) + {})", TruncUnit(grain), timestamp, months,
+                            months);
+  }
+  return zone.is_utc() ? truncated : UtcFromWallTime(truncated, zone, dialect);
 }
 
 Result<std::string> RenderPredicate(const std::string& column, DimensionType type, FilterOp op,
-                                    const std::vector<FilterValue>& values, sql::Dialect dialect) {
+                                    const std::vector<FilterValue>& values, sql::Dialect dialect,
+                                    const TimeZone& zone) {
   std::vector<std::string> literals;
   const bool text_op = op == FilterOp::kContains || op == FilterOp::kStartsWith;
   if (text_op && type != DimensionType::kString) {
@@ -88,7 +142,7 @@ Result<std::string> RenderPredicate(const std::string& column, DimensionType typ
   }
   for (const FilterValue& value : values) {
     STRATA_ASSIGN_OR_RETURN(std::string literal,
-                            RenderLiteral(value, type, dialect, ErrorCode::kQueryInvalid));
+                            RenderLiteral(value, type, dialect, ErrorCode::kQueryInvalid, zone));
     literals.push_back(std::move(literal));
   }
   std::vector<std::string> parts;

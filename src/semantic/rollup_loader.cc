@@ -155,6 +155,18 @@ void ReadPartition(YamlMap& parent, Rollup* rollup) {
   rollup->partition = partition;
 }
 
+// `timezone:` must name UTC or a zone of the tz database.
+void ReadTimezone(YamlMap& reader, Rollup* rollup) {
+  const std::optional<std::string> name = reader.String("timezone");
+  if (!name) return;
+  Result<TimeZone> zone = TimeZone::Find(*name, "timezone");
+  if (zone.ok()) {
+    rollup->timezone = *zone;
+  } else {
+    reader.Fail("timezone", zone.error().message, zone.error().hint);
+  }
+}
+
 std::vector<std::string> ReadNameList(YamlMap& reader, const std::string& key,
                                       std::vector<YAML::Node>* nodes) {
   std::vector<std::string> names;
@@ -263,7 +275,7 @@ void ParseRollup(const YAML::Node& node, const std::string& file, SemanticModel*
   rollup.span = reader.span();
   const std::vector<std::string> keys = {"name",      "entity",  "dimensions",  "measures",
                                          "sketches",  "refresh", "build_range", "partition",
-                                         "live_tail", "sort_by"};
+                                         "live_tail", "sort_by", "timezone"};
   if (reader.Has("compact")) {
     reader.Fail("compact", "compact is not a root key of a rollup",
                 "move it under partition: { by: ..., compact: ... }");
@@ -296,6 +308,7 @@ void ParseRollup(const YAML::Node& node, const std::string& file, SemanticModel*
   ReadBuildRange(reader, entity, &rollup);
   ReadPartition(reader, &rollup);
   rollup.live_tail = reader.Bool("live_tail").value_or(false);
+  ReadTimezone(reader, &rollup);
   std::vector<std::string> stored;
   for (const RollupDimension& d : rollup.dimensions) stored.push_back(d.path);
   for (std::size_t i = 0; i < rollup.sort_by.size(); ++i) {

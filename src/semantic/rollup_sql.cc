@@ -141,8 +141,9 @@ class BuildPlanner {
       STRATA_ASSIGN_OR_RETURN(std::string column, RawColumn(model_, partial_, dimension.path));
       std::optional<TimeGrain> grain;
       if (dimension.grain) grain = ParseTimeGrain(*dimension.grain);
-      const std::string key =
-          grain ? TruncateTime(column, *grain, model_.fiscal_year_start_month, dialect_) : column;
+      const std::string key = grain ? TruncateTime(column, *grain, model_.fiscal_year_start_month,
+                                                   dialect_, rollup_.timezone)
+                                    : column;
       const std::string alias = Q("d" + std::to_string(plan_.key_count++));
       keys_ += key + " AS " + alias + ", ";
       plan_.columns.push_back({dimension.path, true, dimension.path, "", grain});

@@ -122,8 +122,17 @@ class StoredPartialBuilder {
         Miss(miss::kDimensionNotStored, request.output_name);
         return OkStatus();
       }
+      if (request.grain && stored->grain && !ZonesAgree(*stored, request.ref.written)) {
+        Miss(miss::kTimezoneMismatch,
+             fmt::format("{} is stored by {} in {}; the query reads {}", request.output_name,
+                         TimeGrainName(*stored->grain), relation_.zone.name(), in_.zone.name()));
+        return OkStatus();
+      }
       std::string key = StoredColumn(*stored);
-      if (request.grain && (!stored->grain || *stored->grain != *request.grain)) {
+      // Hours of another zone (ZonesAgree) are re-truncated in the query's zone, as the live SQL
+      // does, so the fall-back hour's two occurrences share one bucket there as they do live.
+      const bool other_zone = stored->grain && !(relation_.zone == in_.zone);
+      if (request.grain && (!stored->grain || *stored->grain != *request.grain || other_zone)) {
         if (stored->grain &&
             !GrainDerivable(*stored->grain, *request.grain, in_.model.fiscal_year_start_month)) {
           Miss(miss::kGrainNotDerivable, fmt::format("{} is stored by {}", request.output_name,
@@ -131,7 +140,7 @@ class StoredPartialBuilder {
           return OkStatus();
         }
         key = TruncateTime(key, *request.grain, in_.model.fiscal_year_start_month,
-                           sql::Dialect::kDuckDb);
+                           sql::Dialect::kDuckDb, in_.zone);
         rolled_up_ = true;
       }
       if (std::find(grouped_.begin(), grouped_.end(), stored) == grouped_.end()) {
@@ -140,6 +149,23 @@ class StoredPartialBuilder {
       partial_.keys().push_back(key);
     }
     return OkStatus();
+  }
+
+  // Whether the stored buckets of a time dimension are buckets of the query's zone
+  // (stored_sql.h timezone_mismatch).
+  bool ZonesAgree(const StoredDimension& stored, const std::string& written) const {
+    if (relation_.zone == in_.zone) return true;
+    if (*stored.grain != TimeGrain::kHour) return false;
+    std::optional<std::pair<UnixSeconds, UnixSeconds>> span;
+    for (const RangeRequest& range : in_.ranges) {
+      if (range.ref.written != written) continue;
+      span = std::make_pair(std::max(span ? span->first : range.from_seconds, range.from_seconds),
+                            std::min(span ? span->second : range.to_seconds, range.to_seconds));
+    }
+    if (!span) span = relation_.span;
+    if (!span) return false;
+    return relation_.zone.WholeHourOffsets(span->first, span->second) &&
+           in_.zone.WholeHourOffsets(span->first, span->second);
   }
 
   // Exact-only measures need one stored row per group: every stored dimension grouped, at its
@@ -165,7 +191,7 @@ class StoredPartialBuilder {
       }
       Result<std::string> predicate =
           RenderPredicate(StoredColumn(*stored), filter.dimension->type, filter.filter->op,
-                          filter.filter->values, sql::Dialect::kDuckDb);
+                          filter.filter->values, sql::Dialect::kDuckDb, in_.zone);
       if (!predicate.ok()) {
         return std::move(predicate.error().Note("in the filter on " + filter.filter->member));
       }
@@ -178,8 +204,9 @@ class StoredPartialBuilder {
   bool AlignedTimeFilter(const FilterRequest& filter, TimeGrain grain) const {
     if (filter.op != FilterOp::kGte && filter.op != FilterOp::kLt) return false;
     for (const FilterValue& value : filter.values) {
-      const std::optional<UnixSeconds> seconds = ParseTimeText(value.text);
-      if (!seconds || !IsGrainBoundary(*seconds, grain, in_.model.fiscal_year_start_month)) {
+      const std::optional<UnixSeconds> seconds = ParseTimeText(value.text, in_.zone);
+      if (!seconds ||
+          !IsGrainBoundary(*seconds, grain, in_.model.fiscal_year_start_month, relation_.zone)) {
         return false;
       }
     }
@@ -277,8 +304,8 @@ const StoredMeasure* StoredRelation::FindMeasure(std::string_view name) const {
   return nullptr;
 }
 
-bool IsGrainBoundary(UnixSeconds seconds, TimeGrain grain, int fiscal_start) {
-  const CivilTime t = ToCivil(seconds);
+bool IsGrainBoundary(UnixSeconds seconds, TimeGrain grain, int fiscal_start, const TimeZone& zone) {
+  const CivilTime t = zone.ToLocal(seconds);
   if (t.minute != 0 || t.second != 0) return false;
   if (grain == TimeGrain::kHour) return true;
   if (t.hour != 0) return false;
@@ -288,7 +315,7 @@ bool IsGrainBoundary(UnixSeconds seconds, TimeGrain grain, int fiscal_start) {
       return true;
     case TimeGrain::kWeek:
       // 1970-01-05 was a Monday.
-      return ((seconds / 86400 - 4) % 7 + 7) % 7 == 0;
+      return ((ToUnixSeconds(t) / 86400 - 4) % 7 + 7) % 7 == 0;
     case TimeGrain::kMonth:
       return t.day == 1;
     case TimeGrain::kQuarter:

@@ -10,6 +10,11 @@
 //   measure_not_stored   a measure (or one a metric reads) is not stored;
 //   dimension_not_stored a group key's path is not a stored dimension (or it is a time
 //                        dimension stored with a grain and the query asks for it raw);
+//   timezone_mismatch    a group key asks for a grain of a stored time dimension whose buckets
+//                        are not buckets of the query's zone: the relation's zone differs from
+//                        the query's, unless it is stored by hour and both zones' offsets are
+//                        whole hours over the query's range on it (without one, over the
+//                        relation's `span`; without that, never);
 //   grain_not_derivable  the stored grain cannot be rolled up into the asked one (fixed table
 //                        of spec/semantic.md, fiscal grains included);
 //   not_additive         exact count_distinct, or an unsketched count_distinct_approx or
@@ -59,6 +64,8 @@ inline constexpr const char* kJoinRollupIncomplete = "join_rollup_incomplete";
 inline constexpr const char* kLiveTailInJoin = "live_tail_in_join";
 inline constexpr const char* kDistinctAcrossEntities = "distinct_across_entities";
 inline constexpr const char* kStoreError = "store_error";
+// The rollup's zone cannot serve the query's grains (spec/semantic.md "Time zones").
+inline constexpr const char* kTimezoneMismatch = "timezone_mismatch";
 // Eligible, but another rollup of the entity has fewer stored rows to scan (reported on a hit).
 inline constexpr const char* kCostlier = "costlier";
 }  // namespace miss
@@ -107,6 +114,10 @@ struct StoredRelation {
   // with a build_range holds only part of all time).
   std::string range_dimension;
   std::string no_range_reason;
+  // The zone of the stored grains' buckets (the rollup's `timezone`), and the instants the
+  // stored rows cover when known (the built range), for the hour rule of timezone_mismatch.
+  TimeZone zone;
+  std::optional<std::pair<UnixSeconds, UnixSeconds>> span;
   // The warehouse whose percentile_cont the merged percentiles reproduce bit for bit:
   // kPostgres merges with strata_quantile_merge_postgres, others with strata_quantile_merge.
   sql::Dialect percentiles = sql::Dialect::kDuckDb;
@@ -144,9 +155,10 @@ Result<StoredPlan> PlanStoredQuery(const SemanticModel& model, const SemanticQue
                                    const PlanOptions& options,
                                    const std::vector<const StoredRelation*>& relations);
 
-// Whether `seconds` starts a bucket of `grain` (weeks start on Monday; fiscal periods in
-// `fiscal_year_start_month`).
-bool IsGrainBoundary(UnixSeconds seconds, TimeGrain grain, int fiscal_year_start_month);
+// Whether `seconds` starts a bucket of `grain` in `zone` (its wall-clock time is the start of a
+// local bucket; weeks start on Monday; fiscal periods in `fiscal_year_start_month`).
+bool IsGrainBoundary(UnixSeconds seconds, TimeGrain grain, int fiscal_year_start_month,
+                     const TimeZone& zone = TimeZone::Utc());
 
 // The fixed derivability table of spec/semantic.md: whether buckets of `stored` roll up exactly
 // into buckets of `wanted`.

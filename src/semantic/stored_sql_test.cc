@@ -3,6 +3,7 @@
 // Parquet files is covered by query/ and tests/e2e/test_rollup_*.py.
 #include "semantic/stored_sql.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "semantic/loader.h"
@@ -227,6 +228,82 @@ TEST(GrainBoundary, Buckets) {
   EXPECT_FALSE(IsGrainBoundary(1767225600 + 3600, TimeGrain::kDay, 1));
   EXPECT_TRUE(IsGrainBoundary(1767571200, TimeGrain::kWeek, 1));   // Monday 2026-01-05
   EXPECT_FALSE(IsGrainBoundary(1767225600, TimeGrain::kWeek, 1));  // Thursday
+}
+
+}  // namespace
+}  // namespace strata::semantic
+
+namespace strata::semantic {
+namespace {
+
+// A relation's stored buckets serve a query's grains only in the query's zone; an hour-grain
+// relation also serves a zone whose offsets are whole hours over the range.
+TEST_F(StoredPlanTest, ZonesMustAgreeForStoredGrains) {
+  const std::string by_day = R"({"measures": ["Order.revenue"],
+      "time_dimensions": [{"dimension": "Order.order_date", "grain": "day"}])";
+  EXPECT_EQ(Route(by_day + "}"), "");
+  EXPECT_EQ(Route(by_day + R"(, "timezone": "Europe/Berlin"})"), miss::kTimezoneMismatch);
+  relation_.zone = *TimeZone::Find("Europe/Berlin");
+  EXPECT_EQ(Route(by_day + "}"), miss::kTimezoneMismatch);
+  std::string sql;
+  EXPECT_EQ(Route(by_day + R"(, "timezone": "Europe/Berlin"})", std::nullopt, &sql), "");
+  EXPECT_EQ(sql.find("AT TIME ZONE"), std::string::npos) << sql;  // the stored buckets as they are
+  // Monthly from Berlin days: truncated in Berlin.
+  EXPECT_EQ(Route(R"({"measures": ["Order.revenue"], "timezone": "Europe/Berlin",
+      "time_dimensions": [{"dimension": "Order.order_date", "grain": "month"}]})",
+                  std::nullopt, &sql),
+            "");
+  EXPECT_NE(sql.find("AT TIME ZONE 'Europe/Berlin'"), std::string::npos) << sql;
+  // A time filter must fall on the stored (Berlin) buckets' boundaries.
+  const std::string filtered = R"({"measures": ["Order.revenue"], "timezone": "Europe/Berlin",
+      "filters": [{"member": "Order.order_date", "op": "gte", "values": [")";
+  EXPECT_EQ(Route(filtered + R"(2026-03-30"]}]})"), "");
+  EXPECT_EQ(Route(filtered + R"(2026-03-30T00:00:00Z"]}]})"), miss::kFilterNotStored);
+}
+
+TEST_F(StoredPlanTest, UtcHoursServeWholeHourZones) {
+  std::string yaml = kModel;
+  yaml.insert(yaml.find("data_roles:"), R"(  - name: hourly
+    entity: Order
+    dimensions: [{ name: order_date, grain: hour }]
+    measures: [revenue]
+)");
+  auto outcome = LoadSemanticModel({{"m.yml", yaml}}, sql::Dialect::kDuckDb, 4);
+  ASSERT_TRUE(outcome.errors.empty()) << outcome.errors[0].ToString();
+  model_ = std::move(*outcome.model);
+  auto layout = PlanRollupBuild(model_, model_.rollups[1], sql::Dialect::kDuckDb, std::nullopt);
+  ASSERT_TRUE(layout.ok());
+  relation_.entity = model_.FindEntity("Order");
+  relation_.dimensions = layout->dimensions;
+  relation_.measures = layout->measures;
+  const auto by_day = [](const char* zone, const char* range) {
+    return fmt::format(R"({{"measures": ["Order.revenue"], "timezone": "{}",
+        "time_dimensions": [{{"dimension": "Order.order_date", "grain": "day"{}}}]}})",
+                       zone, range);
+  };
+  const char* march = R"(, "range": ["2026-03-01", "2026-04-01"])";
+  std::string sql;
+  EXPECT_EQ(Route(by_day("Europe/Berlin", march), std::nullopt, &sql), "");
+  EXPECT_NE(sql.find("AT TIME ZONE 'Europe/Berlin'"), std::string::npos) << sql;
+  // Kolkata is UTC+05:30: its days do not start on UTC hours.
+  EXPECT_EQ(Route(by_day("Asia/Kolkata", march)), miss::kTimezoneMismatch);
+  // Without a range, over the rows the relation holds; unknown: not served.
+  EXPECT_EQ(Route(by_day("Europe/Berlin", "")), miss::kTimezoneMismatch);
+  relation_.span = std::make_pair(ToUnixSeconds({2026, 1, 1}), ToUnixSeconds({2026, 6, 1}));
+  EXPECT_EQ(Route(by_day("Europe/Berlin", "")), "");
+  // Berlin kept local mean time (+00:53:28) until 1893.
+  relation_.span = std::make_pair(ToUnixSeconds({1890, 1, 1}), ToUnixSeconds({2026, 6, 1}));
+  EXPECT_EQ(Route(by_day("Europe/Berlin", "")), miss::kTimezoneMismatch);
+}
+
+TEST(GrainBoundary, InAZone) {
+  const TimeZone berlin = *TimeZone::Find("Europe/Berlin");
+  EXPECT_TRUE(IsGrainBoundary(ToUnixSeconds({2026, 3, 29, 22, 0, 0}), TimeGrain::kDay, 1, berlin));
+  EXPECT_FALSE(IsGrainBoundary(ToUnixSeconds({2026, 3, 30, 0, 0, 0}), TimeGrain::kDay, 1, berlin));
+  // Monday 2026-03-30 starts at 22:00 UTC on Sunday.
+  EXPECT_TRUE(IsGrainBoundary(ToUnixSeconds({2026, 3, 29, 22, 0, 0}), TimeGrain::kWeek, 1, berlin));
+  EXPECT_TRUE(
+      IsGrainBoundary(ToUnixSeconds({2025, 12, 31, 23, 0, 0}), TimeGrain::kYear, 1, berlin));
 }
 
 }  // namespace

@@ -115,6 +115,7 @@ struct StoredInputs {
   const std::vector<RangeRequest>& ranges;
   const std::vector<DimensionFilter>& filters;
   const std::vector<NeededMeasure>& needed;
+  const TimeZone& zone;  // the query's (live_sql.h "Time zones")
 };
 
 // Builds every partial of the planner (live_sql.cc) from stored rows instead of the entities'
@@ -144,12 +145,20 @@ Status BuildStoredPartial(const StoredInputs& inputs, const StoredRelation& rela
                           Partial& partial, std::optional<StoredMiss>* miss, std::int64_t* rows);
 
 // SQL pieces (render.cc).
+// The wall-clock time in `zone` (a TIMESTAMP) of `utc_timestamp`, a TIMESTAMP holding a UTC
+// instant, and back; in `dialect`. The zone's name is a quoted string literal.
+std::string LocalWallTime(const std::string& utc_timestamp, const TimeZone& zone,
+                          sql::Dialect dialect);
+std::string UtcFromWallTime(const std::string& local, const TimeZone& zone, sql::Dialect dialect);
 // date_trunc of `column` (as a timestamp) to `grain`, fiscal grains shifted by the fiscal year's
-// first month, in `dialect`.
+// first month, in `dialect`: a TIMESTAMP holding the UTC instant that starts the bucket, the
+// buckets being local to `zone` (for UTC, the plain date_trunc).
 std::string TruncateTime(const std::string& column, TimeGrain grain, int fiscal_start_month,
-                         sql::Dialect dialect);
+                         sql::Dialect dialect, const TimeZone& zone);
+// Time values are read in `zone` (literal.h ParseTimeText).
 Result<std::string> RenderPredicate(const std::string& column, DimensionType type, FilterOp op,
-                                    const std::vector<FilterValue>& values, sql::Dialect dialect);
+                                    const std::vector<FilterValue>& values, sql::Dialect dialect,
+                                    const TimeZone& zone = TimeZone::Utc());
 std::string RenderAggregate(const Measure& measure, const std::string& input, sql::Dialect dialect);
 // The projected input of a measure (its sql, or CASE WHEN filter THEN sql END); empty for
 // count(*) without a filter.
