@@ -128,6 +128,22 @@ LIVE_QUERIES = {
         "measures": ["Order.revenue", "Order.median_amount", "Order.p90_weight", "Order.avg_qty"],
         "time_dimensions": [{"dimension": "Order.order_date", "grain": "day",
                              "range": ["2026-01-05", "2026-01-12"]}]},
+    # Time zones (issue 42): local grains, local ranges and filters, values with their offset.
+    "by_day_in_berlin": {
+        "measures": ["Order.revenue", "Order.order_count"],
+        "time_dimensions": [{"dimension": "Order.order_date", "grain": "day",
+                             "range": ["2026-01-05", "2026-01-12"]}],
+        "timezone": "Europe/Berlin"},
+    "by_hour_in_kolkata": {
+        "measures": ["Order.order_count"],
+        "time_dimensions": [{"dimension": "Order.order_date", "grain": "hour",
+                             "range": ["2026-01-06", "2026-01-07"]}],
+        "filters": [{"member": "Order.order_date", "op": "lt", "values": ["2026-01-06T18:30:00"]}],
+        "timezone": "Asia/Kolkata"},
+    "by_week_in_new_york": {
+        "measures": ["Order.order_count", "Order.median_amount"],
+        "time_dimensions": [{"dimension": "Order.order_date", "grain": "week"}],
+        "timezone": "America/New_York"},
     "by_month_and_week": {
         "measures": ["Order.order_count", "Order.median_amount", "Order.customers"],
         "time_dimensions": [{"dimension": "Order.order_date", "grain": "month"}]},
