@@ -106,6 +106,10 @@ std::optional<PartitionKey> Find(Grain grain, const CivilTime& local, std::optio
 
 }  // namespace
 
+Window WallClockWindow(const Window& instants, const TimeZone& zone) {
+  return {ToUnixSeconds(zone.ToLocal(instants.start)), ToUnixSeconds(zone.ToLocal(instants.end))};
+}
+
 std::string_view GrainName(Grain grain) {
   switch (grain) {
     case Grain::kHour:

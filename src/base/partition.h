@@ -42,6 +42,10 @@ struct Window {
   friend bool operator==(const Window&, const Window&) = default;
 };
 
+// `instants` as the wall-clock times `zone`'s clocks read at its bounds, written as UTC values
+// (what a naive TIMESTAMP holding that zone's wall clock compares with).
+Window WallClockWindow(const Window& instants, const TimeZone& zone);
+
 // One partition: a grain and the start of its window (always aligned to the grain).
 class PartitionKey {
  public:

@@ -16,15 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-// Whether the model's time column holds wall-clock times (PlannedBatch::wall_clock).
-bool WallClock(const project::TimeIntervalConfig& config) {
-  return config.naive_time == project::NaiveTime::kLocal && !config.zone.is_utc();
-}
-
-Window WallClockWindow(const Window& instants, const TimeZone& zone) {
-  return {ToUnixSeconds(zone.ToLocal(instants.start)), ToUnixSeconds(zone.ToLocal(instants.end))};
-}
-
 Status PlanTimeInterval(const project::Project& project, PlannedModel& planned,
                         const std::vector<PartitionKey>& keys, const warehouse::Emitter& emitter) {
   const project::Model& model = *planned.model;
@@ -39,7 +30,7 @@ Status PlanTimeInterval(const project::Project& project, PlannedModel& planned,
     PlannedBatch batch;
     batch.window = Window{keys_of_batch.front().start(), keys_of_batch.back().window().end};
     batch.keys = std::move(keys_of_batch);
-    batch.wall_clock = WallClock(config);
+    batch.wall_clock = config.wall_clock();
     const Window column_window = batch.ColumnWindow();
     STRATA_ASSIGN_OR_RETURN(std::string select,
                             CompileModelSql(project, model, emitter, column_window));
@@ -55,7 +46,7 @@ std::vector<PlannedBatch> UncompiledBatches(const std::vector<PartitionKey>& key
   std::vector<PlannedBatch> batches;
   for (std::vector<PartitionKey>& keys_of_batch : GroupIntoBatches(keys, config.batch_size)) {
     PlannedBatch batch;
-    batch.wall_clock = WallClock(config);
+    batch.wall_clock = config.wall_clock();
     batch.window = Window{keys_of_batch.front().start(), keys_of_batch.back().window().end};
     batch.keys = std::move(keys_of_batch);
     batches.push_back(std::move(batch));
@@ -161,7 +152,7 @@ json ModelJson(const PlannedModel& planned) {
 
 Result<PlannedBatch> BatchFromJson(const json& batch, const project::TimeIntervalConfig& config) {
   PlannedBatch planned;
-  planned.wall_clock = WallClock(config);
+  planned.wall_clock = config.wall_clock();
   for (const json& key : batch.at("keys")) {
     STRATA_ASSIGN_OR_RETURN(
         PartitionKey parsed,

@@ -121,12 +121,13 @@ struct TimeIntervalConfig {
   TimeZone zone;                                // [strategy] timezone; UTC by default
   NaiveTime naive_time = NaiveTime::kUtc;
 
+  // Whether the time column holds the zone's wall clock (naive_time = "local" in a zone).
+  bool wall_clock() const { return naive_time == NaiveTime::kLocal && !zone.is_utc(); }
   // `instants` as the time column's values read them: the instants themselves, or with
-  // naive_time = "local" their wall-clock times in `zone` (written as UTC values, as a naive
-  // TIMESTAMP holds them). What @start_date/@end_date and every window predicate render.
+  // wall_clock() their wall-clock times in `zone` (WallClockWindow). What @start_date/@end_date
+  // and every window predicate render.
   Window ColumnWindow(const Window& instants) const {
-    if (naive_time == NaiveTime::kUtc || zone.is_utc()) return instants;
-    return {ToUnixSeconds(zone.ToLocal(instants.start)), ToUnixSeconds(zone.ToLocal(instants.end))};
+    return wall_clock() ? WallClockWindow(instants, zone) : instants;
   }
 };
 

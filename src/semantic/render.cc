@@ -60,49 +60,45 @@ std::string TrinoQuantileCont(const std::string& input, const std::string& fract
 
 }  // namespace
 
-std::string LocalWallTime(const std::string& utc_timestamp, const TimeZone& zone,
-                          sql::Dialect dialect) {
-  const std::string name = sql::QuoteString(std::string(zone.name()), dialect);
-  const std::string utc = sql::QuoteString("UTC", dialect);
+namespace {
+
+// `timestamp`, a wall time in zone `from`, as the wall time in zone `to`; one of them is UTC
+// (`to_utc` says which), for the dialects whose functions are one-directional.
+std::string ConvertWallTime(const std::string& timestamp, const std::string& from,
+                            const std::string& to, bool to_utc, sql::Dialect dialect) {
   switch (dialect) {
     case sql::Dialect::kDuckDb:
     case sql::Dialect::kPostgres:
     case sql::Dialect::kRedshift:
       // TIMESTAMP AT TIME ZONE z is a TIMESTAMPTZ (the wall time read in z), TIMESTAMPTZ AT TIME
-      // ZONE z the wall time in z: the first step makes the UTC reading explicit.
-      return "((" + utc_timestamp + " AT TIME ZONE " + utc + ") AT TIME ZONE " + name + ")";
+      // ZONE z the wall time in z: the first step makes the source zone's reading explicit.
+      return "((" + timestamp + " AT TIME ZONE " + from + ") AT TIME ZONE " + to + ")";
     case sql::Dialect::kTrino:
-      return "CAST(with_timezone(" + utc_timestamp + ", " + utc + ") AT TIME ZONE " + name +
+      return "CAST(with_timezone(" + timestamp + ", " + from + ") AT TIME ZONE " + to +
              " AS TIMESTAMP(6))";
     case sql::Dialect::kSnowflake:
-      return "CONVERT_TIMEZONE(" + utc + ", " + name + ", " + utc_timestamp + ")";
+      return "CONVERT_TIMEZONE(" + from + ", " + to + ", " + timestamp + ")";
     case sql::Dialect::kDatabricks:
-      return "from_utc_timestamp(" + utc_timestamp + ", " + name + ")";
+      return to_utc ? "to_utc_timestamp(" + timestamp + ", " + from + ")"
+                    : "from_utc_timestamp(" + timestamp + ", " + to + ")";
     case sql::Dialect::kBigQuery:
-      return "DATETIME(" + utc_timestamp + ", " + name + ")";
+      return to_utc ? "TIMESTAMP(" + timestamp + ", " + from + ")"
+                    : "DATETIME(" + timestamp + ", " + to + ")";
   }
-  return utc_timestamp;
+  return timestamp;
+}
+
+}  // namespace
+
+std::string LocalWallTime(const std::string& utc_timestamp, const TimeZone& zone,
+                          sql::Dialect dialect) {
+  return ConvertWallTime(utc_timestamp, sql::QuoteString("UTC", dialect),
+                         sql::QuoteString(std::string(zone.name()), dialect), false, dialect);
 }
 
 std::string UtcFromWallTime(const std::string& local, const TimeZone& zone, sql::Dialect dialect) {
-  const std::string name = sql::QuoteString(std::string(zone.name()), dialect);
-  const std::string utc = sql::QuoteString("UTC", dialect);
-  switch (dialect) {
-    case sql::Dialect::kDuckDb:
-    case sql::Dialect::kPostgres:
-    case sql::Dialect::kRedshift:
-      return "((" + local + " AT TIME ZONE " + name + ") AT TIME ZONE " + utc + ")";
-    case sql::Dialect::kTrino:
-      return "CAST(with_timezone(" + local + ", " + name + ") AT TIME ZONE " + utc +
-             " AS TIMESTAMP(6))";
-    case sql::Dialect::kSnowflake:
-      return "CONVERT_TIMEZONE(" + name + ", " + utc + ", " + local + ")";
-    case sql::Dialect::kDatabricks:
-      return "to_utc_timestamp(" + local + ", " + name + ")";
-    case sql::Dialect::kBigQuery:
-      return "TIMESTAMP(" + local + ", " + name + ")";
-  }
-  return local;
+  return ConvertWallTime(local, sql::QuoteString(std::string(zone.name()), dialect),
+                         sql::QuoteString("UTC", dialect), true, dialect);
 }
 
 std::string TruncateTime(const std::string& column, TimeGrain grain, int fiscal_start_month,
