@@ -56,7 +56,10 @@ namespace strata {
   X(kHeadersTooLarge, 44, 431, "54000", false)      \
   X(kTargetColumns, 45, 409, "42703", false)        \
   X(kInvalidTimeZone, 46, 400, "22023", false)      \
-  X(kTimeZoneChanged, 47, 409, "55000", false)
+  X(kTimeZoneChanged, 47, 409, "55000", false)      \
+  X(kSqlUnsupported, 48, 400, "0A000", false)       \
+  X(kUndefinedTable, 49, 404, "42P01", false)       \
+  X(kProtocolViolation, 50, 400, "08P01", false)
 
 enum class ErrorCode : std::uint16_t {
 // NOLINTNEXTLINE(bugprone-macro-parentheses): `name` is an enumerator being declared.
