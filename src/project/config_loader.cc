@@ -134,7 +134,8 @@ void ReadServe(const toml::table& table, std::vector<Error>* errors, ServeConfig
   reader.CheckKeys({"jwt_secret_env", "hook_token_env", "max_body_bytes", "max_header_bytes",
                     "request_timeout_ms", "max_concurrent_queries", "max_queued_queries",
                     "shutdown_drain_ms", "refresh_check_seconds", "result_cache_bytes",
-                    "max_result_rows", "expose_sql"});
+                    "max_result_rows", "expose_sql", "sql_port", "tls_cert_file", "tls_key_file",
+                    "sql_idle_timeout_ms", "sql_max_connections"});
   ReadVariableName(reader, "jwt_secret_env", "STRATA_JWT_SECRET", &serve->jwt_secret_env);
   ReadVariableName(reader, "hook_token_env", "STRATA_HOOK_TOKEN", &serve->hook_token_env);
   ReadLimit(reader, "max_body_bytes", 1, 1U << 30, &serve->max_body_bytes);
@@ -147,6 +148,20 @@ void ReadServe(const toml::table& table, std::vector<Error>* errors, ServeConfig
   ReadLimit(reader, "result_cache_bytes", 0, 1U << 31, &serve->result_cache_bytes);
   ReadLimit(reader, "max_result_rows", 1, 100'000'000, &serve->max_result_rows);
   if (const std::optional<bool> expose = reader.Boolean("expose_sql")) serve->expose_sql = *expose;
+  if (table.contains("sql_port")) {
+    std::uint32_t port = 0;
+    ReadLimit(reader, "sql_port", 0, 65'535, &port);
+    serve->sql_port = port;
+  }
+  serve->tls_cert_file = reader.String("tls_cert_file").value_or("");
+  serve->tls_key_file = reader.String("tls_key_file").value_or("");
+  if (serve->tls_cert_file.empty() != serve->tls_key_file.empty()) {
+    errors->push_back(MakeError(
+        ErrorCode::kConfig, "strata.toml [serve]: tls_cert_file and tls_key_file go together",
+        "set both (PEM files, relative to the project's folder) or neither"));
+  }
+  ReadLimit(reader, "sql_idle_timeout_ms", 0, 86'400'000, &serve->sql_idle_timeout_ms);
+  ReadLimit(reader, "sql_max_connections", 1, 10'000, &serve->sql_max_connections);
 }
 
 }  // namespace

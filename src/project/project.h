@@ -80,6 +80,16 @@ struct ServeConfig {
   // columns, SQL and measure filters of GET /v1/meta, warehouse error text. false: none of it,
   // nor a row filter's values (spec/semantic.md "Serving"); the CLI always shows them.
   bool expose_sql = false;
+  // The SQL port (PostgreSQL wire protocol, docs/sql-port.md) on the query port's host; nullopt:
+  // not opened. 0: any free port (the listening line says which).
+  std::optional<std::uint32_t> sql_port;
+  // TLS for the SQL port only: PEM files, relative to the project's folder; both or neither.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  // A SQL connection idle (between statements) this long is closed; 0: never.
+  std::uint32_t sql_idle_timeout_ms = 3'600'000;
+  // SQL connections open at once; more are refused with SQLSTATE 53300.
+  std::uint32_t sql_max_connections = 256;
 };
 
 struct ProjectConfig {

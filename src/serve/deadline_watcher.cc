@@ -53,6 +53,14 @@ void DeadlineWatcher::FireAll() {
   for (auto& [id, entry] : entries_) Fire(entry);
 }
 
+void DeadlineWatcher::FireNow(std::uint64_t id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto found = entries_.find(id);
+  if (found == entries_.end()) return;
+  Fire(found->second);
+  changed_.notify_all();
+}
+
 void DeadlineWatcher::Fire(Entry& entry) {
   entry.fired = true;
   for (warehouse::Connection* connection : entry.connections) connection->Interrupt();

@@ -38,6 +38,8 @@ class DeadlineWatcher {
   bool Finish(std::uint64_t id);
   // Fires every entry now (and every entry started later).
   void FireAll();
+  // Fires the entry `id` now (a client's cancel); nothing when it has finished.
+  void FireNow(std::uint64_t id);
 
  private:
   struct Entry {

@@ -12,6 +12,7 @@
 #include "rollup/status.h"
 #include "serve/disclosure.h"
 #include "serve/jwt.h"
+#include "serve/log_line.h"
 #include "warehouse/duckdb/duckdb_engine.h"
 #include "warehouse/from_config.h"
 
@@ -276,16 +277,30 @@ ApiResponse QueryApi::Query(const ApiRequest& request) {
   return response;
 }
 
-ApiResponse QueryApi::Run(const ApiRequest& request, const std::string& role, bool* storable) {
-  const std::int64_t deadline = request.received_millis + config_.limits.request_timeout_ms;
-  Result<WorkerPool::Lease> lease = workers_->Acquire(deadline);
-  if (!lease.ok()) {
-    ApiResponse refused = ErrorResponse(lease.error());
-    refused.role = role;
-    return refused;
-  }
-  Worker& worker = lease->worker();
+void QueryCancel::Cancel() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  requested_ = true;
+  if (watcher_ != nullptr) watcher_->FireNow(watch_);
+}
+
+void QueryCancel::Reset() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  requested_ = false;
+}
+
+Result<query::QueryResponse> QueryApi::Execute(std::string_view body, const std::string& role,
+                                               std::int64_t received_millis, QueryCancel* cancel) {
+  const std::int64_t deadline = received_millis + config_.limits.request_timeout_ms;
+  STRATA_ASSIGN_OR_RETURN(WorkerPool::Lease lease, workers_->Acquire(deadline));
+  Worker& worker = lease.worker();
   const std::uint64_t watch = deadlines_.Start(deadline);
+  bool cancel_requested = false;
+  if (cancel != nullptr) {
+    std::lock_guard<std::mutex> lock(cancel->mutex_);
+    cancel->watcher_ = &deadlines_;
+    cancel->watch_ = watch;
+    if (cancel->requested_) deadlines_.FireNow(watch);
+  }
   if (worker.engine) deadlines_.Add(watch, worker.engine.get());
   if (worker.warehouse) deadlines_.Add(watch, worker.warehouse.get());
   const auto cancelled_error = [] {
@@ -306,10 +321,32 @@ ApiResponse QueryApi::Run(const ApiRequest& request, const std::string& role, bo
     return worker.warehouse.get();
   };
   Result<query::QueryResponse> answer =
-      query::Answer(*config_.model, context, request.body,
+      query::Answer(*config_.model, context, body,
                     {role, static_cast<std::int64_t>(config_.limits.max_result_rows)});
+  if (cancel != nullptr) {
+    std::lock_guard<std::mutex> lock(cancel->mutex_);
+    cancel->watcher_ = nullptr;
+    cancel_requested = cancel->requested_;
+  }
   if (deadlines_.Finish(watch)) worker.interrupted = true;
+  if (answer.ok() || !worker.interrupted) return answer;
+  if (cancelled_.load()) {
+    return MakeError(ErrorCode::kOverloaded, "the server is shutting down; the query was cancelled",
+                     "retry on another instance or after the restart");
+  }
+  if (cancel_requested) {
+    return MakeError(ErrorCode::kWarehouseInterrupted, "canceling statement due to user request");
+  }
+  return MakeError(ErrorCode::kQueryTimeout,
+                   fmt::format("the query ran longer than {} ms and was cancelled",
+                               config_.limits.request_timeout_ms),
+                   "narrow the query (a shorter date range, fewer dimensions), build a rollup "
+                   "that answers it, or raise [serve] request_timeout_ms");
+}
 
+ApiResponse QueryApi::Run(const ApiRequest& request, const std::string& role, bool* storable) {
+  Result<query::QueryResponse> answer =
+      Execute(request.body, role, request.received_millis, nullptr);
   ApiResponse response;
   if (answer.ok()) {
     response = JsonOk(Dump(answer->ToJson(config_.limits.expose_sql)));
@@ -317,22 +354,46 @@ ApiResponse QueryApi::Run(const ApiRequest& request, const std::string& role, bo
     for (const std::string& name : answer->used) used += (used.empty() ? "" : "+") + name;
     response.rollup = used.empty() ? "live" : used;
     *storable = !used.empty() && !answer->live_tail;
-  } else if (worker.interrupted && cancelled_.load()) {
-    response = ErrorResponse(MakeError(ErrorCode::kOverloaded,
-                                       "the server is shutting down; the query was cancelled",
-                                       "retry on another instance or after the restart"));
-  } else if (worker.interrupted) {
-    response = ErrorResponse(
-        MakeError(ErrorCode::kQueryTimeout,
-                  fmt::format("the query ran longer than {} ms and was cancelled",
-                              config_.limits.request_timeout_ms),
-                  "narrow the query (a shorter date range, fewer dimensions), build a rollup that "
-                  "answers it, or raise [serve] request_timeout_ms"));
+  } else if (answer.error().code == ErrorCode::kOverloaded ||
+             answer.error().code == ErrorCode::kQueryTimeout) {
+    response = ErrorResponse(answer.error());
   } else {
     response = QueryError(answer.error(), request.body);
   }
   response.role = role;
   return response;
+}
+
+Result<std::string> QueryApi::RoleOfToken(std::string_view token) const {
+  ApiRequest request;
+  request.authorization = "Bearer " + std::string(token);
+  return Authenticate(request);
+}
+
+Result<SemanticAnswer> QueryApi::AnswerSemantic(const std::string& role,
+                                                std::string_view query_json,
+                                                std::int64_t received_millis, QueryCancel* cancel) {
+  Result<query::QueryResponse> answer = Execute(query_json, role, received_millis, cancel);
+  if (!answer.ok()) {
+    const Error& error = answer.error();
+    if (error.code == ErrorCode::kOverloaded || error.code == ErrorCode::kQueryTimeout ||
+        error.code == ErrorCode::kWarehouseInterrupted) {
+      return error;
+    }
+    ApiResponse concealed = QueryError(error, query_json);
+    if (!concealed.reference) return error;
+    WriteJsonLine({{"event", "warehouse_failure"},
+                   {"api", "sql"},
+                   {"role", role},
+                   {"reference", *concealed.reference},
+                   {"detail", concealed.detail.value_or("")}});
+    return Concealed(error, query_json, *concealed.reference);
+  }
+  SemanticAnswer out;
+  for (const std::string& name : answer->used) out.rollup += (out.rollup.empty() ? "" : "+") + name;
+  if (out.rollup.empty()) out.rollup = "live";
+  out.response = std::move(*answer);
+  return out;
 }
 
 ApiResponse QueryApi::QueryError(const Error& error, std::string_view body) const {

@@ -47,6 +47,7 @@
 #include "base/result.h"
 #include "base/time.h"
 #include "project/project.h"
+#include "query/query_engine.h"
 #include "rollup/router.h"
 #include "rollup/store.h"
 #include "semantic/model.h"
@@ -113,6 +114,29 @@ ApiResponse ErrorResponse(const Error& error);
 // The HTTP status of `error` (see the header comment).
 int HttpStatusOf(const Error& error);
 
+// Cancels the semantic query another front end runs through QueryApi::AnswerSemantic (the SQL
+// port's CancelRequest): the running query is interrupted on the warehouse and the engine; a
+// cancel that arrives before the query starts cancels it as it starts, and Reset() forgets it
+// (the next statement). Thread-safe.
+class QueryCancel {
+ public:
+  void Cancel();
+  void Reset();
+
+ private:
+  friend class QueryApi;
+  std::mutex mutex_;
+  DeadlineWatcher* watcher_ = nullptr;  // set while a query runs
+  std::uint64_t watch_ = 0;
+  bool requested_ = false;
+};
+
+// A semantic answer for another front end, with what its access log line names.
+struct SemanticAnswer {
+  query::QueryResponse response;
+  std::string rollup;  // the rollup(s) that answered ("a+b"), or "live"
+};
+
 class QueryApi {
  public:
   // Opens the rollup engine and the workers' engine connections; the warehouse opens on first
@@ -137,10 +161,27 @@ class QueryApi {
 
   ResultCache::Stats CacheStats() const { return cache_.stats(); }
 
+  // For the SQL port (serve/pg): the role of a bearer token (its signature, exp and nbf
+  // checked now, and the role defined by the model), as POST /v1/query checks it.
+  // Errors: kUnauthenticated, kAccessDenied.
+  Result<std::string> RoleOfToken(std::string_view token) const;
+
+  // For the SQL port: one semantic query JSON answered as POST /v1/query answers it for `role`
+  // (the same workers and queue, deadline from `received_millis`, routing, row cap, shutdown
+  // cancel and concealment of warehouse failures without expose_sql, whose text goes to the log
+  // with its reference), but as a value rather than JSON. `cancel` may be null. A cancelled
+  // query is kWarehouseInterrupted (57014) "canceling statement due to user request".
+  Result<SemanticAnswer> AnswerSemantic(const std::string& role, std::string_view query_json,
+                                        std::int64_t received_millis, QueryCancel* cancel);
+
  private:
   ApiResponse Query(const ApiRequest& request);
   // The query on a worker; `storable` when the answer came wholly from rollup files.
   ApiResponse Run(const ApiRequest& request, const std::string& role, bool* storable);
+  // The answer of `body` on a worker, or the error to answer with (the caller conceals a
+  // warehouse failure). `cancel` may be null.
+  Result<query::QueryResponse> Execute(std::string_view body, const std::string& role,
+                                       std::int64_t received_millis, QueryCancel* cancel);
   ApiResponse Meta(const ApiRequest& request);
   // The answer to a query that failed with `error`: ErrorResponse, or for a warehouse failure
   // without expose_sql, its concealed form with the text for the log.

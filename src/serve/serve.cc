@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "base/time.h"
@@ -12,6 +13,7 @@
 #include "rollup/store.h"
 #include "serve/generation.h"
 #include "serve/log_line.h"
+#include "serve/pg/sql_port.h"
 #include "serve/rebuild_jobs.h"
 #include "serve/reload_watcher.h"
 #include "serve/server.h"
@@ -72,17 +74,22 @@ void LogRebuild(const rollup::BuildOptions& options, const Result<rollup::BuildR
   WriteJsonLine(line);
 }
 
-// Runs the bound servers until `stop`: the control port on its own thread.
-Status RunPorts(HttpServer& query_server, HttpServer* control_server,
+// Runs the bound servers until `stop`: the control port and the SQL port on their own threads.
+Status RunPorts(HttpServer& query_server, HttpServer* control_server, pg::SqlPort* sql_port,
                 const std::atomic<bool>& stop) {
   Status control_served = OkStatus();
+  Status sql_served = OkStatus();
   std::thread control_thread;
+  std::thread sql_thread;
   if (control_server != nullptr) {
     control_thread = std::thread([&] { control_served = control_server->Run(stop); });
   }
+  if (sql_port != nullptr) sql_thread = std::thread([&] { sql_served = sql_port->Run(stop); });
   Status served = query_server.Run(stop);
   if (control_thread.joinable()) control_thread.join();
+  if (sql_thread.joinable()) sql_thread.join();
   STRATA_TRY(served);
+  STRATA_TRY(sql_served);
   return control_served;
 }
 
@@ -150,9 +157,22 @@ Status Serve(semantic::SemanticModel model, const ServeSetup& setup) {
     if (server == nullptr) continue;
     STRATA_TRY(server->Bind());
   }
+  std::optional<pg::SqlPort> sql_port;
+  if (limits.sql_port) {
+    pg::SqlPortOptions options;
+    options.host = setup.host;
+    options.port = static_cast<int>(*limits.sql_port);
+    if (!limits.tls_cert_file.empty()) {
+      options.tls_cert = setup.project->root / limits.tls_cert_file;
+      options.tls_key = setup.project->root / limits.tls_key_file;
+    }
+    sql_port.emplace([&current] { return current.Get(); }, limits, std::move(options));
+    STRATA_TRY(sql_port->Bind());
+  }
   const ReloadSource source{setup.project, setup.dialect, &base, &control};
   std::thread watcher([&] { WatchModel(source, current, *setup.reload, *setup.stop); });
-  Status served = RunPorts(query_server, control_server ? &*control_server : nullptr, *setup.stop);
+  Status served = RunPorts(query_server, control_server ? &*control_server : nullptr,
+                           sql_port ? &*sql_port : nullptr, *setup.stop);
   watcher.join();
   return served;
 }

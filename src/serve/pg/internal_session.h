@@ -1,0 +1,117 @@
+// Private to session*.cc: the state of one SQL connection (session.h) and the statement
+// machinery the protocol messages share.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "base/time.h"
+#include "serve/pg/catalog.h"
+#include "serve/pg/pg_types.h"
+#include "serve/pg/session.h"
+#include "serve/pg/wire.h"
+
+namespace strata::serve::pg::internal {
+
+using Parameters = std::vector<std::optional<std::string>>;
+
+// A Parse'd statement: its text and parameter types (declared by Parse, else inferred; kUnknown
+// until described).
+struct Prepared {
+  std::string sql;
+  std::vector<PgType> parameter_types;
+};
+
+// A Bind'd portal (or a DECLAREd cursor): its statement, values and result formats; the answer is
+// computed at the first Execute (or Describe) and then handed out in pieces.
+struct Portal {
+  std::shared_ptr<const Prepared> statement;
+  Parameters parameters;
+  std::vector<std::int16_t> result_formats;  // 0 text, 1 binary: none, one for all, or per column
+  std::optional<ResultSet> result;
+  std::size_t position = 0;
+};
+
+// What a statement answered, and whether its answer has a row description.
+struct Outcome {
+  ResultSet result;
+  bool has_rows = false;  // a SELECT-like answer (RowDescription + DataRows), even with 0 rows
+};
+
+class Connection {
+ public:
+  Connection(ByteStream& stream, SqlBackend& backend, const SessionOptions& options);
+  void Run();
+
+ private:
+  // I/O (session.cc).
+  Result<bool> ReadExact(char* data, std::size_t size);  // false: the stream ended first
+  struct Message {
+    char type = 0;
+    std::string body;
+  };
+  Result<std::optional<Message>> ReadMessage();
+  Status Flush();
+  void Queue(MessageBuilder& message);
+  void SendError(const Error& error, bool fatal);
+  void SendFatal(std::string_view sqlstate, std::string_view message, std::string_view hint);
+  void SendReady();
+
+  // Phases (session.cc).
+  Result<bool> Startup();  // false: the connection ends (cancel, refusal)
+  Result<bool> ReadStartupPacket(std::string* body);
+  Status ApplyStartupParameters(FieldReader& reader);
+  Result<bool> Authenticate();
+  void SendStartupStatus();
+  Status Loop();
+
+  // Protocol messages (session_extended.cc).
+  // Errors: only kUnauthenticated (the token expired: FATAL); others are answered.
+  Status SimpleQuery(std::string_view sql);
+  Status ParseMessage(FieldReader& reader);
+  Status BindMessage(FieldReader& reader);
+  Status DescribeMessage(FieldReader& reader);
+  Status ExecuteMessage(FieldReader& reader);
+  Status CloseMessage(FieldReader& reader);
+  void SendRowDescription(const ResultSet& result, const std::vector<std::int16_t>& formats);
+  Status SendRows(Portal& portal, std::int64_t max_rows, bool* suspended);
+  void SendComplete(const Outcome& outcome, std::size_t rows_sent);
+
+  // Statements (session_statements.cc).
+  // Runs one statement; `describe_only`: its row description only (no semantic query runs, no
+  // SET applies).
+  Result<Outcome> RunStatement(std::string_view sql, const Parameters& parameters,
+                               std::vector<PgType>* parameter_types, bool describe_only);
+  Result<Outcome> RunQuery(std::string_view sql, const Parameters& parameters,
+                           std::vector<PgType>* parameter_types, bool describe_only, bool explain);
+  Result<Outcome> RunCursorStatement(std::string_view keyword, std::string_view sql,
+                                     bool describe_only);
+  Status CheckToken();
+  Result<TimeZone> SessionZone() const;
+  void LogStatement(std::string_view kind, std::string_view keyword, const Status& status,
+                    std::chrono::steady_clock::time_point started, std::string_view rollup) const;
+
+  ByteStream* stream_;
+  SqlBackend& backend_;
+  SessionOptions options_;
+  std::string out_;
+  SessionSettings settings_;
+  std::string token_;
+  std::string role_;
+  bool tls_active_ = false;
+  char transaction_ = 'I';  // 'I' idle, 'T' in a block, 'E' in a failed block
+  bool skip_until_sync_ = false;
+  std::map<std::string, std::shared_ptr<const Prepared>> statements_;
+  std::map<std::string, Portal> portals_;
+  std::map<std::string, Portal> cursors_;
+  std::string last_rollup_;  // of the statement being run, for its log line
+  std::string last_kind_;
+};
+
+}  // namespace strata::serve::pg::internal
