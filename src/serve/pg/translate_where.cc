@@ -1,0 +1,405 @@
+// WHERE and HAVING as semantic filters and filter groups.
+//
+// NOT is pushed down to the comparisons (De Morgan), so a group is only {"and": [...]} or
+// {"or": [...]} and the truth of every leaf is the SQL's: a row passes a WHERE when the
+// condition is TRUE, and AND/OR without NOT are TRUE exactly when their TRUE leaves say so, NULL
+// or FALSE alike. Each SQL comparison and its negation therefore map onto filters that are TRUE
+// on the same rows: `col <> v` is TRUE only where col is set, while the semantic not_equals
+// also keeps NULLs, so it becomes {"and": [not_equals, set]}. The one {"not": ...} left (NOT
+// LIKE, which has no op of its own) is also ANDed with `set`, so the answer does not depend on
+// how the planner renders a NOT over a NULL.
+#include <fmt/format.h>
+
+#include "base/ascii.h"
+#include "serve/pg/internal/translation.h"
+
+namespace strata::serve::pg::internal {
+namespace {
+
+using semantic::DimensionType;
+
+const sql::Expr& Unnest(const sql::Expr& expr) {
+  const sql::Expr* at = &expr;
+  while (at->kind == sql::ExprKind::kNested) at = at->As<sql::Nested>().inner.get();
+  return *at;
+}
+
+Json Leaf(const Term& term, std::string_view op, Json values = Json()) {
+  Json filter = {{"member", term.member}, {"op", op}};
+  if (!values.is_null()) filter["values"] = std::move(values);
+  return filter;
+}
+
+Json Group(std::string_view kind, std::vector<Json> items) {
+  Json list = Json::array();
+  for (Json& item : items) {
+    // {"and": [a, {"and": [b, c]}]} is {"and": [a, b, c]}.
+    if (item.is_object() && item.size() == 1 && item.contains(kind)) {
+      for (Json& inner : item[std::string(kind)]) list.push_back(std::move(inner));
+    } else {
+      list.push_back(std::move(item));
+    }
+  }
+  return Json{{kind, std::move(list)}};
+}
+
+// TRUE exactly where the SQL's `col NOT IN (values)` / `col <> value` is.
+Json NotEqual(const Term& term, Json values) {
+  return Group("and", {Leaf(term, "not_equals", std::move(values)), Leaf(term, "set")});
+}
+
+// Values are expressions a filter reads as values, not members.
+bool IsValue(const sql::Expr& expr) {
+  const sql::Expr& at = Unnest(expr);
+  switch (at.kind) {
+    case sql::ExprKind::kLiteral:
+    case sql::ExprKind::kTypedLiteral:
+    case sql::ExprKind::kParameter:
+      return true;
+    case sql::ExprKind::kUnary:
+      return IsValue(*at.As<sql::Unary>().operand);
+    case sql::ExprKind::kCast:
+      return IsValue(*at.As<sql::Cast>().value);
+    case sql::ExprKind::kFunction: {
+      const std::string name = AsciiLowered(at.As<sql::FunctionCall>().name.back().name);
+      return name == "to_timestamp" || name == "to_date";
+    }
+    default:
+      return false;
+  }
+}
+
+class Conditions {
+ public:
+  Conditions(const Scope& scope, bool where, Context& context)
+      : scope_(scope), where_(where), context_(context) {}
+
+  // The filter (or group) TRUE exactly where `expr` (negated: NOT expr) is TRUE.
+  Result<Json> Filter(const sql::Expr& expr, bool negated) {
+    const sql::Expr& at = Unnest(expr);
+    switch (at.kind) {
+      case sql::ExprKind::kUnary:
+        if (at.As<sql::Unary>().op == sql::UnaryOp::kNot) {
+          return Filter(*at.As<sql::Unary>().operand, !negated);
+        }
+        break;
+      case sql::ExprKind::kBinary:
+        return Binary(at.As<sql::Binary>(), negated);
+      case sql::ExprKind::kInList:
+        return InList(at.As<sql::InList>(), negated);
+      case sql::ExprKind::kBetween:
+        return Between(at.As<sql::Between>(), negated);
+      case sql::ExprKind::kLike:
+        return Like(at.As<sql::Like>(), negated);
+      case sql::ExprKind::kIs:
+        return Is(at.As<sql::Is>(), negated);
+      case sql::ExprKind::kColumn:
+      case sql::ExprKind::kFunction: {
+        STRATA_ASSIGN_OR_RETURN(const Term term, Member(at));
+        if (term.value_type == DimensionType::kBoolean && term.kind == TermKind::kDimension) {
+          return Leaf(term, "equals", Json::array({!negated}));
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    return Unsupported(fmt::format("{} as a condition in {}", ConstructName(at), Clause()),
+                       "conditions answered: = <> < <= > >= IN, NOT IN, BETWEEN, LIKE 'x%' and "
+                       "'%x%', IS [NOT] NULL, AND, OR, NOT");
+  }
+
+  // A member a condition compares: a dimension in WHERE, also a measure in HAVING and over a
+  // subquery (whose rows are already groups).
+  Result<Term> Member(const sql::Expr& expr) {
+    STRATA_ASSIGN_OR_RETURN(Term term, ResolveTerm(expr, scope_, context_));
+    if (term.kind == TermKind::kMeasure && where_ && scope_.derived == nullptr) {
+      return Unsupported(fmt::format("the measure {} in WHERE", term.member),
+                         "filter measures in HAVING: HAVING SUM(revenue) > 100");
+    }
+    if (term.kind == TermKind::kTimeBucket || term.form != SqlOutputForm::kValue) {
+      return Unsupported(fmt::format("a condition on {}", ConstructName(expr)),
+                         "compare the time column itself: order_date >= '2026-01-01' AND "
+                         "order_date < '2026-02-01'");
+    }
+    return term;
+  }
+
+ private:
+  std::string_view Clause() const { return where_ ? "WHERE" : "HAVING"; }
+
+  Result<Json> Binary(const sql::Binary& binary, bool negated) {
+    if (binary.op == sql::BinaryOp::kAnd || binary.op == sql::BinaryOp::kOr) {
+      STRATA_ASSIGN_OR_RETURN(Json left, Filter(*binary.left, negated));
+      STRATA_ASSIGN_OR_RETURN(Json right, Filter(*binary.right, negated));
+      const bool conjunction = (binary.op == sql::BinaryOp::kAnd) != negated;
+      return Group(conjunction ? "and" : "or", {std::move(left), std::move(right)});
+    }
+    std::optional<sql::BinaryOp> op = Comparison(binary.op);
+    if (!op) {
+      return Unsupported(fmt::format("{} as a condition in {}", ConstructName(binary), Clause()));
+    }
+    const sql::Expr* member = binary.left.get();
+    const sql::Expr* value = binary.right.get();
+    if (IsValue(*member) && !IsValue(*value)) {
+      std::swap(member, value);
+      op = Mirror(*op);
+    }
+    if (IsValue(*member) || !IsValue(*value)) {
+      return Unsupported(
+          fmt::format("a comparison of {} with {}", ConstructName(*member), ConstructName(*value)),
+          "compare a column with a literal or a parameter: status = 'paid'");
+    }
+    STRATA_ASSIGN_OR_RETURN(const Term term, Member(*member));
+    STRATA_ASSIGN_OR_RETURN(Json operand, FilterValue(*value, term, context_));
+    return Compare(term, negated ? Negate(*op) : *op, std::move(operand));
+  }
+
+  static Json Compare(const Term& term, sql::BinaryOp op, Json value) {
+    Json values = Json::array({std::move(value)});
+    switch (op) {
+      case sql::BinaryOp::kEq:
+        return Leaf(term, "equals", std::move(values));
+      case sql::BinaryOp::kNotEq:
+        return NotEqual(term, std::move(values));
+      case sql::BinaryOp::kLess:
+        return Leaf(term, "lt", std::move(values));
+      case sql::BinaryOp::kLessEq:
+        return Leaf(term, "lte", std::move(values));
+      case sql::BinaryOp::kGreater:
+        return Leaf(term, "gt", std::move(values));
+      default:
+        return Leaf(term, "gte", std::move(values));
+    }
+  }
+
+  static std::optional<sql::BinaryOp> Comparison(sql::BinaryOp op) {
+    switch (op) {
+      case sql::BinaryOp::kEq:
+      case sql::BinaryOp::kNotEq:
+      case sql::BinaryOp::kLess:
+      case sql::BinaryOp::kLessEq:
+      case sql::BinaryOp::kGreater:
+      case sql::BinaryOp::kGreaterEq:
+        return op;
+      default:
+        return std::nullopt;
+    }
+  }
+
+  // a < b is b > a.
+  static sql::BinaryOp Mirror(sql::BinaryOp op) {
+    switch (op) {
+      case sql::BinaryOp::kLess:
+        return sql::BinaryOp::kGreater;
+      case sql::BinaryOp::kLessEq:
+        return sql::BinaryOp::kGreaterEq;
+      case sql::BinaryOp::kGreater:
+        return sql::BinaryOp::kLess;
+      case sql::BinaryOp::kGreaterEq:
+        return sql::BinaryOp::kLessEq;
+      default:
+        return op;
+    }
+  }
+
+  // NOT (a < b) is TRUE exactly where a >= b is (both are NULL where a is).
+  static sql::BinaryOp Negate(sql::BinaryOp op) {
+    switch (op) {
+      case sql::BinaryOp::kEq:
+        return sql::BinaryOp::kNotEq;
+      case sql::BinaryOp::kNotEq:
+        return sql::BinaryOp::kEq;
+      case sql::BinaryOp::kLess:
+        return sql::BinaryOp::kGreaterEq;
+      case sql::BinaryOp::kLessEq:
+        return sql::BinaryOp::kGreater;
+      case sql::BinaryOp::kGreater:
+        return sql::BinaryOp::kLessEq;
+      default:
+        return sql::BinaryOp::kLess;
+    }
+  }
+
+  Result<Json> InList(const sql::InList& in, bool negated) {
+    STRATA_ASSIGN_OR_RETURN(const Term term, Member(*in.value));
+    Json values = Json::array();
+    for (const sql::ExprPtr& item : in.list) {
+      if (!IsValue(*item)) {
+        return Unsupported(fmt::format("{} in an IN list", ConstructName(*item)),
+                           "list literals or parameters: status IN ('paid', 'shipped')");
+      }
+      STRATA_ASSIGN_OR_RETURN(Json value, FilterValue(*item, term, context_));
+      values.push_back(std::move(value));
+    }
+    if (in.negated != negated) return NotEqual(term, std::move(values));
+    return Leaf(term, "equals", std::move(values));
+  }
+
+  Result<Json> Between(const sql::Between& between, bool negated) {
+    if (between.symmetric) return Unsupported("BETWEEN SYMMETRIC", "write BETWEEN low AND high");
+    STRATA_ASSIGN_OR_RETURN(const Term term, Member(*between.value));
+    if (!IsValue(*between.low) || !IsValue(*between.high)) {
+      return Unsupported("BETWEEN bounds that are not literals or parameters");
+    }
+    STRATA_ASSIGN_OR_RETURN(Json low, FilterValue(*between.low, term, context_));
+    STRATA_ASSIGN_OR_RETURN(Json high, FilterValue(*between.high, term, context_));
+    if (between.negated != negated) {
+      return Group("or", {Leaf(term, "lt", Json::array({std::move(low)})),
+                          Leaf(term, "gt", Json::array({std::move(high)}))});
+    }
+    return Group("and", {Leaf(term, "gte", Json::array({std::move(low)})),
+                         Leaf(term, "lte", Json::array({std::move(high)}))});
+  }
+
+  Result<Json> Like(const sql::Like& like, bool negated) {
+    const char* hint = "LIKE 'x%' (starts with) and LIKE '%x%' (contains) are answered";
+    if (like.op != sql::LikeOp::kLike || like.escape) {
+      return Unsupported("ILIKE, SIMILAR TO, regular expressions and LIKE ... ESCAPE", hint);
+    }
+    STRATA_ASSIGN_OR_RETURN(const Term term, Member(*like.value));
+    if (term.value_type != DimensionType::kString) {
+      return Invalid(fmt::format("LIKE needs a string member, and \"{}\" is not one", term.member));
+    }
+    const sql::Expr& pattern_expr = Unnest(*like.pattern);
+    if (pattern_expr.kind != sql::ExprKind::kLiteral ||
+        pattern_expr.As<sql::Literal>().literal_kind != sql::LiteralKind::kString) {
+      return Unsupported("a LIKE pattern that is not a string literal", hint);
+    }
+    STRATA_ASSIGN_OR_RETURN(const std::string pattern,
+                            StringLiteralValue(pattern_expr.As<sql::Literal>().text));
+    const bool leading = !pattern.empty() && pattern.front() == '%';
+    const bool trailing = pattern.size() > (leading ? 1u : 0u) && pattern.back() == '%';
+    const std::string text =
+        pattern.substr(leading ? 1 : 0, pattern.size() - (leading ? 1 : 0) - (trailing ? 1 : 0));
+    if (text.empty() || text.find_first_of("%_\\") != std::string::npos) {
+      return Unsupported(fmt::format("LIKE '{}'", pattern), hint);
+    }
+    const bool negate = like.negated != negated;
+    if (!leading && !trailing) {
+      return negate ? NotEqual(term, Json::array({text}))
+                    : Leaf(term, "equals", Json::array({text}));
+    }
+    if (leading && !trailing) {
+      return Unsupported(fmt::format("LIKE '{}' (ends with)", pattern), hint);
+    }
+    Json filter = Leaf(term, leading ? "contains" : "starts_with", Json::array({text}));
+    if (!negate) return filter;
+    return Group("and", {Json{{"not", std::move(filter)}}, Leaf(term, "set")});
+  }
+
+  Result<Json> Is(const sql::Is& is, bool negated) {
+    STRATA_ASSIGN_OR_RETURN(const Term term, Member(*is.value));
+    const bool negate = is.negated != negated;
+    switch (is.test) {
+      case sql::IsTest::kNull:
+        return Leaf(term, negate ? "set" : "not_set");
+      case sql::IsTest::kTrue:
+      case sql::IsTest::kFalse: {
+        if (term.value_type != DimensionType::kBoolean) {
+          return Invalid(fmt::format("IS TRUE / IS FALSE needs a boolean member, and \"{}\" is "
+                                     "not one",
+                                     term.member));
+        }
+        const bool value = is.test == sql::IsTest::kTrue;
+        if (!negate) return Leaf(term, "equals", Json::array({value}));
+        // IS NOT TRUE: FALSE or NULL.
+        return Group("or", {Leaf(term, "equals", Json::array({!value})), Leaf(term, "not_set")});
+      }
+      case sql::IsTest::kUnknown:
+        break;
+    }
+    return Unsupported("IS UNKNOWN", "write IS NULL");
+  }
+
+  const Scope& scope_;
+  bool where_;
+  Context& context_;
+};
+
+// The conjuncts of a top-level AND chain.
+void Conjuncts(const sql::Expr& expr, std::vector<const sql::Expr*>& out) {
+  const sql::Expr& at = Unnest(expr);
+  if (at.kind == sql::ExprKind::kBinary && at.As<sql::Binary>().op == sql::BinaryOp::kAnd) {
+    Conjuncts(*at.As<sql::Binary>().left, out);
+    Conjuncts(*at.As<sql::Binary>().right, out);
+    return;
+  }
+  out.push_back(&at);
+}
+
+// `col >= value` (a lower bound) or `col < value` (an upper one) on a time dimension.
+struct Bound {
+  std::string member;
+  bool lower = false;
+  const sql::Expr* value = nullptr;
+};
+
+std::optional<Bound> TimeBound(const sql::Expr& expr, const Scope& scope, Context& context) {
+  if (expr.kind != sql::ExprKind::kBinary) return std::nullopt;
+  const auto& binary = expr.As<sql::Binary>();
+  const sql::Expr* member = binary.left.get();
+  const sql::Expr* value = binary.right.get();
+  bool lower = binary.op == sql::BinaryOp::kGreaterEq;
+  bool upper = binary.op == sql::BinaryOp::kLess;
+  if (IsValue(*member)) {
+    std::swap(member, value);
+    lower = binary.op == sql::BinaryOp::kLessEq;
+    upper = binary.op == sql::BinaryOp::kGreater;
+  }
+  if ((!lower && !upper) || IsValue(*member) || !IsValue(*value)) return std::nullopt;
+  Context probe = context;  // resolving twice must not record anything
+  Result<Term> term = ResolveTerm(*member, scope, probe);
+  if (!term.ok() || term->kind != TermKind::kDimension || !term->IsTime() ||
+      term->form != SqlOutputForm::kValue) {
+    return std::nullopt;
+  }
+  return Bound{term->member, lower, value};
+}
+
+}  // namespace
+
+Status AddCondition(const sql::Expr& condition, const Scope& scope, bool where, Context& context,
+                    Block& block) {
+  std::vector<const sql::Expr*> conjuncts;
+  Conjuncts(condition, conjuncts);
+  if (where) {
+    // One `col >= a` and one `col < b` on a time dimension are its range [a, b): what a
+    // rollup's build range and partitions are checked against.
+    std::vector<std::optional<Bound>> bounds;
+    for (const sql::Expr* conjunct : conjuncts) bounds.push_back(TimeBound(*conjunct, scope, context));
+    std::vector<bool> used(conjuncts.size(), false);
+    for (std::size_t i = 0; i < bounds.size(); ++i) {
+      if (!bounds[i] || !bounds[i]->lower) continue;
+      std::vector<std::size_t> lowers, uppers;
+      for (std::size_t j = 0; j < bounds.size(); ++j) {
+        if (!bounds[j] || bounds[j]->member != bounds[i]->member) continue;
+        (bounds[j]->lower ? lowers : uppers).push_back(j);
+      }
+      if (lowers.size() != 1 || uppers.size() != 1 || used[i]) continue;
+      Term term;
+      term.member = bounds[i]->member;
+      term.value_type = DimensionType::kTime;
+      STRATA_ASSIGN_OR_RETURN(Json from, FilterValue(*bounds[i]->value, term, context));
+      STRATA_ASSIGN_OR_RETURN(Json to, FilterValue(*bounds[uppers[0]]->value, term, context));
+      block.ranges.emplace_back(term.member, Json::array({std::move(from), std::move(to)}));
+      used[i] = used[uppers[0]] = true;
+    }
+    for (std::size_t i = 0; i < conjuncts.size(); ++i) {
+      if (used[i]) conjuncts[i] = nullptr;
+    }
+  }
+  Conditions conditions(scope, where, context);
+  for (const sql::Expr* conjunct : conjuncts) {
+    if (conjunct == nullptr) continue;
+    STRATA_ASSIGN_OR_RETURN(Json filter, conditions.Filter(*conjunct, false));
+    if (filter.is_object() && filter.size() == 1 && filter.contains("and")) {
+      for (Json& item : filter["and"]) block.filters.push_back(std::move(item));
+    } else {
+      block.filters.push_back(std::move(filter));
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace strata::serve::pg::internal
