@@ -57,8 +57,8 @@ SqlColumn DimensionColumn(std::string name, std::string member, const semantic::
   SqlColumn column;
   column.name = std::move(name);
   column.member = std::move(member);
-  column.kind = d.type == DimensionType::kTime ? SqlColumnKind::kTimeDimension
-                                               : SqlColumnKind::kDimension;
+  column.kind =
+      d.type == DimensionType::kTime ? SqlColumnKind::kTimeDimension : SqlColumnKind::kDimension;
   column.type = DimensionPgType(d.type);
   return column;
 }
@@ -106,8 +106,10 @@ SqlTable TableOf(const semantic::SemanticModel& model, const semantic::Entity& e
   if (unfiltered_counts != 1) table.count_star.clear();
   for (const semantic::Metric& m : entity.metrics) {
     if (!ReadsOnly(m.parsed.get(), readable)) continue;
-    table.columns.push_back(
-        {m.name, prefix + m.name, SqlColumnKind::kMetric, Aggregation::kCount, PgType::kNumeric});
+    const bool own =
+        ReadsOnly(m.parsed.get(), [&](const std::string& e) { return e == entity.name; });
+    table.columns.push_back({m.name, prefix + m.name, SqlColumnKind::kMetric, Aggregation::kCount,
+                             PgType::kNumeric, own});
   }
   return table;
 }

@@ -34,6 +34,10 @@ struct SqlColumn {
   SqlColumnKind kind = SqlColumnKind::kDimension;
   semantic::Aggregation agg = semantic::Aggregation::kCount;  // kMeasure only
   PgType type = PgType::kText;
+  // Whether SELECT * selects it: false for a metric that reads another entity's measures
+  // (Ticket.ticket_count / order_count), which answers only by dimensions both entities reach
+  // and would make every `SELECT *` fail.
+  bool in_star = true;
 };
 
 struct SqlTable {

@@ -28,13 +28,29 @@ TEST(SqlTablesTest, EveryEntityWithoutRole) {
   EXPECT_EQ(tables[1].name, "Customer");
   EXPECT_EQ(tables[2].name, "Ticket");
   // Dimensions, then the to-one paths' dimensions, then measures, then metrics.
-  EXPECT_EQ(Names(tables[0]),
-            (std::vector<std::string>{
-                "order_id", "status", "amount", "order_date", "loaded_at", "customer__customer_id",
-                "customer__name", "customer__region", "customer__segment", "customer__signup_date",
-                "revenue", "order_count", "paid_revenue", "avg_amount", "min_amount", "max_amount",
-                "customers", "customer_id_approx", "median_amount", "p90_amount",
-                "average_order_value", "paid_share", "tickets_per_order"}));
+  EXPECT_EQ(Names(tables[0]), (std::vector<std::string>{"order_id",
+                                                        "status",
+                                                        "amount",
+                                                        "order_date",
+                                                        "loaded_at",
+                                                        "customer__customer_id",
+                                                        "customer__name",
+                                                        "customer__region",
+                                                        "customer__segment",
+                                                        "customer__signup_date",
+                                                        "revenue",
+                                                        "order_count",
+                                                        "paid_revenue",
+                                                        "avg_amount",
+                                                        "min_amount",
+                                                        "max_amount",
+                                                        "customers",
+                                                        "customer_id_approx",
+                                                        "median_amount",
+                                                        "p90_amount",
+                                                        "average_order_value",
+                                                        "paid_share",
+                                                        "tickets_per_order"}));
   // Customer's relationships are one_to_many: no path columns.
   EXPECT_EQ(tables[1].Find("customer__region"), nullptr);
   EXPECT_EQ(tables[0].count_star, "order_count");
@@ -57,6 +73,8 @@ TEST(SqlTablesTest, ColumnsCarryMembersKindsAndTypes) {
   EXPECT_EQ(order.Find("revenue")->type, PgType::kNumeric);
   EXPECT_EQ(order.Find("average_order_value")->kind, SqlColumnKind::kMetric);
   EXPECT_EQ(order.Find("average_order_value")->type, PgType::kNumeric);
+  EXPECT_TRUE(order.Find("average_order_value")->in_star);
+  EXPECT_FALSE(order.Find("tickets_per_order")->in_star);  // reads Ticket's measure
 }
 
 TEST(SqlTablesTest, FindIsExactThenCaseInsensitive) {

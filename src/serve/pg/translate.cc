@@ -76,8 +76,8 @@ Json SemanticQuery(const Block& block, const TimeZone& zone) {
   Json dimensions = Json::array(), time_dimensions = Json::array();
   for (const Term& key : block.keys) {
     if (key.kind == TermKind::kTimeBucket) {
-      time_dimensions.push_back({{"dimension", key.member},
-                                 {"grain", semantic::TimeGrainName(*key.grain)}});
+      time_dimensions.push_back(
+          {{"dimension", key.member}, {"grain", semantic::TimeGrainName(*key.grain)}});
     } else {
       dimensions.push_back(key.member);
     }

@@ -61,7 +61,8 @@ struct SqlOutput {
 struct Translation {
   nlohmann::ordered_json query;  // the semantic query JSON, with "timezone" set to the session's
   std::vector<SqlOutput> outputs;
-  bool explain = false;  // TranslateOptions::explain: answer with the semantic query and meta.rollup
+  bool explain =
+      false;  // TranslateOptions::explain: answer with the semantic query and meta.rollup
   // The type of each $n placeholder (index n-1), from the member it is compared with (int8 for
   // LIMIT/OFFSET); text when it is compared with nothing typed.
   std::vector<PgType> parameter_types;

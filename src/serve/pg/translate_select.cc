@@ -36,10 +36,9 @@ Result<const SqlTable*> ResolveTable(const sql::NamedTable& named, const Context
     written += (written.empty() ? "" : ".") + std::string(part.name);
   }
   const std::size_t parts = named.name.size();
-  const bool schema_ok = parts == 1 || (parts <= 3 && EqualsIgnoreAsciiCase(
-                                                          named.name[parts - 2].name, "strata"));
-  const SqlTable* table =
-      schema_ok ? FindTable(*context.tables, named.name.back().name) : nullptr;
+  const bool schema_ok =
+      parts == 1 || (parts <= 3 && EqualsIgnoreAsciiCase(named.name[parts - 2].name, "strata"));
+  const SqlTable* table = schema_ok ? FindTable(*context.tables, named.name.back().name) : nullptr;
   if (table == nullptr) {
     return MakeError(ErrorCode::kUndefinedTable,
                      fmt::format("relation \"{}\" does not exist", written),
@@ -115,25 +114,23 @@ Result<std::vector<NamedTerm>> SelectList(const sql::Select& select, const Scope
       }
       if (scope.table != nullptr) {
         for (const SqlColumn& column : scope.table->columns) {
+          if (!column.in_star) continue;
           sql::ColumnRef ref(star.span);
           ref.parts.push_back({column.name, true, star.span});
           STRATA_ASSIGN_OR_RETURN(Term term, ResolveColumn(ref, scope));
           outputs.push_back({column.name, std::move(term)});
         }
       } else {
-        outputs.insert(outputs.end(), scope.derived->outputs.begin(),
-                       scope.derived->outputs.end());
+        outputs.insert(outputs.end(), scope.derived->outputs.begin(), scope.derived->outputs.end());
       }
       continue;
     }
     if (scope.derived != nullptr && Unnest(*item.expr).kind != sql::ExprKind::kColumn) {
-      return Unsupported(
-          fmt::format("{} over a subquery's columns", ConstructName(*item.expr)),
-          "select the subquery's columns as they are; compute in the inner query");
+      return Unsupported(fmt::format("{} over a subquery's columns", ConstructName(*item.expr)),
+                         "select the subquery's columns as they are; compute in the inner query");
     }
     STRATA_ASSIGN_OR_RETURN(Term term, ResolveTerm(*item.expr, scope, context));
-    std::string name =
-        item.alias ? AliasName(*item.alias) : DefaultOutputName(*item.expr, scope);
+    std::string name = item.alias ? AliasName(*item.alias) : DefaultOutputName(*item.expr, scope);
     outputs.push_back({std::move(name), std::move(term)});
   }
   return outputs;
@@ -171,8 +168,8 @@ Status GroupBy(const sql::Select& select, const Scope& scope, Context& context,
       }
       STRATA_ASSIGN_OR_RETURN(const std::optional<std::size_t> position,
                               Position(*expr, outputs.size(), "GROUP BY"));
-      Result<Term> term = position ? Result<Term>(outputs[*position].term)
-                                   : ResolveTerm(*expr, scope, context);
+      Result<Term> term =
+          position ? Result<Term>(outputs[*position].term) : ResolveTerm(*expr, scope, context);
       if (!term.ok() && OutputNamed(*expr, outputs) != nullptr) {
         term = OutputNamed(*expr, outputs)->term;
       }
@@ -217,15 +214,16 @@ Status OrderBy(const sql::Query& query, const Scope& scope, Context& context,
       STRATA_ASSIGN_OR_RETURN(term, ResolveTerm(*item.expr, scope, context));
     }
     if (term.form == SqlOutputForm::kQuarter || term.form == SqlOutputForm::kMonth) {
-      return Unsupported("ORDER BY EXTRACT(QUARTER|MONTH ...)",
-                         "order by EXTRACT(YEAR ...) and then the bucket: date_trunc('month', col)");
+      return Unsupported(
+          "ORDER BY EXTRACT(QUARTER|MONTH ...)",
+          "order by EXTRACT(YEAR ...) and then the bucket: date_trunc('month', col)");
     }
     if (term.kind == TermKind::kMeasure) {
       block.AddMeasure(term.member);
     } else if (!block.HasKey(term.Source())) {
-      return Invalid(fmt::format("ORDER BY {}: not a group key of the query",
-                                 ConstructName(*item.expr)),
-                     "order by a selected dimension or a measure");
+      return Invalid(
+          fmt::format("ORDER BY {}: not a group key of the query", ConstructName(*item.expr)),
+          "order by a selected dimension or a measure");
     }
     block.order.emplace_back(term.Source(), item.direction == sql::OrderItem::Direction::kDesc);
   }
@@ -258,8 +256,7 @@ void Compose(const Window& outer, Block& block) {
   const auto known = [](const std::optional<Json>& value) {
     return !value || value->is_number_integer();
   };
-  if (!known(outer.limit) || !known(outer.offset) || !known(block.limit) ||
-      !known(block.offset)) {
+  if (!known(outer.limit) || !known(outer.offset) || !known(block.limit) || !known(block.offset)) {
     if (outer.limit) block.limit = Json(nullptr);
     if (outer.offset) block.offset = Json(nullptr);
     return;
@@ -339,6 +336,63 @@ Result<Block> WrapperBlock(const sql::Query& query, const sql::Select& select, c
   return block;
 }
 
+// `SELECT cols FROM strata."E" [WHERE ...]` with nothing else: a projection, whose rows are
+// the entity's rows (Power BI and Tableau wrap a table this way and aggregate outside).
+const sql::Select* Projection(const sql::Query& query) {
+  if (query.has_with || !query.order_by.empty() || query.limit || query.offset || query.fetch ||
+      query.has_fetch || query.body->kind != sql::SetExprKind::kSelect) {
+    return nullptr;
+  }
+  const auto& select = query.body->As<sql::Select>();
+  if (select.has_group_by || select.having || select.distinct != sql::Select::Distinct::kNone ||
+      select.from == nullptr || select.from->kind != sql::TableRefKind::kTable ||
+      !CheckSelect(select).ok()) {
+    return nullptr;
+  }
+  for (const sql::SelectItem& item : select.items) {
+    const sql::Expr& expr = Unnest(*item.expr);
+    if (expr.kind == sql::ExprKind::kStar) {
+      const auto& star = expr.As<sql::Star>();
+      if (!star.excluded.empty() || !star.replaced.empty()) return nullptr;
+    } else if (expr.kind != sql::ExprKind::kColumn) {
+      return nullptr;
+    }
+  }
+  return &select;
+}
+
+// The projection's columns, renamed as it names them; its WHERE goes into `block`.
+Result<SqlTable> ProjectedTable(const sql::Select& select, Context& context, Block& block) {
+  const sql::TableRef& from = *select.from;
+  if (from.alias && !from.alias->columns.empty()) {
+    return Unsupported("column aliases on a FROM item", "alias the columns in the select list");
+  }
+  Scope inner;
+  STRATA_ASSIGN_OR_RETURN(inner.table, ResolveTable(from.As<sql::NamedTable>(), context));
+  inner.entity = inner.table;
+  inner.aliased = from.alias.has_value();
+  inner.qualifier = inner.aliased ? std::string(from.alias->name.name) : inner.table->name;
+  SqlTable view;
+  view.name = inner.table->name;
+  for (const sql::SelectItem& item : select.items) {
+    const sql::Expr& expr = Unnest(*item.expr);
+    if (expr.kind == sql::ExprKind::kStar) {
+      for (const SqlColumn& column : inner.table->columns) {
+        if (column.in_star) view.columns.push_back(column);
+      }
+      continue;
+    }
+    const auto& ref = expr.As<sql::ColumnRef>();
+    STRATA_TRY(ResolveColumn(ref, inner));  // the unknown-column error
+    const std::string name = ColumnName(ref, inner);
+    SqlColumn column = *inner.table->Find(name);
+    column.name = item.alias ? AliasName(*item.alias) : name;
+    view.columns.push_back(std::move(column));
+  }
+  if (select.where) STRATA_TRY(AddCondition(*select.where, inner, true, context, block));
+  return view;
+}
+
 }  // namespace
 
 void Block::AddKey(const Term& term) {
@@ -389,14 +443,26 @@ Result<Block> TranslateQuery(const sql::Query& query, Context& context) {
   scope.aliased = from->alias.has_value();
   switch (from->kind) {
     case sql::TableRefKind::kTable: {
-      STRATA_ASSIGN_OR_RETURN(scope.table,
-                              ResolveTable(from->As<sql::NamedTable>(), context));
+      STRATA_ASSIGN_OR_RETURN(scope.table, ResolveTable(from->As<sql::NamedTable>(), context));
+      scope.entity = scope.table;
       scope.qualifier = scope.aliased ? std::string(from->alias->name.name) : scope.table->name;
       return EntityBlock(query, select, scope, context);
     }
     case sql::TableRefKind::kDerived: {
       const auto& derived = from->As<sql::DerivedTable>();
       if (derived.lateral) return Unsupported("LATERAL");
+      if (const sql::Select* projection = Projection(*derived.query)) {
+        Block filters;
+        STRATA_ASSIGN_OR_RETURN(const SqlTable view, ProjectedTable(*projection, context, filters));
+        scope.table = &view;
+        STRATA_ASSIGN_OR_RETURN(scope.entity,
+                                ResolveTable(projection->from->As<sql::NamedTable>(), context));
+        scope.qualifier = scope.aliased ? std::string(from->alias->name.name) : "";
+        STRATA_ASSIGN_OR_RETURN(Block block, EntityBlock(query, select, scope, context));
+        for (Json& filter : filters.filters) block.filters.push_back(std::move(filter));
+        block.ranges.insert(block.ranges.end(), filters.ranges.begin(), filters.ranges.end());
+        return block;
+      }
       STRATA_ASSIGN_OR_RETURN(const Block inner, TranslateQuery(*derived.query, context));
       scope.derived = &inner;
       scope.qualifier = scope.aliased ? std::string(from->alias->name.name) : "";

@@ -162,18 +162,19 @@ std::string MeasuresOfAggregation(const SqlTable& table, Aggregation agg) {
 }
 
 Result<Term> CountStar(const Scope& scope) {
-  if (!scope.table->count_star.empty()) return TermOf(*scope.table->Find(scope.table->count_star));
+  const SqlTable& entity = *scope.entity;
+  if (!entity.count_star.empty()) return TermOf(*entity.Find(entity.count_star));
   std::string counts;
-  for (const SqlColumn& column : scope.table->columns) {
+  for (const SqlColumn& column : entity.columns) {
     if (column.kind == SqlColumnKind::kMeasure && column.agg == Aggregation::kCount) {
       counts += (counts.empty() ? "" : ", ") + column.name;
     }
   }
-  return Unsupported(
-      fmt::format("COUNT(*) over \"{}\": the entity has {} unfiltered count measure", scope.table->name,
-                  counts.empty() ? "no" : "more than one or no"),
-      counts.empty() ? "add a measure with agg: count to the entity"
-                     : fmt::format("name the count you mean: MEASURE(x) for x in {}", counts));
+  return Unsupported(fmt::format("COUNT(*) over \"{}\": the entity has {} unfiltered count measure",
+                                 entity.name, counts.empty() ? "no" : "more than one or no"),
+                     counts.empty()
+                         ? "add a measure with agg: count to the entity"
+                         : fmt::format("name the count you mean: MEASURE(x) for x in {}", counts));
 }
 
 Result<Term> Aggregate(const sql::FunctionCall& call, const std::string& name, const Scope& scope) {
@@ -201,11 +202,10 @@ Result<Term> Aggregate(const sql::FunctionCall& call, const std::string& name, c
   if (column == nullptr) return ResolveColumn(ref, scope);  // the unknown-column error
   if (column->kind == SqlColumnKind::kDimension || column->kind == SqlColumnKind::kTimeDimension) {
     const std::optional<Aggregation> agg = AggregationOfCall(name, call.distinct);
-    return Unsupported(
-        fmt::format("{}({}): \"{}\" is a dimension; only measures are aggregated", shown,
-                    column->name, column->name),
-        "aggregate a measure of the model" +
-            (agg ? MeasuresOfAggregation(*scope.table, *agg) : std::string()));
+    return Unsupported(fmt::format("{}({}): \"{}\" is a dimension; only measures are aggregated",
+                                   shown, column->name, column->name),
+                       "aggregate a measure of the model" +
+                           (agg ? MeasuresOfAggregation(*scope.table, *agg) : std::string()));
   }
   if (name == "measure") {
     if (call.distinct) return Unsupported("MEASURE(DISTINCT ...)", "write MEASURE(col)");
@@ -215,15 +215,14 @@ Result<Term> Aggregate(const sql::FunctionCall& call, const std::string& name, c
     return Unsupported(fmt::format("{}(DISTINCT {})", shown, column->name), MeasureHint(*column));
   }
   if (column->kind == SqlColumnKind::kMetric) {
-    return Unsupported(
-        fmt::format("{}({}): \"{}\" is a metric, computed after aggregation", shown, column->name,
-                    column->name),
-        fmt::format("write MEASURE({}) or {} alone", column->name, column->name));
+    return Unsupported(fmt::format("{}({}): \"{}\" is a metric, computed after aggregation", shown,
+                                   column->name, column->name),
+                       fmt::format("write MEASURE({}) or {} alone", column->name, column->name));
   }
   const std::optional<Aggregation> agg = AggregationOfCall(name, call.distinct);
   if (agg != column->agg) {
     return Unsupported(
-        fmt::format("{}{}({}): \"{}\" is a {} measure", shown, call.distinct ? " DISTINCT" : "",
+        fmt::format("{}({}{}): \"{}\" is a {} measure", shown, call.distinct ? "DISTINCT " : "",
                     column->name, column->name, semantic::AggregationName(column->agg)),
         MeasureHint(*column));
   }
@@ -246,8 +245,8 @@ std::optional<TimeGrain> TruncGrain(std::string_view text) {
 Result<Term> TimeSource(const sql::Expr& expr, const Scope& scope, Context& context,
                         std::string_view function) {
   STRATA_ASSIGN_OR_RETURN(Term source, ResolveTerm(expr, scope, context));
-  const bool raw = source.kind == TermKind::kDimension && source.IsTime() &&
-                   source.form != SqlOutputForm::kDate;
+  const bool raw =
+      source.kind == TermKind::kDimension && source.IsTime() && source.form != SqlOutputForm::kDate;
   const bool date = source.kind == TermKind::kTimeBucket && source.grain == TimeGrain::kDay &&
                     source.form == SqlOutputForm::kDate;
   if (source.is_extract || !(raw || date)) {
@@ -416,7 +415,7 @@ Result<Term> CastTerm(const sql::Cast& cast, const Scope& scope, Context& contex
   if (type == "integer" || type == "int" || type == "int4" || type == "bigint" || type == "int8" ||
       type == "smallint" || type == "int2") {
     if (!term.is_extract) return refuse();
-    term.type = type == "bigint" || type == "int8"       ? PgType::kInt8
+    term.type = type == "bigint" || type == "int8"     ? PgType::kInt8
                 : type == "smallint" || type == "int2" ? PgType::kInt2
                                                        : PgType::kInt4;
     return term;
@@ -551,15 +550,16 @@ Result<Term> ResolveColumn(const sql::ColumnRef& column, const Scope& scope) {
   }
   if (!name) {
     return Invalid(fmt::format("column reference \"{}\": \"{}\" is not the relation of this FROM",
-                               Written(column), column.parts.size() >= 2
-                                                    ? column.parts[column.parts.size() - 2].name
-                                                    : column.parts.back().name),
+                               Written(column),
+                               column.parts.size() >= 2 ? column.parts[column.parts.size() - 2].name
+                                                        : column.parts.back().name),
                    fmt::format("qualify columns with \"{}\"", scope.qualifier));
   }
-  return Invalid(
-      fmt::format("column \"{}\" does not exist in {}", *name,
-                  scope.table != nullptr ? "strata.\"" + scope.table->name + "\"" : "the subquery"),
-      "its columns: " + ColumnList(scope));
+  return Invalid(fmt::format("column \"{}\" does not exist in {}", *name,
+                             scope.table != nullptr && scope.table == scope.entity
+                                 ? "strata.\"" + scope.table->name + "\""
+                                 : "the subquery"),
+                 "its columns: " + ColumnList(scope));
 }
 
 // Only a few expression kinds mean something; every other one is refused by name (if-chains

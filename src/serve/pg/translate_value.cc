@@ -99,8 +99,8 @@ Result<Json> ParameterValue(const sql::Parameter& parameter, const Term& term, C
   const std::string_view text = parameter.text;
   const auto [end, error] = std::from_chars(text.data() + std::min<std::size_t>(1, text.size()),
                                             text.data() + text.size(), n);
-  if (text.size() < 2 || text[0] != '$' || error != std::errc() || end != text.data() + text.size() ||
-      n == 0) {
+  if (text.size() < 2 || text[0] != '$' || error != std::errc() ||
+      end != text.data() + text.size() || n == 0) {
     return Unsupported(fmt::format("the parameter {}", text), "write $1, $2, ...");
   }
   context.NoteParameter(n, ParameterType(term));
@@ -150,10 +150,10 @@ Result<Json> ToTimeCall(const sql::FunctionCall& call, const Term& term) {
   }
   STRATA_ASSIGN_OR_RETURN(const std::string text, string_arg(0));
   STRATA_ASSIGN_OR_RETURN(const std::string format, string_arg(1));
-  const bool known = name == "to_date" ? format == "YYYY-MM-DD"
-                                       : format == "YYYY-MM-DD HH24:MI:SS.US" ||
-                                             format == "YYYY-MM-DD HH24:MI:SS" ||
-                                             format == "YYYY-MM-DD";
+  const bool known = name == "to_date"
+                         ? format == "YYYY-MM-DD"
+                         : format == "YYYY-MM-DD HH24:MI:SS.US" ||
+                               format == "YYYY-MM-DD HH24:MI:SS" || format == "YYYY-MM-DD";
   if (!known) {
     return Unsupported(fmt::format("{}() with the format '{}'", name, format),
                        "the ISO formats 'YYYY-MM-DD' and 'YYYY-MM-DD HH24:MI:SS[.US]' are read");
@@ -285,7 +285,8 @@ Result<Json> FilterValue(const sql::Expr& expr, const Term& term, Context& conte
     if (!term.IsTime()) return Mismatch(term, "a " + type);
     STRATA_ASSIGN_OR_RETURN(const std::string text, StringLiteralValue(typed.text));
     STRATA_ASSIGN_OR_RETURN(std::string time, TimeValueText(text));
-    if (type == "date" && time.size() != 10) return Invalid(fmt::format("\"{}\" is not a date", text));
+    if (type == "date" && time.size() != 10)
+      return Invalid(fmt::format("\"{}\" is not a date", text));
     return Json(std::move(time));
   }
   if (value.kind == sql::ExprKind::kCast) {
@@ -339,8 +340,8 @@ Result<std::optional<Json>> CountValue(const sql::Expr& expr, std::string_view c
     Term number;
     number.type = PgType::kInt8;
     number.value_type = DimensionType::kNumber;
-    STRATA_ASSIGN_OR_RETURN(const Json bound, ParameterValue(value.As<sql::Parameter>(), number,
-                                                             context));
+    STRATA_ASSIGN_OR_RETURN(const Json bound,
+                            ParameterValue(value.As<sql::Parameter>(), number, context));
     if (bound.is_null()) return std::optional<Json>(Json(nullptr));
     return count(bound.dump());
   }

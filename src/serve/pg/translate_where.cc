@@ -51,22 +51,41 @@ Json NotEqual(const Term& term, Json values) {
 // Values are expressions a filter reads as values, not members.
 bool IsValue(const sql::Expr& expr) {
   const sql::Expr& at = Unnest(expr);
-  switch (at.kind) {
-    case sql::ExprKind::kLiteral:
-    case sql::ExprKind::kTypedLiteral:
-    case sql::ExprKind::kParameter:
-      return true;
-    case sql::ExprKind::kUnary:
-      return IsValue(*at.As<sql::Unary>().operand);
-    case sql::ExprKind::kCast:
-      return IsValue(*at.As<sql::Cast>().value);
-    case sql::ExprKind::kFunction: {
-      const std::string name = AsciiLowered(at.As<sql::FunctionCall>().name.back().name);
-      return name == "to_timestamp" || name == "to_date";
-    }
-    default:
-      return false;
+  if (at.kind == sql::ExprKind::kLiteral || at.kind == sql::ExprKind::kTypedLiteral ||
+      at.kind == sql::ExprKind::kParameter) {
+    return true;
   }
+  if (at.kind == sql::ExprKind::kUnary) return IsValue(*at.As<sql::Unary>().operand);
+  if (at.kind == sql::ExprKind::kCast) return IsValue(*at.As<sql::Cast>().value);
+  if (at.kind == sql::ExprKind::kFunction) {
+    const std::string name = AsciiLowered(at.As<sql::FunctionCall>().name.back().name);
+    return name == "to_timestamp" || name == "to_date";
+  }
+  return false;
+}
+
+// The comparison operators, mirrored (a < b is b > a) and negated (NOT (a < b) is TRUE exactly
+// where a >= b is: both are NULL where a is).
+struct ComparisonOp {
+  sql::BinaryOp op;
+  sql::BinaryOp mirrored;
+  sql::BinaryOp negated;
+  const char* filter_op;  // nullptr for <>, which is two filters
+};
+constexpr ComparisonOp kComparisons[] = {
+    {sql::BinaryOp::kEq, sql::BinaryOp::kEq, sql::BinaryOp::kNotEq, "equals"},
+    {sql::BinaryOp::kNotEq, sql::BinaryOp::kNotEq, sql::BinaryOp::kEq, nullptr},
+    {sql::BinaryOp::kLess, sql::BinaryOp::kGreater, sql::BinaryOp::kGreaterEq, "lt"},
+    {sql::BinaryOp::kLessEq, sql::BinaryOp::kGreaterEq, sql::BinaryOp::kGreater, "lte"},
+    {sql::BinaryOp::kGreater, sql::BinaryOp::kLess, sql::BinaryOp::kLessEq, "gt"},
+    {sql::BinaryOp::kGreaterEq, sql::BinaryOp::kLessEq, sql::BinaryOp::kLess, "gte"},
+};
+
+const ComparisonOp* FindComparison(sql::BinaryOp op) {
+  for (const ComparisonOp& comparison : kComparisons) {
+    if (comparison.op == op) return &comparison;
+  }
+  return nullptr;
 }
 
 class Conditions {
@@ -77,32 +96,19 @@ class Conditions {
   // The filter (or group) TRUE exactly where `expr` (negated: NOT expr) is TRUE.
   Result<Json> Filter(const sql::Expr& expr, bool negated) {
     const sql::Expr& at = Unnest(expr);
-    switch (at.kind) {
-      case sql::ExprKind::kUnary:
-        if (at.As<sql::Unary>().op == sql::UnaryOp::kNot) {
-          return Filter(*at.As<sql::Unary>().operand, !negated);
-        }
-        break;
-      case sql::ExprKind::kBinary:
-        return Binary(at.As<sql::Binary>(), negated);
-      case sql::ExprKind::kInList:
-        return InList(at.As<sql::InList>(), negated);
-      case sql::ExprKind::kBetween:
-        return Between(at.As<sql::Between>(), negated);
-      case sql::ExprKind::kLike:
-        return Like(at.As<sql::Like>(), negated);
-      case sql::ExprKind::kIs:
-        return Is(at.As<sql::Is>(), negated);
-      case sql::ExprKind::kColumn:
-      case sql::ExprKind::kFunction: {
-        STRATA_ASSIGN_OR_RETURN(const Term term, Member(at));
-        if (term.value_type == DimensionType::kBoolean && term.kind == TermKind::kDimension) {
-          return Leaf(term, "equals", Json::array({!negated}));
-        }
-        break;
+    if (at.kind == sql::ExprKind::kUnary && at.As<sql::Unary>().op == sql::UnaryOp::kNot) {
+      return Filter(*at.As<sql::Unary>().operand, !negated);
+    }
+    if (at.kind == sql::ExprKind::kBinary) return Binary(at.As<sql::Binary>(), negated);
+    if (at.kind == sql::ExprKind::kInList) return InList(at.As<sql::InList>(), negated);
+    if (at.kind == sql::ExprKind::kBetween) return Between(at.As<sql::Between>(), negated);
+    if (at.kind == sql::ExprKind::kLike) return Like(at.As<sql::Like>(), negated);
+    if (at.kind == sql::ExprKind::kIs) return Is(at.As<sql::Is>(), negated);
+    if (at.kind == sql::ExprKind::kColumn) {
+      STRATA_ASSIGN_OR_RETURN(const Term term, Member(at));
+      if (term.value_type == DimensionType::kBoolean && term.kind == TermKind::kDimension) {
+        return Leaf(term, "equals", Json::array({!negated}));
       }
-      default:
-        break;
     }
     return Unsupported(fmt::format("{} as a condition in {}", ConstructName(at), Clause()),
                        "conditions answered: = <> < <= > >= IN, NOT IN, BETWEEN, LIKE 'x%' and "
@@ -135,90 +141,27 @@ class Conditions {
       const bool conjunction = (binary.op == sql::BinaryOp::kAnd) != negated;
       return Group(conjunction ? "and" : "or", {std::move(left), std::move(right)});
     }
-    std::optional<sql::BinaryOp> op = Comparison(binary.op);
-    if (!op) {
+    const ComparisonOp* comparison = FindComparison(binary.op);
+    if (comparison == nullptr) {
       return Unsupported(fmt::format("{} as a condition in {}", ConstructName(binary), Clause()));
     }
     const sql::Expr* member = binary.left.get();
     const sql::Expr* value = binary.right.get();
     if (IsValue(*member) && !IsValue(*value)) {
       std::swap(member, value);
-      op = Mirror(*op);
+      comparison = FindComparison(comparison->mirrored);
     }
     if (IsValue(*member) || !IsValue(*value)) {
       return Unsupported(
           fmt::format("a comparison of {} with {}", ConstructName(*member), ConstructName(*value)),
           "compare a column with a literal or a parameter: status = 'paid'");
     }
+    if (negated) comparison = FindComparison(comparison->negated);
     STRATA_ASSIGN_OR_RETURN(const Term term, Member(*member));
     STRATA_ASSIGN_OR_RETURN(Json operand, FilterValue(*value, term, context_));
-    return Compare(term, negated ? Negate(*op) : *op, std::move(operand));
-  }
-
-  static Json Compare(const Term& term, sql::BinaryOp op, Json value) {
-    Json values = Json::array({std::move(value)});
-    switch (op) {
-      case sql::BinaryOp::kEq:
-        return Leaf(term, "equals", std::move(values));
-      case sql::BinaryOp::kNotEq:
-        return NotEqual(term, std::move(values));
-      case sql::BinaryOp::kLess:
-        return Leaf(term, "lt", std::move(values));
-      case sql::BinaryOp::kLessEq:
-        return Leaf(term, "lte", std::move(values));
-      case sql::BinaryOp::kGreater:
-        return Leaf(term, "gt", std::move(values));
-      default:
-        return Leaf(term, "gte", std::move(values));
-    }
-  }
-
-  static std::optional<sql::BinaryOp> Comparison(sql::BinaryOp op) {
-    switch (op) {
-      case sql::BinaryOp::kEq:
-      case sql::BinaryOp::kNotEq:
-      case sql::BinaryOp::kLess:
-      case sql::BinaryOp::kLessEq:
-      case sql::BinaryOp::kGreater:
-      case sql::BinaryOp::kGreaterEq:
-        return op;
-      default:
-        return std::nullopt;
-    }
-  }
-
-  // a < b is b > a.
-  static sql::BinaryOp Mirror(sql::BinaryOp op) {
-    switch (op) {
-      case sql::BinaryOp::kLess:
-        return sql::BinaryOp::kGreater;
-      case sql::BinaryOp::kLessEq:
-        return sql::BinaryOp::kGreaterEq;
-      case sql::BinaryOp::kGreater:
-        return sql::BinaryOp::kLess;
-      case sql::BinaryOp::kGreaterEq:
-        return sql::BinaryOp::kLessEq;
-      default:
-        return op;
-    }
-  }
-
-  // NOT (a < b) is TRUE exactly where a >= b is (both are NULL where a is).
-  static sql::BinaryOp Negate(sql::BinaryOp op) {
-    switch (op) {
-      case sql::BinaryOp::kEq:
-        return sql::BinaryOp::kNotEq;
-      case sql::BinaryOp::kNotEq:
-        return sql::BinaryOp::kEq;
-      case sql::BinaryOp::kLess:
-        return sql::BinaryOp::kGreaterEq;
-      case sql::BinaryOp::kLessEq:
-        return sql::BinaryOp::kGreater;
-      case sql::BinaryOp::kGreater:
-        return sql::BinaryOp::kLessEq;
-      default:
-        return sql::BinaryOp::kLess;
-    }
+    Json values = Json::array({std::move(operand)});
+    if (comparison->filter_op == nullptr) return NotEqual(term, std::move(values));
+    return Leaf(term, comparison->filter_op, std::move(values));
   }
 
   Result<Json> InList(const sql::InList& in, bool negated) {
@@ -297,9 +240,10 @@ class Conditions {
       case sql::IsTest::kTrue:
       case sql::IsTest::kFalse: {
         if (term.value_type != DimensionType::kBoolean) {
-          return Invalid(fmt::format("IS TRUE / IS FALSE needs a boolean member, and \"{}\" is "
-                                     "not one",
-                                     term.member));
+          return Invalid(
+              fmt::format("IS TRUE / IS FALSE needs a boolean member, and \"{}\" is "
+                          "not one",
+                          term.member));
         }
         const bool value = is.test == sql::IsTest::kTrue;
         if (!negate) return Leaf(term, "equals", Json::array({value}));
@@ -367,7 +311,8 @@ Status AddCondition(const sql::Expr& condition, const Scope& scope, bool where, 
     // One `col >= a` and one `col < b` on a time dimension are its range [a, b): what a
     // rollup's build range and partitions are checked against.
     std::vector<std::optional<Bound>> bounds;
-    for (const sql::Expr* conjunct : conjuncts) bounds.push_back(TimeBound(*conjunct, scope, context));
+    for (const sql::Expr* conjunct : conjuncts)
+      bounds.push_back(TimeBound(*conjunct, scope, context));
     std::vector<bool> used(conjuncts.size(), false);
     for (std::size_t i = 0; i < bounds.size(); ++i) {
       if (!bounds[i] || !bounds[i]->lower) continue;

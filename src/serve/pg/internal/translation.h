@@ -30,10 +30,10 @@ enum class TermKind {
 // What an expression is in the semantic query.
 struct Term {
   TermKind kind = TermKind::kDimension;
-  std::string member;                         // "Order.status", "Order.order_date", "Order.revenue"
-  std::optional<semantic::TimeGrain> grain;   // kTimeBucket
+  std::string member;                        // "Order.status", "Order.order_date", "Order.revenue"
+  std::optional<semantic::TimeGrain> grain;  // kTimeBucket
   semantic::DimensionType value_type = semantic::DimensionType::kNumber;  // of filter values
-  PgType type = PgType::kText;                // the SQL output's type
+  PgType type = PgType::kText;                                            // the SQL output's type
   SqlOutputForm form = SqlOutputForm::kValue;
   bool is_extract = false;  // EXTRACT / date_part (a number read from a bucket)
 
@@ -55,8 +55,8 @@ struct Block {
   // time_dimensions entries that only filter: (dimension member, [from, to]).
   std::vector<std::pair<std::string, Json>> ranges;
   std::vector<std::pair<std::string, bool>> order;  // (source, desc)
-  std::optional<Json> limit;   // nullopt: none; null JSON: an unbound $n
-  std::optional<Json> offset;  // likewise
+  std::optional<Json> limit;                        // nullopt: none; null JSON: an unbound $n
+  std::optional<Json> offset;                       // likewise
   std::vector<NamedTerm> outputs;
 
   void AddKey(const Term& term);
@@ -66,9 +66,12 @@ struct Block {
 
 // The relation a SELECT reads: an entity table, or a subquery (its Block's outputs).
 struct Scope {
-  const SqlTable* table = nullptr;  // null for a subquery
-  const Block* derived = nullptr;   // the subquery, when table is null
-  std::string qualifier;            // the alias, else the table's name
+  // The columns: an entity table, or a projection of one (SELECT cols FROM strata."E" [WHERE]
+  // as a FROM item: the same columns renamed, rows unchanged); null for a subquery.
+  const SqlTable* table = nullptr;
+  const SqlTable* entity = nullptr;  // the entity table `table` projects (COUNT(*) reads it)
+  const Block* derived = nullptr;    // the subquery, when table is null
+  std::string qualifier;             // the alias, else the table's name
   bool aliased = false;
 };
 
@@ -110,7 +113,8 @@ Status AddCondition(const sql::Expr& condition, const Scope& scope, bool where, 
 Result<Json> FilterValue(const sql::Expr& expr, const Term& term, Context& context);
 // LIMIT / OFFSET: a non-negative integer literal or $n (int8); nullopt for NULL (no limit),
 // null JSON for an unbound $n.
-Result<std::optional<Json>> CountValue(const sql::Expr& expr, std::string_view clause, Context& context);
+Result<std::optional<Json>> CountValue(const sql::Expr& expr, std::string_view clause,
+                                       Context& context);
 // A date/time text as the semantic query reads it: a wall-clock time in the query's zone
 // ("2026-01-01", "2026-01-01 10:00:00") or, with an offset, the UTC instant ("...Z").
 Result<std::string> TimeValueText(std::string_view text);
