@@ -58,11 +58,12 @@ struct SqlOutput {
   SqlOutputForm form = SqlOutputForm::kValue;
 };
 
+// NOLINTNEXTLINE(bugprone-exception-escape): ordered_json's moves only throw on a broken invariant
 struct Translation {
   nlohmann::ordered_json query;  // the semantic query JSON, with "timezone" set to the session's
   std::vector<SqlOutput> outputs;
-  bool explain =
-      false;  // TranslateOptions::explain: answer with the semantic query and meta.rollup
+  // TranslateOptions::explain: answer with the semantic query and meta.rollup.
+  bool explain = false;
   // The type of each $n placeholder (index n-1), from the member it is compared with (int8 for
   // LIMIT/OFFSET); text when it is compared with nothing typed.
   std::vector<PgType> parameter_types;

@@ -464,8 +464,8 @@ std::string Term::Source() const {
 }
 
 Error Unsupported(std::string message, std::string hint) {
-  return MakeError(ErrorCode::kSqlUnsupported, "not answered by the SQL port: " + message,
-                   std::move(hint));
+  return MakeError(ErrorCode::kSqlUnsupported,
+                   "not answered by the SQL port: " + std::move(message), std::move(hint));
 }
 
 Error Invalid(std::string message, std::string hint) {

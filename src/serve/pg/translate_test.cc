@@ -23,13 +23,13 @@ namespace {
 namespace fs = std::filesystem;
 
 const semantic::SemanticModel& Model() {
-  static const semantic::SemanticModel model = [] {
+  static const semantic::SemanticModel kModel = [] {
     semantic::SemanticLoadOutcome outcome = semantic::LoadSemanticModel(
         {{"model.yml", semantic::testing::kExampleModelYaml}}, sql::Dialect::kDuckDb, 4);
     STRATA_CHECK(outcome.errors.empty());
     return std::move(*outcome.model);
   }();
-  return model;
+  return kModel;
 }
 
 std::string_view FormName(SqlOutputForm form) {

@@ -10,6 +10,8 @@
 // how the planner renders a NOT over a NULL.
 #include <fmt/format.h>
 
+#include <set>
+
 #include "base/ascii.h"
 #include "serve/pg/internal/translation.h"
 
@@ -93,6 +95,9 @@ class Conditions {
   Conditions(const Scope& scope, bool where, Context& context)
       : scope_(scope), where_(where), context_(context) {}
 
+  // The time dimensions the conditions read so far.
+  const std::set<std::string>& time_members() const { return time_members_; }
+
   // The filter (or group) TRUE exactly where `expr` (negated: NOT expr) is TRUE.
   Result<Json> Filter(const sql::Expr& expr, bool negated) {
     const sql::Expr& at = Unnest(expr);
@@ -117,11 +122,17 @@ class Conditions {
 
   // A member a condition compares: a dimension in WHERE, also a measure in HAVING and over a
   // subquery (whose rows are already groups).
-  Result<Term> Member(const sql::Expr& expr) {
+  // With `bucket`, also a time bucket compared with values (BucketComparison).
+  Result<Term> Member(const sql::Expr& expr, bool bucket = false) {
     STRATA_ASSIGN_OR_RETURN(Term term, ResolveTerm(expr, scope_, context_));
     if (term.kind == TermKind::kMeasure && where_ && scope_.derived == nullptr) {
       return Unsupported(fmt::format("the measure {} in WHERE", term.member),
                          "filter measures in HAVING: HAVING SUM(revenue) > 100");
+    }
+    if (term.IsTime()) time_members_.insert(term.member);
+    if (term.kind == TermKind::kTimeBucket && bucket &&
+        (!term.is_extract || term.form == SqlOutputForm::kYear)) {
+      return term;
     }
     if (term.kind == TermKind::kTimeBucket || term.form != SqlOutputForm::kValue) {
       return Unsupported(fmt::format("a condition on {}", ConstructName(expr)),
@@ -133,6 +144,25 @@ class Conditions {
 
  private:
   std::string_view Clause() const { return where_ ? "WHERE" : "HAVING"; }
+
+  // The value compared with `term`: a year for EXTRACT(YEAR ...), else of the member's type.
+  Result<Json> Value(const sql::Expr& expr, const Term& term) {
+    if (!term.is_extract) return FilterValue(expr, term, context_);
+    Term year = term;
+    year.value_type = DimensionType::kNumber;
+    year.type = PgType::kInt4;
+    return FilterValue(expr, year, context_);
+  }
+
+  // `term op value`, for a bucket through BucketComparison.
+  static Result<Json> Compare(const Term& term, const ComparisonOp& comparison, Json value) {
+    if (term.kind == TermKind::kTimeBucket) {
+      return BucketComparison(term, comparison.op, value);
+    }
+    Json values = Json::array({std::move(value)});
+    if (comparison.filter_op == nullptr) return NotEqual(term, std::move(values));
+    return Leaf(term, comparison.filter_op, std::move(values));
+  }
 
   Result<Json> Binary(const sql::Binary& binary, bool negated) {
     if (binary.op == sql::BinaryOp::kAnd || binary.op == sql::BinaryOp::kOr) {
@@ -157,42 +187,54 @@ class Conditions {
           "compare a column with a literal or a parameter: status = 'paid'");
     }
     if (negated) comparison = FindComparison(comparison->negated);
-    STRATA_ASSIGN_OR_RETURN(const Term term, Member(*member));
-    STRATA_ASSIGN_OR_RETURN(Json operand, FilterValue(*value, term, context_));
-    Json values = Json::array({std::move(operand)});
-    if (comparison->filter_op == nullptr) return NotEqual(term, std::move(values));
-    return Leaf(term, comparison->filter_op, std::move(values));
+    STRATA_ASSIGN_OR_RETURN(const Term term, Member(*member, true));
+    STRATA_ASSIGN_OR_RETURN(Json operand, Value(*value, term));
+    return Compare(term, *comparison, std::move(operand));
   }
 
   Result<Json> InList(const sql::InList& in, bool negated) {
-    STRATA_ASSIGN_OR_RETURN(const Term term, Member(*in.value));
+    STRATA_ASSIGN_OR_RETURN(const Term term, Member(*in.value, true));
+    const bool negate = in.negated != negated;
     Json values = Json::array();
+    std::vector<Json> buckets;
     for (const sql::ExprPtr& item : in.list) {
       if (!IsValue(*item)) {
         return Unsupported(fmt::format("{} in an IN list", ConstructName(*item)),
                            "list literals or parameters: status IN ('paid', 'shipped')");
       }
-      STRATA_ASSIGN_OR_RETURN(Json value, FilterValue(*item, term, context_));
-      values.push_back(std::move(value));
+      STRATA_ASSIGN_OR_RETURN(Json value, Value(*item, term));
+      if (term.kind == TermKind::kTimeBucket) {
+        STRATA_ASSIGN_OR_RETURN(
+            Json bucket,
+            Compare(term, *FindComparison(negate ? sql::BinaryOp::kNotEq : sql::BinaryOp::kEq),
+                    std::move(value)));
+        buckets.push_back(std::move(bucket));
+      } else {
+        values.push_back(std::move(value));
+      }
     }
-    if (in.negated != negated) return NotEqual(term, std::move(values));
+    if (term.kind == TermKind::kTimeBucket) return Group(negate ? "and" : "or", std::move(buckets));
+    if (negate) return NotEqual(term, std::move(values));
     return Leaf(term, "equals", std::move(values));
   }
 
   Result<Json> Between(const sql::Between& between, bool negated) {
     if (between.symmetric) return Unsupported("BETWEEN SYMMETRIC", "write BETWEEN low AND high");
-    STRATA_ASSIGN_OR_RETURN(const Term term, Member(*between.value));
+    STRATA_ASSIGN_OR_RETURN(const Term term, Member(*between.value, true));
     if (!IsValue(*between.low) || !IsValue(*between.high)) {
       return Unsupported("BETWEEN bounds that are not literals or parameters");
     }
-    STRATA_ASSIGN_OR_RETURN(Json low, FilterValue(*between.low, term, context_));
-    STRATA_ASSIGN_OR_RETURN(Json high, FilterValue(*between.high, term, context_));
-    if (between.negated != negated) {
-      return Group("or", {Leaf(term, "lt", Json::array({std::move(low)})),
-                          Leaf(term, "gt", Json::array({std::move(high)}))});
-    }
-    return Group("and", {Leaf(term, "gte", Json::array({std::move(low)})),
-                         Leaf(term, "lte", Json::array({std::move(high)}))});
+    STRATA_ASSIGN_OR_RETURN(Json low, Value(*between.low, term));
+    STRATA_ASSIGN_OR_RETURN(Json high, Value(*between.high, term));
+    const bool outside = between.negated != negated;
+    // low <= x <= high, or outside: x < low OR x > high.
+    const ComparisonOp& above =
+        *FindComparison(outside ? sql::BinaryOp::kLess : sql::BinaryOp::kGreaterEq);
+    const ComparisonOp& below =
+        *FindComparison(outside ? sql::BinaryOp::kGreater : sql::BinaryOp::kLessEq);
+    STRATA_ASSIGN_OR_RETURN(Json from, Compare(term, above, std::move(low)));
+    STRATA_ASSIGN_OR_RETURN(Json to, Compare(term, below, std::move(high)));
+    return Group(outside ? "or" : "and", {std::move(from), std::move(to)});
   }
 
   Result<Json> Like(const sql::Like& like, bool negated) {
@@ -259,6 +301,7 @@ class Conditions {
   const Scope& scope_;
   bool where_;
   Context& context_;
+  std::set<std::string> time_members_;  // of every Member read
 };
 
 // The conjuncts of a top-level AND chain.
@@ -272,33 +315,25 @@ void Conjuncts(const sql::Expr& expr, std::vector<const sql::Expr*>& out) {
   out.push_back(&at);
 }
 
-// `col >= value` (a lower bound) or `col < value` (an upper one) on a time dimension.
-struct Bound {
-  std::string member;
-  bool lower = false;
-  const sql::Expr* value = nullptr;
-};
-
-std::optional<Bound> TimeBound(const sql::Expr& expr, const Scope& scope, Context& context) {
-  if (expr.kind != sql::ExprKind::kBinary) return std::nullopt;
-  const auto& binary = expr.As<sql::Binary>();
-  const sql::Expr* member = binary.left.get();
-  const sql::Expr* value = binary.right.get();
-  bool lower = binary.op == sql::BinaryOp::kGreaterEq;
-  bool upper = binary.op == sql::BinaryOp::kLess;
-  if (IsValue(*member)) {
-    std::swap(member, value);
-    lower = binary.op == sql::BinaryOp::kLessEq;
-    upper = binary.op == sql::BinaryOp::kGreater;
+// Moves one top-level gte and one top-level lt filter of the same time dimension out of
+// `filters` into a range [from, to) of `block`: what a rollup's build range and partitions are
+// checked against (a time filter alone reads all time for the router).
+void ExtractRanges(const std::set<std::string>& time_members, std::vector<Json>& filters,
+                   Block& block) {
+  for (const std::string& member : time_members) {
+    std::vector<std::size_t> lower, upper;
+    for (std::size_t i = 0; i < filters.size(); ++i) {
+      const Json& filter = filters[i];
+      if (!filter.contains("member") || filter["member"] != member) continue;
+      if (filter["op"] == "gte") lower.push_back(i);
+      if (filter["op"] == "lt") upper.push_back(i);
+    }
+    if (lower.size() != 1 || upper.size() != 1) continue;
+    block.ranges.emplace_back(
+        member, Json::array({filters[lower[0]]["values"][0], filters[upper[0]]["values"][0]}));
+    filters.erase(filters.begin() + static_cast<std::ptrdiff_t>(std::max(lower[0], upper[0])));
+    filters.erase(filters.begin() + static_cast<std::ptrdiff_t>(std::min(lower[0], upper[0])));
   }
-  if ((!lower && !upper) || IsValue(*member) || !IsValue(*value)) return std::nullopt;
-  Context probe = context;  // resolving twice must not record anything
-  Result<Term> term = ResolveTerm(*member, scope, probe);
-  if (!term.ok() || term->kind != TermKind::kDimension || !term->IsTime() ||
-      term->form != SqlOutputForm::kValue) {
-    return std::nullopt;
-  }
-  return Bound{term->member, lower, value};
 }
 
 }  // namespace
@@ -307,43 +342,19 @@ Status AddCondition(const sql::Expr& condition, const Scope& scope, bool where, 
                     Block& block) {
   std::vector<const sql::Expr*> conjuncts;
   Conjuncts(condition, conjuncts);
-  if (where) {
-    // One `col >= a` and one `col < b` on a time dimension are its range [a, b): what a
-    // rollup's build range and partitions are checked against.
-    std::vector<std::optional<Bound>> bounds;
-    for (const sql::Expr* conjunct : conjuncts)
-      bounds.push_back(TimeBound(*conjunct, scope, context));
-    std::vector<bool> used(conjuncts.size(), false);
-    for (std::size_t i = 0; i < bounds.size(); ++i) {
-      if (!bounds[i] || !bounds[i]->lower) continue;
-      std::vector<std::size_t> lowers, uppers;
-      for (std::size_t j = 0; j < bounds.size(); ++j) {
-        if (!bounds[j] || bounds[j]->member != bounds[i]->member) continue;
-        (bounds[j]->lower ? lowers : uppers).push_back(j);
-      }
-      if (lowers.size() != 1 || uppers.size() != 1 || used[i]) continue;
-      Term term;
-      term.member = bounds[i]->member;
-      term.value_type = DimensionType::kTime;
-      STRATA_ASSIGN_OR_RETURN(Json from, FilterValue(*bounds[i]->value, term, context));
-      STRATA_ASSIGN_OR_RETURN(Json to, FilterValue(*bounds[uppers[0]]->value, term, context));
-      block.ranges.emplace_back(term.member, Json::array({std::move(from), std::move(to)}));
-      used[i] = used[uppers[0]] = true;
-    }
-    for (std::size_t i = 0; i < conjuncts.size(); ++i) {
-      if (used[i]) conjuncts[i] = nullptr;
-    }
-  }
   Conditions conditions(scope, where, context);
+  std::vector<Json> filters;
   for (const sql::Expr* conjunct : conjuncts) {
-    if (conjunct == nullptr) continue;
     STRATA_ASSIGN_OR_RETURN(Json filter, conditions.Filter(*conjunct, false));
     if (filter.is_object() && filter.size() == 1 && filter.contains("and")) {
-      for (Json& item : filter["and"]) block.filters.push_back(std::move(item));
+      for (Json& item : filter["and"]) filters.push_back(std::move(item));
     } else {
-      block.filters.push_back(std::move(filter));
+      filters.push_back(std::move(filter));
     }
   }
+  if (where) ExtractRanges(conditions.time_members(), filters, block);
+  block.filters.insert(block.filters.end(), std::make_move_iterator(filters.begin()),
+                       std::make_move_iterator(filters.end()));
   return OkStatus();
 }
 

@@ -121,6 +121,12 @@ Result<std::string> TimeValueText(std::string_view text);
 // The value of a SQL string literal token ('it''s'); kSqlUnsupported for E'', U&'' and $$.
 Result<std::string> StringLiteralValue(std::string_view token);
 
+// A comparison of a time bucket (a date_trunc, CAST(col AS DATE) or EXTRACT(YEAR ...) Term) with
+// a value (a date starting a bucket, or a year) as filters on the time dimension itself
+// (translate_time.cc); `op` is one of = <> < <= > >=. kSqlUnsupported for a value that starts
+// no bucket and for hour buckets.
+Result<Json> BucketComparison(const Term& bucket, sql::BinaryOp op, const Json& value);
+
 // The Block of one query (translate_select.cc).
 Result<Block> TranslateQuery(const sql::Query& query, Context& context);
 
