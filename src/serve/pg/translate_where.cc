@@ -353,8 +353,9 @@ Status AddCondition(const sql::Expr& condition, const Scope& scope, bool where, 
     }
   }
   if (where) ExtractRanges(conditions.time_members(), filters, block);
-  block.filters.insert(block.filters.end(), std::make_move_iterator(filters.begin()),
-                       std::make_move_iterator(filters.end()));
+  Json::array_t& list = block.filters.get_ref<Json::array_t&>();
+  list.insert(list.end(), std::make_move_iterator(filters.begin()),
+              std::make_move_iterator(filters.end()));
   return OkStatus();
 }
 
