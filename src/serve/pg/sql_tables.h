@@ -34,20 +34,30 @@ struct SqlColumn {
   SqlColumnKind kind = SqlColumnKind::kDimension;
   semantic::Aggregation agg = semantic::Aggregation::kCount;  // kMeasure only
   PgType type = PgType::kText;
+  // Whether SELECT * selects it: false for a metric that reads another entity's measures
+  // (Ticket.ticket_count / order_count), which answers only by dimensions both entities reach
+  // and would make every `SELECT *` fail.
+  bool in_star = true;
 };
 
 struct SqlTable {
   std::string name;  // the entity's name, exactly
   std::vector<SqlColumn> columns;
+  // The column COUNT(*) reads: the entity's one measure of agg `count` without a `filter`;
+  // empty when it has none or several (COUNT(*) is then refused, naming the count measures).
+  std::string count_star;
 
   // The column named `name`: an exact match first, else the one column whose name matches
   // case-insensitively (PostgreSQL folds an unquoted name to lower case; entity members may be
   // camelCase). nullptr when none or when two match case-insensitively and none exactly.
+  // A quoted name resolves the same way (BI tools quote the names the catalog gave them).
   const SqlColumn* Find(std::string_view name) const;
 };
 
 // The tables `role` may read (nullopt: every entity, for a trusted caller), in the model's
-// entity order.
+// entity order: the rule of GET /v1/meta (query/meta.h) — a role with `access: all` reads every
+// entity, another one the entities it lists; an unknown role reads none. As there, a metric that
+// reads a measure of an entity the role may not read is left out.
 std::vector<SqlTable> TablesFor(const semantic::SemanticModel& model,
                                 const std::optional<std::string>& role);
 
