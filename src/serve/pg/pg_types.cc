@@ -82,9 +82,18 @@ std::int16_t PgTypeSize(PgType type) {
       return 16;
     case PgType::kName:
       return 64;
-    default:
+    case PgType::kBytea:
+    case PgType::kText:
+    case PgType::kUnknown:
+    case PgType::kVarchar:
+    case PgType::kBpchar:
+    case PgType::kNumeric:
+    case PgType::kTextArray:
+    case PgType::kInt2Array:
+    case PgType::kOidArray:
       return -1;
   }
+  return -1;
 }
 
 }  // namespace strata::serve::pg

@@ -1,0 +1,327 @@
+#include "serve/pg/catalog_rewrite.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cstddef>
+
+#include "base/ascii.h"
+#include "sql/lexer.h"
+
+namespace strata::serve::pg {
+namespace {
+
+using sql::Token;
+using sql::TokenKind;
+
+// The tokens of one statement with their replacement texts: a rewrite replaces texts (an empty
+// text drops a token) and prefixes them, so offsets never shift.
+struct Edit {
+  std::vector<Token> tokens;
+  std::vector<std::string> texts;
+  std::vector<bool> dropped;
+  std::vector<std::size_t> significant;  // indexes into tokens of the kept non-trivia tokens
+
+  // Rebuilds `significant` after a pass dropped tokens.
+  void Compact() {
+    significant.clear();
+    for (std::size_t index = 0; index < tokens.size(); ++index) {
+      if (!sql::IsTrivia(tokens[index]) && !dropped[index]) significant.push_back(index);
+    }
+  }
+  void Drop(std::size_t s) {
+    texts[significant[s]].clear();
+    dropped[significant[s]] = true;
+  }
+
+  const Token& At(std::size_t s) const { return tokens[significant[s]]; }
+  std::string& TextAt(std::size_t s) { return texts[significant[s]]; }
+  bool Keyword(std::size_t s, std::string_view upper) const {
+    return s < significant.size() && sql::IsKeyword(At(s), upper);
+  }
+  bool Symbol(std::size_t s, std::string_view symbol) const {
+    return s < significant.size() && sql::IsSymbol(At(s), symbol);
+  }
+  std::string Name(std::size_t s) const {
+    return AsciiLowered(sql::IdentifierName(At(s), sql::Dialect::kPostgres));
+  }
+  bool IsName(std::size_t s, std::string_view lower) const {
+    if (s >= significant.size()) return false;
+    const TokenKind kind = At(s).kind;
+    return (kind == TokenKind::kIdentifier || kind == TokenKind::kQuotedIdentifier) &&
+           Name(s) == lower;
+  }
+};
+
+bool IsRegType(std::string_view name) {
+  return name == "regclass" || name == "regtype" || name == "regnamespace" || name == "regproc" ||
+         name == "regprocedure";
+}
+
+std::string RegFunction(std::string_view name) {
+  if (name == "regprocedure") return "pgcat.strata_regproc";
+  return "pgcat.strata_" + std::string(name);
+}
+
+// The first significant index of the operand that ends at `end` (a literal, a parameter, a
+// dotted name, a parenthesized group or a call).
+std::size_t OperandStart(const Edit& edit, std::size_t end) {
+  std::size_t start = end;
+  if (edit.Symbol(start, ")")) {
+    int depth = 0;
+    for (std::size_t s = start + 1; s-- > 0;) {
+      if (edit.Symbol(s, ")")) ++depth;
+      if (edit.Symbol(s, "(") && --depth == 0) {
+        start = s;
+        break;
+      }
+    }
+    if (start == 0) return start;
+    const TokenKind before = edit.At(start - 1).kind;
+    if (before != TokenKind::kIdentifier && before != TokenKind::kQuotedIdentifier) return start;
+    --start;  // a call: its name
+  }
+  while (start >= 2 && edit.Symbol(start - 1, ".")) start -= 2;  // qualifiers
+  return start;
+}
+
+// The closing parenthesis of the group opened at `open`, or npos.
+std::size_t Matching(const Edit& edit, std::size_t open) {
+  int depth = 0;
+  for (std::size_t s = open; s < edit.significant.size(); ++s) {
+    if (edit.Symbol(s, "(")) ++depth;
+    if (edit.Symbol(s, ")") && --depth == 0) return s;
+  }
+  return std::string::npos;
+}
+
+Status SubstituteParameters(Edit& edit, const std::vector<std::optional<std::string>>& parameters) {
+  for (std::size_t s = 0; s < edit.significant.size(); ++s) {
+    const Token& token = edit.At(s);
+    if (token.kind != TokenKind::kParameter || token.text.size() < 2 || token.text[0] != '$') {
+      continue;
+    }
+    std::size_t number = 0;
+    const auto digits = token.text.substr(1);
+    const auto parsed = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+    if (parsed.ec != std::errc() || parsed.ptr != digits.data() + digits.size()) continue;
+    if (number == 0 || number > parameters.size()) {
+      return MakeError(ErrorCode::kUsage, fmt::format("there is no parameter {}", token.text),
+                       fmt::format("{} parameters are bound", parameters.size()));
+    }
+    const auto& value = parameters[number - 1];
+    edit.TextAt(s) = value ? QuoteLiteral(*value) : "NULL";
+  }
+  return Ok{};
+}
+
+// OPERATOR(pg_catalog.~) → ~ ; COLLATE pg_catalog.default → (nothing).
+void RewriteOperatorsAndCollations(Edit& edit) {
+  for (std::size_t s = 0; s < edit.significant.size(); ++s) {
+    if (edit.Keyword(s, "OPERATOR") && edit.Symbol(s + 1, "(")) {
+      const std::size_t close = Matching(edit, s + 1);
+      if (close == std::string::npos) continue;
+      std::string op;
+      for (std::size_t inner = s + 2; inner < close; ++inner) {
+        if (edit.At(inner).kind == TokenKind::kOperator) op += edit.At(inner).text;
+        edit.Drop(inner);
+      }
+      edit.TextAt(s) = op;
+      edit.Drop(s + 1);
+      edit.Drop(close);
+      s = close;
+    } else if (edit.Keyword(s, "COLLATE")) {
+      std::size_t name = s + 1;
+      if (edit.IsName(name, "pg_catalog") && edit.Symbol(name + 1, ".")) name += 2;
+      if (!edit.IsName(name, "default") && !edit.IsName(name, "c")) continue;
+      for (std::size_t dropped = s; dropped <= name; ++dropped) edit.Drop(dropped);
+      s = name;
+    }
+  }
+}
+
+// x::regclass → pgcat.strata_regclass(x); CAST(x AS regclass) likewise.
+void RewriteRegCasts(Edit& edit) {
+  for (std::size_t s = 1; s < edit.significant.size(); ++s) {
+    const bool cast = edit.Symbol(s, "::");
+    const bool as = edit.Keyword(s, "AS");
+    if (!cast && !as) continue;
+    std::size_t type = s + 1;
+    if (edit.IsName(type, "pg_catalog") && edit.Symbol(type + 1, ".")) type += 2;
+    if (type >= edit.significant.size() || !IsRegType(edit.Name(type))) continue;
+    if (edit.Symbol(type + 1, "[")) continue;  // regtype[]: left to DuckDB (and refused)
+    const std::string function = RegFunction(edit.Name(type));
+    if (cast) {
+      const std::size_t start = OperandStart(edit, s - 1);
+      edit.TextAt(start) = function + "(" + edit.TextAt(start);
+      for (std::size_t dropped = s; dropped < type; ++dropped) edit.Drop(dropped);
+      edit.TextAt(type) = ")";
+      continue;
+    }
+    if (!edit.Symbol(type + 1, ")")) continue;
+    int depth = 0;
+    std::size_t open = std::string::npos;
+    for (std::size_t back = s; back-- > 0;) {
+      if (edit.Symbol(back, ")")) ++depth;
+      if (edit.Symbol(back, "(") && depth-- == 0) {
+        open = back;
+        break;
+      }
+    }
+    if (open == std::string::npos || open == 0 || !edit.Keyword(open - 1, "CAST")) continue;
+    edit.TextAt(open - 1) = function;
+    for (std::size_t dropped = s; dropped <= type; ++dropped) edit.Drop(dropped);
+  }
+}
+
+// pg_catalog.x / information_schema.x qualifiers; keyword functions.
+void RewriteNames(Edit& edit, const std::set<std::string>& catalog_functions) {
+  for (std::size_t s = 0; s < edit.significant.size(); ++s) {
+    const bool after_dot = s > 0 && edit.Symbol(s - 1, ".");
+    if (edit.Symbol(s + 1, ".") && !after_dot) {
+      const bool type_position = s > 0 && (edit.Symbol(s - 1, "::") || edit.Keyword(s - 1, "AS"));
+      if (edit.IsName(s, "pg_catalog")) {
+        const bool call = edit.Symbol(s + 3, "(");
+        const bool ours =
+            s + 2 < edit.significant.size() && catalog_functions.count(edit.Name(s + 2)) > 0;
+        if (type_position || (call && !ours)) {
+          edit.Drop(s);
+          edit.Drop(s + 1);
+        } else {
+          edit.TextAt(s) = "pgcat";
+        }
+      } else if (edit.IsName(s, "information_schema")) {
+        edit.TextAt(s) = "pginfo";
+      }
+      continue;
+    }
+    if (after_dot || edit.Symbol(s + 1, "(") || edit.At(s).kind != TokenKind::kIdentifier) {
+      continue;
+    }
+    const std::string name = edit.Name(s);
+    if (name == "current_user" || name == "session_user" || name == "current_role") {
+      edit.TextAt(s) = "pgcat.strata_current_user()";
+    } else if (name == "current_catalog") {
+      edit.TextAt(s) = "pgcat.current_database()";
+    } else if (name == "current_schema") {
+      edit.TextAt(s) = "pgcat.current_schema()";
+    }
+  }
+}
+
+bool EndsSelectList(const Edit& edit, std::size_t s) {
+  for (std::string_view keyword : {"FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "OFFSET",
+                                   "UNION", "INTERSECT", "EXCEPT", "WINDOW", "FETCH", "INTO"}) {
+    if (edit.Keyword(s, keyword)) return true;
+  }
+  return edit.Symbol(s, ";") || edit.At(s).kind == TokenKind::kEnd;
+}
+
+bool IsKeywordFunction(std::string_view lower) {
+  return lower == "current_user" || lower == "session_user" || lower == "current_role" ||
+         lower == "current_catalog" || lower == "current_schema";
+}
+
+// The name PostgreSQL gives the unaliased select item [first, last], or "" when DuckDB's own
+// name will do: a call is named after its function ("version"), a keyword function after itself.
+std::string DefaultItemName(const Edit& edit, std::size_t first, std::size_t last) {
+  if (first == last && edit.At(first).kind == TokenKind::kIdentifier &&
+      IsKeywordFunction(edit.Name(first))) {
+    return edit.Name(first);
+  }
+  if (!edit.Symbol(last, ")")) return "";
+  std::size_t name = first;
+  while (edit.Symbol(name + 1, ".") && name + 2 < last) name += 2;
+  const TokenKind kind = edit.At(name).kind;
+  if ((kind != TokenKind::kIdentifier && kind != TokenKind::kQuotedIdentifier) ||
+      !edit.Symbol(name + 1, "(") || Matching(edit, name + 1) != last) {
+    return "";
+  }
+  return edit.Name(name);
+}
+
+// Gives the top-level select list's unaliased calls PostgreSQL's names (DuckDB names a macro
+// call after its expansion).
+void AliasSelectItems(Edit& edit) {
+  std::size_t s = 0;
+  while (s < edit.significant.size() && edit.Symbol(s, "(")) ++s;
+  if (!edit.Keyword(s, "SELECT")) return;
+  ++s;
+  if (edit.Keyword(s, "DISTINCT") || edit.Keyword(s, "ALL")) ++s;
+  int depth = 0;
+  std::size_t first = s;
+  for (; s < edit.significant.size(); ++s) {
+    if (edit.Symbol(s, "(")) ++depth;
+    if (edit.Symbol(s, ")")) --depth;
+    if (depth < 0) return;
+    const bool end = depth == 0 && EndsSelectList(edit, s);
+    if (depth == 0 && (end || edit.Symbol(s, ","))) {
+      if (s > first) {
+        const std::string name = DefaultItemName(edit, first, s - 1);
+        if (!name.empty()) edit.TextAt(s - 1) += " AS " + QuoteIdentifier(name);
+      }
+      first = s + 1;
+    }
+    if (end) return;
+  }
+}
+
+Status CheckOneStatement(Edit& edit) {
+  for (std::size_t s = 0; s < edit.significant.size(); ++s) {
+    if (!edit.Symbol(s, ";")) continue;
+    for (std::size_t rest = s + 1; rest < edit.significant.size(); ++rest) {
+      if (edit.At(rest).kind == TokenKind::kEnd || edit.Symbol(rest, ";")) continue;
+      return MakeError(ErrorCode::kSqlUnsupported, "the SQL port answers one statement at a time",
+                       "send each statement in its own query");
+    }
+    edit.Drop(s);
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+std::string QuoteLiteral(std::string_view text) {
+  std::string out = "'";
+  for (const char c : text) {
+    if (c == '\0') continue;  // PostgreSQL text cannot hold NUL either
+    out += c;
+    if (c == '\'') out += '\'';
+  }
+  return out + "'";
+}
+
+std::string QuoteIdentifier(std::string_view name) {
+  std::string out = "\"";
+  for (const char c : name) {
+    out += c;
+    if (c == '"') out += '"';
+  }
+  return out + "\"";
+}
+
+Result<std::string> RewriteCatalogSql(std::string_view sql,
+                                      const std::vector<std::optional<std::string>>& parameters,
+                                      const std::set<std::string>& catalog_functions) {
+  STRATA_ASSIGN_OR_RETURN(std::vector<Token> tokens, sql::Lex(sql, sql::Dialect::kPostgres));
+  Edit edit;
+  edit.tokens = std::move(tokens);
+  for (const Token& token : edit.tokens) edit.texts.emplace_back(token.text);
+  edit.dropped.assign(edit.tokens.size(), false);
+  edit.Compact();
+  STRATA_TRY(CheckOneStatement(edit));
+  edit.Compact();
+  AliasSelectItems(edit);
+  STRATA_TRY(SubstituteParameters(edit, parameters));
+  RewriteOperatorsAndCollations(edit);
+  edit.Compact();
+  RewriteRegCasts(edit);
+  edit.Compact();
+  RewriteNames(edit, catalog_functions);
+  std::string out;
+  out.reserve(sql.size() + 64);
+  for (const std::string& text : edit.texts) out += text;
+  return out;
+}
+
+}  // namespace strata::serve::pg
