@@ -266,6 +266,55 @@ void AliasSelectItems(Edit& edit) {
   }
 }
 
+bool EndsFromItem(const Edit& edit, std::size_t s) {
+  for (std::string_view keyword :
+       {"WHERE",  "ON",     "JOIN",   "LEFT",  "RIGHT", "INNER",  "CROSS",
+        "FULL",   "GROUP",  "ORDER",  "LIMIT", "UNION", "USING",  "NATURAL",
+        "OFFSET", "HAVING", "WINDOW", "AS",    "WITH",  "EXCEPT", "INTERSECT"}) {
+    if (edit.Keyword(s, keyword)) return true;
+  }
+  return false;
+}
+
+// Whether the call named at `s` is a FROM item: the clause it is in, at its depth, is FROM.
+bool InFromClause(const Edit& edit, std::size_t s) {
+  int depth = 0;
+  for (std::size_t back = s; back-- > 0;) {
+    if (edit.Symbol(back, ")")) ++depth;
+    if (edit.Symbol(back, "(") && --depth < 0) return false;
+    if (depth != 0) continue;
+    if (edit.Keyword(back, "FROM") || edit.Keyword(back, "JOIN")) return true;
+    for (std::string_view keyword : {"SELECT", "WHERE", "ON", "GROUP", "ORDER", "HAVING"}) {
+      if (edit.Keyword(back, keyword)) return false;
+    }
+  }
+  return false;
+}
+
+// FROM generate_series(...) s: PostgreSQL's alias of a one-column function also names its
+// column; DuckDB's names the row. `s` → `s(s)`. Also json_build_object → json_object.
+void RewriteFunctionsInFrom(Edit& edit) {
+  for (std::size_t s = 0; s + 1 < edit.significant.size(); ++s) {
+    if (edit.At(s).kind != TokenKind::kIdentifier || !edit.Symbol(s + 1, "(")) continue;
+    const std::string name = edit.Name(s);
+    if (name == "json_build_object") {
+      edit.TextAt(s) = "json_object";
+      continue;
+    }
+    if (name != "generate_series" && name != "unnest" && name != "generate_subscripts") continue;
+    if (!InFromClause(edit, s)) continue;
+    const std::size_t close = Matching(edit, s + 1);
+    if (close == std::string::npos) continue;
+    std::size_t alias = close + 1;
+    if (edit.Keyword(alias, "AS")) ++alias;
+    if (alias >= edit.significant.size() || edit.At(alias).kind != TokenKind::kIdentifier ||
+        EndsFromItem(edit, alias) || edit.Symbol(alias + 1, "(")) {
+      continue;
+    }
+    edit.TextAt(alias) += "(" + edit.TextAt(alias) + ")";
+  }
+}
+
 Status CheckOneStatement(Edit& edit) {
   for (std::size_t s = 0; s < edit.significant.size(); ++s) {
     if (!edit.Symbol(s, ";")) continue;
@@ -318,6 +367,8 @@ Result<std::string> RewriteCatalogSql(std::string_view sql,
   RewriteRegCasts(edit);
   edit.Compact();
   RewriteNames(edit, catalog_functions);
+  edit.Compact();
+  RewriteFunctionsInFrom(edit);
   std::string out;
   out.reserve(sql.size() + 64);
   for (const std::string& text : edit.texts) out += text;

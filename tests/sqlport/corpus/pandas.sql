@@ -68,4 +68,5 @@ WHERE pg_catalog.pg_class.relname = $1::VARCHAR AND pg_catalog.pg_class.relkind 
 -- @statement
 -- source: captured from PostgreSQL 15's statement log
 -- expect: answer
+-- golden: pandas_information_schema_tables table_name
 SELECT table_name FROM information_schema.tables WHERE table_schema = 'strata' ORDER BY 1

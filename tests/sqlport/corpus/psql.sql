@@ -3,6 +3,7 @@
 -- @statement
 -- source: captured from PostgreSQL 15's statement log
 -- expect: answer
+-- golden: psql_list_tables Schema Name Type Owner
 SELECT n.nspname as "Schema",
   c.relname as "Name",
   CASE c.relkind WHEN 'r' THEN 'table' WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'i' THEN 'index' WHEN 'S' THEN 'sequence' WHEN 't' THEN 'TOAST table' WHEN 'f' THEN 'foreign table' WHEN 'p' THEN 'partitioned table' WHEN 'I' THEN 'partitioned index' END as "Type",
@@ -38,6 +39,7 @@ WHERE c.oid = '16386';
 -- @statement
 -- source: captured from PostgreSQL 15's statement log
 -- expect: answer
+-- golden: psql_describe_columns attname format_type attnotnull attcollation attidentity
 SELECT a.attname,
   pg_catalog.format_type(a.atttypid, a.atttypmod),
   (SELECT pg_catalog.pg_get_expr(d.adbin, d.adrelid, true)
