@@ -35,7 +35,7 @@ TEMPLATED = {
     "pg_database": "SELECT * FROM pg_database WHERE datname = 'strata'",
     "pg_roles": "SELECT * FROM pg_roles WHERE rolname = 'strata'",
     "pg_user": "SELECT * FROM pg_user WHERE usename = 'strata'",
-    "pg_type": "SELECT * FROM pg_type WHERE typname = 'Order'",
+    "pg_type": ("pg_type", "typname = 'Order'"),
 }
 INFORMATION_SCHEMA = """tables columns schemata views table_constraints key_column_usage
 referential_constraints constraint_column_usage check_constraints routines parameters
@@ -56,7 +56,7 @@ DUCKDB_TYPES = {
     "boolean[]": "BOOLEAN[]", "real[]": "FLOAT[]", "double precision[]": "DOUBLE[]",
     "text[]": "VARCHAR[]", "name[]": "VARCHAR[]", "aclitem[]": "VARCHAR[]", '"char"[]': "VARCHAR[]",
     "timestamp with time zone": "TIMESTAMPTZ", "interval": "INTERVAL",
-    "information_schema.cardinal_number": "INTEGER", "information_schema.time_stamp": "TIMESTAMPTZ",
+    "regproc": "UINTEGER", "information_schema.cardinal_number": "INTEGER", "information_schema.time_stamp": "TIMESTAMPTZ",
 }
 
 
@@ -71,6 +71,13 @@ def columns(schema, relation):
         JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE n.nspname = '{schema}' AND c.relname = '{relation}' AND a.attnum > 0
         AND NOT a.attisdropped ORDER BY a.attnum""")
+
+
+def oid_select(relation, where):
+    """SELECT of every column of `relation` (pg_catalog), regproc ones as their OIDs."""
+    cols = columns("pg_catalog", relation)
+    return ("SELECT " + ", ".join(f'"{n}"::oid' if t == "regproc" else f'"{n}"' for n, t in cols)
+            + f" FROM pg_catalog.{relation} WHERE {where}")
 
 
 def literal(value, duck_type):
@@ -103,13 +110,16 @@ def main():
         cols = columns("pg_catalog", relation)
         template = None
         if relation in TEMPLATED:
-            template = psql(TEMPLATED[relation])[0]
+            query = TEMPLATED[relation]
+            if isinstance(query, tuple):
+                query = oid_select(*query)
+            template = psql(query)[0]
         statements.append(create("pgcat", relation, cols, template))
     for relation in INFORMATION_SCHEMA:
         statements.append(create("pginfo", relation, columns("information_schema", relation)))
     type_cols = columns("pg_catalog", "pg_type")
     names = ", ".join(f"'{t}'" for t in TYPES)
-    rows = psql(f"SELECT * FROM pg_type WHERE typnamespace = 11 AND typname IN ({names}) ORDER BY oid")
+    rows = psql(oid_select("pg_type", f"typnamespace = 11 AND typname IN ({names})") + " ORDER BY oid")
     values = []
     for row in rows:
         values.append("(" + ", ".join(literal(v, DUCKDB_TYPES.get(t, "VARCHAR"))
@@ -119,9 +129,15 @@ def main():
                       f"AND typname IN ({names}) ORDER BY oid")
     statements.append("INSERT INTO pgcat.strata_type_names VALUES " + ", ".join(
         f"({oid}, '{name}')" for oid, name in names_rows) + ";")
-    am = psql("SELECT oid, amname, amhandler, amtype FROM pg_am ORDER BY oid")
+    procs = psql(f"""SELECT p.oid, p.proname FROM pg_proc p WHERE p.oid IN (
+        SELECT unnest(ARRAY[typinput::oid, typoutput::oid, typreceive::oid, typsend::oid,
+                            typmodin::oid, typmodout::oid, typanalyze::oid])
+        FROM pg_type WHERE typnamespace = 11 AND typname IN ({names})) ORDER BY p.oid""")
+    statements.append("INSERT INTO pgcat.pg_proc (oid, proname, pronamespace) VALUES " + ", ".join(
+        f"({o}, '{n}', 11)" for o, n in procs) + ";")
+    am = psql("SELECT oid, amname, amhandler::oid, amtype FROM pg_am ORDER BY oid")
     statements.append("INSERT INTO pgcat.pg_am VALUES " + ", ".join(
-        f"({o}, '{n}', '{h}', '{t}')" for o, n, h, t in am) + ";")
+        f"({o}, '{n}', {h}, '{t}')" for o, n, h, t in am) + ";")
     spaces = psql("SELECT oid, spcname FROM pg_tablespace ORDER BY oid")
     statements.append("INSERT INTO pgcat.pg_tablespace (oid, spcname, spcowner) VALUES " + ", ".join(
         f"({o}, '{n}', 10)" for o, n in spaces) + ";")

@@ -70,7 +70,10 @@ const std::vector<std::string_view>& CatalogFunctionStatements() {
                    ELSE (SELECT n.oid FROM pgcat.pg_namespace n
                          WHERE n.nspname = pgcat.strata_unquote(CAST(value AS VARCHAR))) END)sql",
       R"sql(CREATE MACRO pgcat.strata_regproc(value) AS
-              regexp_replace(CAST(value AS VARCHAR), '^pg_catalog\.', ''))sql",
+              CASE WHEN TRY_CAST(value AS UINTEGER) IS NOT NULL THEN TRY_CAST(value AS UINTEGER)
+                   ELSE (SELECT p.oid FROM pgcat.pg_proc p
+                         WHERE p.proname = regexp_replace(CAST(value AS VARCHAR), '^pg_catalog\.', '')
+                         LIMIT 1) END)sql",
       R"sql(CREATE MACRO pgcat.to_regclass(name) AS pgcat.strata_find_relation(name))sql",
       R"sql(CREATE MACRO pgcat.to_regtype(name) AS pgcat.strata_regtype(name))sql",
       // Definitions, comments and sizes: nothing is defined, commented or stored.
@@ -108,6 +111,7 @@ const std::vector<std::string_view>& CatalogFunctionStatements() {
       R"sql(CREATE MACRO pgcat.pg_indexes_size(relation_oid) AS CAST(0 AS BIGINT))sql",
       R"sql(CREATE MACRO pgcat.pg_database_size(database) AS CAST(0 AS BIGINT))sql",
       R"sql(CREATE MACRO pgcat.pg_size_pretty(bytes) AS CAST(bytes AS VARCHAR) || ' bytes')sql",
+      R"sql(CREATE MACRO pgcat.pg_stat_get_numscans(relation_oid) AS CAST(0 AS BIGINT))sql",
       R"sql(CREATE MACRO pgcat.pg_tablespace_location(tablespace_oid) AS '')sql",
       // Privileges: a role's catalog holds only what it may read.
       R"sql(CREATE MACRO pgcat.has_table_privilege(a, b) AS true, (a, b, c) AS true)sql",
@@ -153,6 +157,8 @@ const std::vector<std::string_view>& CatalogFunctionStatements() {
                      CAST(NULL AS INTEGER) AS sourceline, false AS pending_restart)sql",
       // Relations whose content is the session's: one stored row (the capture's defaults)
       // shown with the session's names.
+      R"sql(INSERT INTO pginfo.character_sets (character_set_name, character_repertoire, form_of_use)
+              VALUES ('UTF8', 'UCS', 'UTF8'))sql",
       R"sql(ALTER TABLE pgcat.pg_database RENAME TO strata_database_row)sql",
       R"sql(INSERT INTO pgcat.strata_database_row (oid) VALUES (16384))sql",
       R"sql(CREATE VIEW pgcat.pg_database AS

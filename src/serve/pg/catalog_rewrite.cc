@@ -240,8 +240,57 @@ std::string DefaultItemName(const Edit& edit, std::size_t first, std::size_t las
   return edit.Name(name);
 }
 
+// The output name of the select item [first, last]: its alias, else a column's name; "" for
+// an expression.
+std::string OutputName(const Edit& edit, std::size_t first, std::size_t last) {
+  const TokenKind kind = edit.At(last).kind;
+  if (kind != TokenKind::kIdentifier && kind != TokenKind::kQuotedIdentifier) return "";
+  if (last == first || edit.Symbol(last - 1, ".") || edit.Keyword(last - 1, "AS")) {
+    return edit.Name(last);
+  }
+  return "";
+}
+
+// ORDER BY name: PostgreSQL takes an output column first, DuckDB finds two (pg_type.oid AS oid
+// and pg_enum's oid). A bare name of an output column becomes its position.
+void OrderByOutputPositions(Edit& edit, std::size_t from, const std::vector<std::string>& outputs) {
+  int depth = 0;
+  std::size_t s = from;
+  for (; s + 1 < edit.significant.size(); ++s) {
+    if (edit.Symbol(s, "(")) ++depth;
+    if (edit.Symbol(s, ")")) --depth;
+    if (depth < 0) return;
+    if (depth == 0 && edit.Keyword(s, "ORDER") && edit.Keyword(s + 1, "BY")) break;
+  }
+  for (s += 2; s < edit.significant.size(); ++s) {
+    const TokenKind kind = edit.At(s).kind;
+    const bool bare = (kind == TokenKind::kIdentifier || kind == TokenKind::kQuotedIdentifier) &&
+                      !edit.Symbol(s + 1, ".") && !edit.Symbol(s + 1, "(");
+    if (bare) {
+      const std::string name = edit.Name(s);
+      std::size_t matches = 0;
+      std::size_t position = 0;
+      for (std::size_t index = 0; index < outputs.size(); ++index) {
+        if (outputs[index] == name) {
+          ++matches;
+          position = index + 1;
+        }
+      }
+      if (matches == 1) edit.TextAt(s) = std::to_string(position);
+    }
+    // The next item: after a depth-0 comma; the clause ends at LIMIT, OFFSET or the end.
+    int inner = 0;
+    for (; s < edit.significant.size(); ++s) {
+      if (edit.Symbol(s, "(")) ++inner;
+      if (edit.Symbol(s, ")") && --inner < 0) return;
+      if (inner == 0 && (edit.Keyword(s, "LIMIT") || edit.Keyword(s, "OFFSET"))) return;
+      if (inner == 0 && edit.Symbol(s, ",")) break;
+    }
+  }
+}
+
 // Gives the top-level select list's unaliased calls PostgreSQL's names (DuckDB names a macro
-// call after its expansion).
+// call after its expansion), and its ORDER BY PostgreSQL's resolution of output names.
 void AliasSelectItems(Edit& edit) {
   std::size_t s = 0;
   while (s < edit.significant.size() && edit.Symbol(s, "(")) ++s;
@@ -250,6 +299,7 @@ void AliasSelectItems(Edit& edit) {
   if (edit.Keyword(s, "DISTINCT") || edit.Keyword(s, "ALL")) ++s;
   int depth = 0;
   std::size_t first = s;
+  std::vector<std::string> outputs;
   for (; s < edit.significant.size(); ++s) {
     if (edit.Symbol(s, "(")) ++depth;
     if (edit.Symbol(s, ")")) --depth;
@@ -259,11 +309,13 @@ void AliasSelectItems(Edit& edit) {
       if (s > first) {
         const std::string name = DefaultItemName(edit, first, s - 1);
         if (!name.empty()) edit.TextAt(s - 1) += " AS " + QuoteIdentifier(name);
+        outputs.push_back(name.empty() ? OutputName(edit, first, s - 1) : name);
       }
       first = s + 1;
     }
-    if (end) return;
+    if (end) break;
   }
+  OrderByOutputPositions(edit, s, outputs);
 }
 
 bool EndsFromItem(const Edit& edit, std::size_t s) {

@@ -284,6 +284,14 @@ Result<std::optional<ResultSet>> ExecuteUtility(std::string_view sql, SessionSet
     return answer(Tagged(statement.Keyword(statement.words.size() - 1, "ALL") ? "DEALLOCATE ALL"
                                                                               : "DEALLOCATE"));
   }
+  for (std::string_view cursor : {"DECLARE", "FETCH", "CLOSE", "MOVE"}) {
+    if (statement.Keyword(0, cursor)) {
+      return MakeError(ErrorCode::kSqlUnsupported,
+                       fmt::format("{} is a cursor statement, which the catalog does not answer",
+                                   Upper(statement.words[0].text)),
+                       "the protocol session runs cursors");
+    }
+  }
   return MakeError(
       ErrorCode::kSqlUnsupported,
       fmt::format("{} is not supported: the SQL port is read-only and answers queries",
