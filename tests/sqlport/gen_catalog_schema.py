@@ -7,7 +7,7 @@ look up (copied).
 
     scripts/pg_test_server.sh start /tmp/strata-pg-corpus   # with the capture's tables (README)
     python3 tests/sqlport/gen_catalog_schema.py postgresql://strata@127.0.0.1:PORT/strata \
-        > src/serve/pg/catalog_schema.cc
+        > src/serve/pg/catalog_schema.cc && clang-format-14 -i src/serve/pg/catalog_schema.cc
 """
 import subprocess
 import sys
@@ -157,12 +157,12 @@ def main():
 namespace strata::serve::pg {
 
 const std::vector<std::string_view>& CatalogSchemaStatements() {
-  static const std::vector<std::string_view> statements = {""")
+  static const std::vector<std::string_view> kStatements = {""")
     print('      "CREATE TABLE pgcat.strata_type_names (oid UINTEGER, name VARCHAR);",')
     for statement in statements:
         print(f'      R"sql({statement})sql",')
     print("""  };
-  return statements;
+  return kStatements;
 }
 
 }  // namespace strata::serve::pg""")

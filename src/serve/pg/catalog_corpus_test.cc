@@ -93,6 +93,7 @@ Rows Project(const std::vector<std::string>& names, const Rows& rows,
   Rows out;
   for (const auto& row : rows) {
     std::vector<std::optional<std::string>> projected;
+    projected.reserve(indexes.size());
     for (std::size_t index : indexes) projected.push_back(row[index]);
     out.push_back(projected);
   }

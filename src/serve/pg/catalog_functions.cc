@@ -7,7 +7,7 @@
 namespace strata::serve::pg {
 
 const std::vector<std::string_view>& CatalogFunctionStatements() {
-  static const std::vector<std::string_view> statements = {
+  static const std::vector<std::string_view> kStatements = {
       // Types clients cast to that DuckDB lacks.
       R"sql(CREATE TYPE pgcat.name AS VARCHAR)sql",
       R"sql(CREATE TYPE pgcat."char" AS VARCHAR)sql",
@@ -195,7 +195,7 @@ const std::vector<std::string_view>& CatalogFunctionStatements() {
                                 pgcat.strata_current_user() AS schema_owner)
               FROM pginfo.strata_schemata)sql",
   };
-  return statements;
+  return kStatements;
 }
 
 }  // namespace strata::serve::pg

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <set>
 #include <thread>
 
 #include "serve/pg/catalog_test_tables.h"
@@ -22,13 +24,15 @@ class CatalogTest : public ::testing::Test {
     settings_.database = "shop";
   }
 
-  ResultSet Run(std::string_view sql, std::vector<std::optional<std::string>> parameters = {}) {
+  ResultSet Run(std::string_view sql,
+                const std::vector<std::optional<std::string>>& parameters = {}) {
     auto result = catalog_->Execute(sql, parameters, settings_);
     EXPECT_TRUE(result.ok()) << sql << "\n" << result.error().ToString();
     return result.ok() ? std::move(result).value() : ResultSet{};
   }
 
-  ErrorCode Fail(std::string_view sql, std::vector<std::optional<std::string>> parameters = {}) {
+  ErrorCode Fail(std::string_view sql,
+                 const std::vector<std::optional<std::string>>& parameters = {}) {
     auto result = catalog_->Execute(sql, parameters, settings_);
     EXPECT_FALSE(result.ok()) << sql;
     return result.ok() ? ErrorCode::kInternal : result.error().code;
@@ -166,6 +170,25 @@ TEST_F(CatalogTest, InformationSchemaShowsTheTablesInOrder) {
   EXPECT_EQ(Cell(columns, 5, 1), "bigint");
 }
 
+// Npgsql (Power BI) loads its types by joining pg_type's typreceive to pg_proc: without the
+// receive functions no type is known and the connection fails.
+TEST_F(CatalogTest, NpgsqlFindsTheBaseTypes) {
+  ResultSet result =
+      Run("SELECT a.typname, a.oid FROM pg_type AS a JOIN pg_namespace AS ns ON (ns.oid = "
+          "a.typnamespace) JOIN pg_proc ON pg_proc.oid = a.typreceive WHERE a.typtype IN ('b') "
+          "AND pg_proc.proname <> 'array_recv' ORDER BY a.oid");
+  std::set<std::string> names;
+  for (const auto& row : result.rows) names.insert(row[0].value_or("") + "=" + row[1].value_or(""));
+  for (const char* expected : {"bool=16", "int8=20", "text=25", "numeric=1700", "timestamptz=1184",
+                               "float8=701", "date=1082"}) {
+    EXPECT_EQ(names.count(expected), 1u) << expected;
+  }
+  ResultSet arrays =
+      Run("SELECT count(*) FROM pg_type AS a JOIN pg_proc ON pg_proc.oid = a.typreceive "
+          "WHERE pg_proc.proname = 'array_recv' AND a.typinput = 'pg_catalog.array_in'::regproc");
+  EXPECT_NE(Cell(arrays), "0");
+}
+
 TEST(CatalogRoleTest, ATableTheRoleLacksDoesNotExist) {
   std::vector<SqlTable> tables = testing::ExampleTables();
   tables.erase(tables.begin() + 1, tables.end());  // Order only
@@ -179,8 +202,7 @@ TEST(CatalogRoleTest, ATableTheRoleLacksDoesNotExist) {
         "SELECT column_name FROM information_schema.columns WHERE table_name = 'Ticket'",
         "SELECT attname FROM pg_catalog.pg_attribute WHERE attname = 'customer_count'",
         "SELECT typname FROM pg_catalog.pg_type WHERE typname IN ('Customer', 'Ticket')",
-        "SELECT tablename FROM pg_catalog.pg_tables WHERE tablename <> 'Order' AND "
-        "schemaname = 'strata'"}) {
+        "SELECT tablename FROM pg_tables WHERE schemaname = 'strata' AND tablename <> 'Order'"}) {
     auto result = (*opened)->Execute(sql, {}, settings);
     ASSERT_TRUE(result.ok()) << sql << result.error().ToString();
     EXPECT_TRUE(result->rows.empty()) << sql;
@@ -196,6 +218,7 @@ TEST(CatalogRoleTest, ATableTheRoleLacksDoesNotExist) {
 
 TEST_F(CatalogTest, ExecuteIsThreadSafe) {
   std::vector<std::thread> threads;
+  threads.reserve(4);
   std::atomic<int> failures{0};
   for (int thread = 0; thread < 4; ++thread) {
     threads.emplace_back([&, thread] {

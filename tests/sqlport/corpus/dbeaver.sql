@@ -98,3 +98,13 @@ SELECT version()
 -- expect: semantic
 SELECT t.* FROM strata."Order" t
 LIMIT 200
+
+-- @statement
+-- source: dbeaver session manager (cancel a backend): no such function here
+-- expect: refuse 0A000
+SELECT pg_catalog.pg_cancel_backend(12345)
+
+-- @statement
+-- source: dbeaver session manager (sessions)
+-- expect: answer
+SELECT sa.* FROM pg_catalog.pg_stat_activity sa

@@ -75,3 +75,8 @@ SELECT (DATE_TRUNC('week', ("strata"."Order"."order_date" + INTERVAL '1 day')) +
 FROM "strata"."Order"
 GROUP BY (DATE_TRUNC('week', ("strata"."Order"."order_date" + INTERVAL '1 day')) + INTERVAL '-1 day')
 ORDER BY 1 ASC
+
+-- @statement
+-- source: metabase uploads (CSV upload creates a table): the SQL port is read-only
+-- expect: refuse 0A000
+CREATE TABLE "strata"."upload_orders_20260101" ("_mb_row_id" SERIAL PRIMARY KEY, "status" TEXT)

@@ -59,3 +59,8 @@ FROM strata."Order"
 GROUP BY DATE_TRUNC('week', order_date)
 ORDER BY count DESC
 LIMIT 10000
+
+-- @statement
+-- source: superset SQL Lab CREATE TABLE AS (CTAS): the SQL port is read-only
+-- expect: refuse 0A000
+CREATE TABLE tmp_orders AS SELECT status FROM strata."Order"

@@ -88,3 +88,18 @@ GROUP BY 1
 SELECT CAST(EXTRACT(YEAR FROM "Order"."order_date") AS INTEGER) AS "yr:order_date:ok", COUNT(*) AS "cnt:Order:ok"
 FROM "strata"."Order" "Order"
 GROUP BY 1
+
+-- @statement
+-- source: Tableau's temporary filter tables (CAP_CREATE_TEMP_TABLES; Tableau falls back to inline filters when refused)
+-- expect: refuse 0A000
+CREATE LOCAL TEMPORARY TABLE "#Tableau_37_1_Filter" ("X_status" TEXT) ON COMMIT PRESERVE ROWS
+
+-- @statement
+-- source: Tableau's temporary filter tables
+-- expect: refuse 0A000
+INSERT INTO "#Tableau_37_1_Filter" ("X_status") VALUES ('paid')
+
+-- @statement
+-- source: Tableau's temporary filter tables
+-- expect: refuse 0A000
+DROP TABLE "#Tableau_37_1_Filter"
