@@ -318,6 +318,46 @@ void AliasSelectItems(Edit& edit) {
   OrderByOutputPositions(edit, s, outputs);
 }
 
+// A ~ 'p' (and !~, ~*, !~*; also what OPERATOR(pg_catalog.~) became) → regexp_matches(A, 'p'):
+// PostgreSQL's ~ finds the pattern anywhere, DuckDB's matches the whole string. The pattern is
+// a literal (a bound parameter is one by now); other right operands keep DuckDB's ~.
+void RewriteRegexMatches(Edit& edit) {
+  for (std::size_t s = 1; s + 1 < edit.significant.size(); ++s) {
+    if (edit.TextAt(s) != "~" && edit.TextAt(s) != "!~" && edit.TextAt(s) != "~*" &&
+        edit.TextAt(s) != "!~*") {
+      continue;
+    }
+    std::size_t first = s;
+    std::size_t last = s;
+    bool negated = edit.TextAt(s).front() == '!';
+    bool insensitive = edit.TextAt(s).back() == '*';
+    if (edit.TextAt(s) == "~" && edit.TextAt(first - 1) == "!") {
+      negated = true;
+      --first;
+    }
+    if (edit.TextAt(s) == "~" && edit.TextAt(last + 1) == "*") {
+      insensitive = true;
+      ++last;
+    }
+    const std::size_t pattern = last + 1;
+    if (first == 0 || pattern >= edit.significant.size() ||
+        edit.At(pattern).kind != TokenKind::kString) {
+      continue;
+    }
+    const TokenKind before = edit.At(first - 1).kind;
+    const bool operand = before == TokenKind::kIdentifier ||
+                         before == TokenKind::kQuotedIdentifier || before == TokenKind::kString ||
+                         edit.Symbol(first - 1, ")");
+    if (!operand) continue;  // ~x: the bitwise NOT
+    const std::size_t start = OperandStart(edit, first - 1);
+    edit.TextAt(start) = (negated ? "NOT regexp_matches(" : "regexp_matches(") + edit.TextAt(start);
+    edit.TextAt(first) = ", ";
+    for (std::size_t dropped = first + 1; dropped <= last; ++dropped) edit.Drop(dropped);
+    edit.TextAt(pattern) += insensitive ? ", 'i')" : ")";
+    s = pattern;
+  }
+}
+
 bool EndsFromItem(const Edit& edit, std::size_t s) {
   for (std::string_view keyword :
        {"WHERE",  "ON",     "JOIN",   "LEFT",  "RIGHT", "INNER",  "CROSS",
@@ -415,6 +455,8 @@ Result<std::string> RewriteCatalogSql(std::string_view sql,
   AliasSelectItems(edit);
   STRATA_TRY(SubstituteParameters(edit, parameters));
   RewriteOperatorsAndCollations(edit);
+  edit.Compact();
+  RewriteRegexMatches(edit);
   edit.Compact();
   RewriteRegCasts(edit);
   edit.Compact();

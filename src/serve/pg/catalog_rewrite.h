@@ -7,6 +7,13 @@
 //     pg_catalog.<other function>( and ::pg_catalog.<type> lose the qualifier (DuckDB's own);
 //     information_schema.<name> becomes pginfo.<name>;
 //   - OPERATOR(pg_catalog.~) becomes ~; COLLATE pg_catalog.default / "default" / "C" goes;
+//   - x ~ 'p', !~, ~*, !~* become [NOT] regexp_matches(x, 'p'[, 'i']) (PostgreSQL's ~ finds the
+//     pattern anywhere; DuckDB's matches the whole string);
+//   - unaliased calls in the top-level select list get PostgreSQL's name (AS "version"), and a
+//     bare output name in its ORDER BY becomes the column's position (PostgreSQL resolves it to
+//     the output column first, DuckDB finds it ambiguous);
+//   - FROM generate_series(...) s / unnest(...) s name the column s as well (s(s));
+//     json_build_object becomes DuckDB's json_object;
 //   - x::regclass, CAST(x AS regclass) (and regtype, regnamespace, regproc) become
 //     pgcat.strata_regclass(x) (...): the lookups PostgreSQL's input functions do;
 //   - current_user, session_user, current_role, current_catalog and current_schema without

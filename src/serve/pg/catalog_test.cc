@@ -154,6 +154,15 @@ TEST_F(CatalogTest, PsqlPatternsAndCollationsAreRewritten) {
   EXPECT_EQ(Cell(result), "Order");
 }
 
+TEST_F(CatalogTest, RegexOperatorsFindThePatternAnywhere) {
+  EXPECT_EQ(Cell(Run("SELECT 'pg_toast_temp' ~ '^pg_toast', 'Order' !~ 'rd', 'ORDER' ~* 'ord', "
+                     "'x' OPERATOR(pg_catalog.~) 'x|y'")),
+            "t");
+  ResultSet result = Run(
+      "SELECT 'pg_toast_temp' ~ '^pg_toast', 'Order' !~ 'rd', 'ORDER' ~* 'ord', 'Order' !~* 'x'");
+  EXPECT_EQ(result.rows[0], (std::vector<std::optional<std::string>>{"t", "f", "t", "t"}));
+}
+
 TEST_F(CatalogTest, InformationSchemaShowsTheTablesInOrder) {
   ResultSet tables =
       Run("SELECT table_catalog, table_name, table_type FROM information_schema.tables "
