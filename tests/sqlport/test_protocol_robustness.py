@@ -93,8 +93,10 @@ def test_oversized_startup_and_message_lengths_close_the_connection(server):
 
 
 def test_truncated_and_malformed_messages(server):
+    parse = b"\0SELECT 1\0" + struct.pack("!h", 0)
+    parse_message = b"P" + struct.pack("!i", len(parse) + 4) + parse
     for payload in (
-        b"B" + struct.pack("!i", 6) + b"\0\0",          # Bind without its counts
+        parse_message + b"B" + struct.pack("!i", 6) + b"\0\0",  # Bind without its counts
         b"P" + struct.pack("!i", 5) + b"x",             # Parse without NULs
         b"D" + struct.pack("!i", 5) + b"Z",             # Describe without a name
         b"E" + struct.pack("!i", 6) + b"\0\0",          # Execute without max_rows

@@ -131,11 +131,13 @@ def test_cancel_stops_a_slow_live_query(server):
 
 
 def test_expired_token_ends_the_session(server):
+    # exp is checked with strata's 30 s clock-skew allowance (serve/jwt.h): a token that expired
+    # 27 s ago still connects, and is refused 3 s later.
     connection = psycopg.connect(host="127.0.0.1", port=server.sql_port, user="analyst",
-                                 password=token_for(seconds=2), sslmode="disable",
+                                 password=token_for(seconds=-27), sslmode="disable",
                                  autocommit=True)
     assert connection.execute("SELECT 1").fetchone() == (1,)
-    time.sleep(3.5)
+    time.sleep(4.5)
     with pytest.raises(psycopg.OperationalError) as ended:
         connection.execute("SELECT 1")
     assert "28000" in str(ended.value.sqlstate or "") or "token" in str(ended.value)

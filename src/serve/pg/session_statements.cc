@@ -8,7 +8,6 @@
 #include "serve/pg/internal_session.h"
 #include "serve/pg/statement_text.h"
 #include "serve/pg/translate.h"
-#include "serve/pg/values.h"
 #include "sql/parser.h"
 
 namespace strata::serve::pg::internal {
@@ -104,7 +103,7 @@ Result<Outcome> Connection::RunStatement(std::string_view sql, const Parameters&
     STRATA_TRY(CheckToken());
     const bool ends_block = OneOf(keyword, {"COMMIT", "END", "ROLLBACK", "ABORT"});
     if (transaction_ == 'E' && !ends_block && !describe_only) {
-      return MakeError(ErrorCode::kSqlUnsupported,
+      return MakeError(ErrorCode::kInFailedTransaction,
                        "current transaction is aborted, commands ignored until end of "
                        "transaction block",
                        "ROLLBACK, then run the statement again");
@@ -114,7 +113,7 @@ Result<Outcome> Connection::RunStatement(std::string_view sql, const Parameters&
       return RunCursorStatement(keyword, sql, describe_only);
     }
     if (OneOf(keyword, {"SELECT", "WITH", "VALUES", "TABLE", "(", "EXPLAIN"})) {
-      std::optional<std::string> explained = ExplainedQuery(sql);
+      std::optional<std::string_view> explained = ExplainedQuery(sql);
       return RunQuery(explained ? *explained : sql, parameters, parameter_types, describe_only,
                       explained.has_value());
     }
@@ -166,6 +165,7 @@ Result<Outcome> Connection::RunQuery(std::string_view sql, const Parameters& par
   TranslateOptions translate;
   STRATA_ASSIGN_OR_RETURN(translate.zone, SessionZone());
   if (!describe_only) translate.parameters = parameters;
+  translate.explain = explain;
   STRATA_ASSIGN_OR_RETURN(Translation translation, Translate(**parsed, view->tables, translate));
   if (parameter_types != nullptr) {
     for (std::size_t index = 0;
@@ -216,9 +216,7 @@ Result<Outcome> Connection::RunQuery(std::string_view sql, const Parameters& par
     std::vector<std::optional<std::string>> cells;
     cells.reserve(sources.size());
     for (std::size_t index = 0; index < sources.size(); ++index) {
-      STRATA_ASSIGN_OR_RETURN(std::optional<std::string> cell,
-                              CellText(row[sources[index]], translation.outputs[index].type));
-      cells.push_back(std::move(cell));
+      cells.push_back(OutputText(translation.outputs[index], row[sources[index]]));
     }
     answered.result.rows.push_back(std::move(cells));
   }

@@ -89,30 +89,6 @@ std::string FirstKeyword(std::string_view sql) {
   return Upper(first.text);
 }
 
-std::optional<std::string> ExplainedQuery(std::string_view sql) {
-  Result<std::vector<Token>> tokens = Significant(sql);
-  if (!tokens.ok() || tokens->empty() || !sql::IsKeyword(tokens->front(), "EXPLAIN")) {
-    return std::nullopt;
-  }
-  std::size_t index = 1;
-  if (index < tokens->size() && sql::IsSymbol((*tokens)[index], "(")) {
-    int depth = 0;
-    for (; index < tokens->size(); ++index) {
-      if (sql::IsSymbol((*tokens)[index], "(")) ++depth;
-      if (sql::IsSymbol((*tokens)[index], ")") && --depth == 0) {
-        ++index;
-        break;
-      }
-    }
-  }
-  while (index < tokens->size() && (sql::IsKeyword((*tokens)[index], "ANALYZE") ||
-                                    sql::IsKeyword((*tokens)[index], "VERBOSE"))) {
-    ++index;
-  }
-  if (index >= tokens->size()) return std::string();
-  return std::string(sql.substr((*tokens)[index].offset));
-}
-
 Result<DeclareCursor> ParseDeclareCursor(std::string_view sql) {
   STRATA_ASSIGN_OR_RETURN(std::vector<Token> tokens, Significant(sql));
   DeclareCursor cursor;

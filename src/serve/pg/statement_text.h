@@ -25,10 +25,6 @@ Result<std::vector<std::string>> SplitStatements(std::string_view sql);
 // "BEGIN", "DECLARE", ...); "(" for a parenthesized query; "" for an empty text.
 std::string FirstKeyword(std::string_view sql);
 
-// The text after the first keyword and the options PostgreSQL's EXPLAIN takes before the query
-// (ANALYZE, VERBOSE, (options)); nullopt when `sql` is not an EXPLAIN.
-std::optional<std::string> ExplainedQuery(std::string_view sql);
-
 struct DeclareCursor {
   std::string name;   // folded to lower case unless quoted
   std::string query;  // the text after FOR

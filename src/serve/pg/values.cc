@@ -13,8 +13,6 @@
 namespace strata::serve::pg {
 namespace {
 
-using nlohmann::ordered_json;
-
 // PostgreSQL's epoch for date and timestamp binaries: 2000-01-01, in Unix seconds and days.
 constexpr std::int64_t kPgEpochSeconds = 946684800;
 constexpr std::int64_t kPgEpochDays = 10957;
@@ -107,29 +105,6 @@ std::string ClockText(const WireTime& time) {
   while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
   if (!fraction.empty()) text += "." + fraction;
   return text;
-}
-
-// PostgreSQL's text of an offset: "+00", "-05", "+05:30".
-std::string OffsetText(int offset_seconds) {
-  const char sign = offset_seconds < 0 ? '-' : '+';
-  const int magnitude = std::abs(offset_seconds);
-  std::string text = fmt::format("{}{:02}", sign, magnitude / 3600);
-  if (magnitude % 3600 != 0) text += fmt::format(":{:02}", (magnitude % 3600) / 60);
-  return text;
-}
-
-Result<std::optional<std::string>> TimeCellText(const std::string& text, PgType type) {
-  std::optional<WireTime> time = ParseWireTime(text);
-  if (!time) return NotOfType(text, type);
-  if (type == PgType::kDate) return std::optional<std::string>(DateText(time->civil));
-  if (type == PgType::kTimestamp) return std::optional<std::string>(ClockText(*time));
-  return std::optional<std::string>(ClockText(*time) +
-                                    OffsetText(time->offset_seconds.value_or(0)));
-}
-
-std::string NumberText(const ordered_json& cell) {
-  if (cell.is_number_integer() || cell.is_number_unsigned()) return cell.dump();
-  return cell.dump();  // nlohmann writes the shortest text that reads back as the same double
 }
 
 void PutInt16(std::string& out, std::int16_t value) {
@@ -290,36 +265,6 @@ std::optional<std::string> PlainDecimal(std::string_view number) {
   while (integer.size() > 1 && integer[0] == '0') integer.erase(0, 1);
   if (integer.empty()) integer = "0";
   return sign + integer + (fraction.empty() ? "" : "." + fraction);
-}
-
-Result<std::optional<std::string>> CellText(const ordered_json& cell, PgType type) {
-  if (cell.is_null()) return std::optional<std::string>();
-  if (cell.is_boolean()) {
-    if (type == PgType::kBool) return std::optional<std::string>(cell.get<bool>() ? "t" : "f");
-    return std::optional<std::string>(cell.get<bool>() ? "true" : "false");
-  }
-  if (cell.is_number()) {
-    const std::string text = NumberText(cell);
-    if (type == PgType::kFloat8 || type == PgType::kFloat4) {
-      return std::optional<std::string>(DoubleText(cell.get<double>()));
-    }
-    if (type == PgType::kNumeric) {
-      std::optional<std::string> plain = PlainDecimal(text);
-      if (!plain) return NotOfType(text, type);
-      return plain;
-    }
-    if (type == PgType::kInt8 || type == PgType::kInt4 || type == PgType::kInt2) {
-      if (!cell.is_number_integer() && !cell.is_number_unsigned()) return NotOfType(text, type);
-    }
-    return std::optional<std::string>(text);
-  }
-  if (!cell.is_string()) return NotOfType(cell.dump(), type);
-  const std::string& text = cell.get_ref<const std::string&>();
-  if (type == PgType::kDate || type == PgType::kTimestamp || type == PgType::kTimestamptz) {
-    return TimeCellText(text, type);
-  }
-  // A number member's value beyond a double comes back as its text ("1e999"): sent as is.
-  return std::optional<std::string>(text);
 }
 
 Result<std::string> BinaryFromText(std::string_view text, PgType type) {

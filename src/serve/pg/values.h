@@ -1,13 +1,11 @@
-// Values on the SQL port's wire (docs/sql-port.md, "Types"): a semantic answer's JSON cell as
-// PostgreSQL's text output of the column's type, and the text and binary formats of the types
-// the port sends and accepts (int2/4/8, float4/8, numeric, text, bool, date, timestamp,
+// Values on the SQL port's wire (docs/sql-port.md, "Types"): the text and binary formats of the
+// types the port sends and accepts (int2/4/8, float4/8, numeric, text, bool, date, timestamp,
 // timestamptz), as PostgreSQL's send/recv functions define them (src/backend/utils/adt).
 //
 // All functions are pure and thread-safe.
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,15 +14,6 @@
 #include "serve/pg/pg_types.h"
 
 namespace strata::serve::pg {
-
-// A cell of a semantic answer (query::QueryResponse::rows: null, number, string, boolean; times
-// as ISO 8601 with the query zone's offset, "2026-01-01T00:00:00+01:00" or "...Z") as the text
-// output of `type`: timestamptz "2026-01-01 00:00:00+01" (the offset kept: the session's zone is
-// the query's), timestamp "2026-01-01 00:00:00" (the wall clock), date "2026-01-01", bool
-// "t"/"f", numeric a plain decimal (never an exponent), int8 a whole number, float8 the number.
-// nullopt for null. Errors: kInternal when the cell does not fit the type (a broken invariant of
-// the translation, reported rather than sent wrong).
-Result<std::optional<std::string>> CellText(const nlohmann::ordered_json& cell, PgType type);
 
 // A number's text ("1e-05", "-12.50", "3") as a plain decimal ("0.00001", "-12.50", "3");
 // nullopt when it is not a decimal number.

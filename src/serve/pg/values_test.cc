@@ -13,8 +13,6 @@
 namespace strata::serve::pg {
 namespace {
 
-using nlohmann::ordered_json;
-
 std::string Hex(const std::string& bytes) {
   std::string out;
   for (const char byte : bytes) {
@@ -22,33 +20,6 @@ std::string Hex(const std::string& bytes) {
     out += "0123456789abcdef"[static_cast<unsigned char>(byte) & 0xf];
   }
   return out;
-}
-
-std::string Text(const ordered_json& cell, PgType type) {
-  Result<std::optional<std::string>> text = CellText(cell, type);
-  EXPECT_TRUE(text.ok()) << cell.dump();
-  return text.ok() && *text ? **text : "<null>";
-}
-
-TEST(CellTextTest, TimesKeepTheQueryZonesOffset) {
-  EXPECT_EQ(Text("2026-01-01T00:00:00Z", PgType::kTimestamptz), "2026-01-01 00:00:00+00");
-  EXPECT_EQ(Text("2026-03-08T01:00:00-05:00", PgType::kTimestamptz), "2026-03-08 01:00:00-05");
-  EXPECT_EQ(Text("2026-03-08T01:00:00+05:30", PgType::kTimestamptz), "2026-03-08 01:00:00+05:30");
-  EXPECT_EQ(Text("2026-03-08T01:00:00+05:30", PgType::kDate), "2026-03-08");
-  EXPECT_EQ(Text("2026-03-08T01:00:00-05:00", PgType::kTimestamp), "2026-03-08 01:00:00");
-}
-
-TEST(CellTextTest, NumbersBooleansAndNull) {
-  EXPECT_EQ(Text(ordered_json(1e-05), PgType::kNumeric), "0.00001");
-  EXPECT_EQ(Text(ordered_json(1234.5), PgType::kNumeric), "1234.5");
-  EXPECT_EQ(Text(ordered_json(42), PgType::kInt8), "42");
-  EXPECT_EQ(Text(ordered_json(true), PgType::kBool), "t");
-  EXPECT_EQ(Text(ordered_json(2.5), PgType::kFloat8), "2.5");
-  Result<std::optional<std::string>> null = CellText(ordered_json(nullptr), PgType::kText);
-  ASSERT_TRUE(null.ok());
-  EXPECT_FALSE(null->has_value());
-  EXPECT_FALSE(CellText(ordered_json(2.5), PgType::kInt8).ok());
-  EXPECT_FALSE(CellText(ordered_json("not a time"), PgType::kTimestamptz).ok());
 }
 
 TEST(PlainDecimalTest, ExponentsBecomePlainDigits) {
@@ -119,7 +90,6 @@ TEST(StatementTextTest, SplitsAtTopLevelSemicolons) {
   EXPECT_EQ((*parts)[0], "SET a = 'x;y'");
   EXPECT_EQ((*parts)[1], "-- c;\nSELECT \";\"");
   EXPECT_EQ(FirstKeyword("  /* x */ select 1"), "SELECT");
-  EXPECT_EQ(*ExplainedQuery("EXPLAIN (FORMAT TEXT) SELECT 1"), "SELECT 1");
   EXPECT_EQ(*ParameterCount("SELECT $1, $3 WHERE x = '$9'"), 3);
 }
 
