@@ -337,6 +337,15 @@ Result<std::optional<Json>> CountValue(const sql::Expr& expr, std::string_view c
     if (literal.literal_kind == sql::LiteralKind::kNumber) return count(literal.text);
   }
   if (value.kind == sql::ExprKind::kParameter) {
+    const std::string_view text = value.As<sql::Parameter>().text;
+    std::size_t n = 0;
+    std::from_chars(text.data() + std::min<std::size_t>(1, text.size()), text.data() + text.size(),
+                    n);
+    if (context.options->parameters && n >= 1 && n <= context.options->parameters->size() &&
+        !(*context.options->parameters)[n - 1]) {
+      context.NoteParameter(n, PgType::kInt8);
+      return std::optional<Json>();  // LIMIT NULL: no limit
+    }
     Term number;
     number.type = PgType::kInt8;
     number.value_type = DimensionType::kNumber;
