@@ -16,12 +16,6 @@ using semantic::DimensionType;
 
 bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
 
-const sql::Expr& Unnest(const sql::Expr& expr) {
-  const sql::Expr* at = &expr;
-  while (at->kind == sql::ExprKind::kNested) at = at->As<sql::Nested>().inner.get();
-  return *at;
-}
-
 std::string TypeWords(const sql::DataType& type) {
   std::string text;
   for (const sql::Identifier& word : type.words) {

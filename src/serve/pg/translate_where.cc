@@ -20,12 +20,6 @@ namespace {
 
 using semantic::DimensionType;
 
-const sql::Expr& Unnest(const sql::Expr& expr) {
-  const sql::Expr* at = &expr;
-  while (at->kind == sql::ExprKind::kNested) at = at->As<sql::Nested>().inner.get();
-  return *at;
-}
-
 Json Leaf(const Term& term, std::string_view op, Json values = Json()) {
   Json filter = {{"member", term.member}, {"op", op}};
   if (!values.is_null()) filter["values"] = std::move(values);
