@@ -8,7 +8,6 @@
 namespace strata::serve::pg::internal {
 namespace {
 
-using semantic::Aggregation;
 using semantic::DimensionType;
 using semantic::TimeGrain;
 
