@@ -124,15 +124,19 @@ std::optional<std::string_view> ExplainedQuery(std::string_view sql);
 // strings as they are.
 std::optional<std::string> OutputText(const SqlOutput& output, const nlohmann::ordered_json& value);
 
-// Whether `statement` reads a table of `tables` (schema `strata`, or an unqualified name that
-// resolves to one and is not a pg_catalog/information_schema relation): such a statement goes to
-// the semantic layer, every other one to the catalog (catalog.h).
+// Whether `statement` reads a table of `tables`: a relation qualified with schema `strata` (any
+// name: Translate answers an unknown one 42P01), or an unqualified name that resolves to one
+// and does not start with "pg_" (pg_class, pg_type, ... are the catalog's), in FROM, joins,
+// subqueries in FROM and CTEs. Such a statement goes to the semantic layer, every other one to
+// the catalog (catalog.h).
 bool ReadsEntityTable(const sql::Statement& statement, const std::vector<SqlTable>& tables);
 
-// Errors: kUndefinedTable (42P01) for a table not in `tables`; kQueryInvalid (42703) for an
-// unknown column, naming it and the table's columns as a hint; kSqlUnsupported (0A000) for a
-// construct with no semantic meaning (another aggregate over a measure, a join of two entity
-// tables, a window function, ...), naming it; kSqlLex for a statement that does not parse.
+// Errors: kUndefinedTable (42P01) for a table not in `tables` (another schema than strata
+// included), listing the role's tables; kQueryInvalid (42703) for an unknown column, naming it
+// and listing the table's columns, for a selected or ordered dimension that is not a group key,
+// for a value that does not read as the member's type ('ten' compared with a number), and for
+// a $n beyond the bound parameters; kSqlUnsupported (0A000) for a construct with no semantic
+// meaning (see the top of this file), naming it, with a hint.
 Result<Translation> Translate(const sql::Statement& statement, const std::vector<SqlTable>& tables,
                               const TranslateOptions& options);
 
