@@ -214,6 +214,7 @@ TEST(TranslateTest, OutputTextFollowsTheForm) {
   EXPECT_EQ(OutputText({"n", PgType::kInt8, "s"}, Json(7)), "7");
   EXPECT_EQ(OutputText({"b", PgType::kBool, "s"}, Json(true)), "t");
   EXPECT_EQ(OutputText({"s", PgType::kText, "s"}, Json(nullptr)), std::nullopt);
+  EXPECT_EQ(OutputText(value, Json("yyyy-mm-ddThh:mm:ss+00:00")), "yyyy-mm-ddThh:mm:ss+00:00");
   // A string that looks like a time is not reformatted unless the column is a time.
   EXPECT_EQ(OutputText({"s", PgType::kText, "s"}, Json("2026-03-01T00:00:00Z")),
             "2026-03-01T00:00:00Z");
