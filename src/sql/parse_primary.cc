@@ -162,14 +162,21 @@ Result<ExprPtr> Parser::ParseKeywordPrimary(bool* handled) {
       if (AtKeyword(word)) return ParseTypedLiteral();
     }
   }
+  // TIMESTAMP WITH TIME ZONE '...', TIME WITHOUT TIME ZONE '...' (the SQL standard's spelling,
+  // which BI tools send to PostgreSQL).
+  if ((AtKeyword("TIMESTAMP") || AtKeyword("TIME")) &&
+      (AtKeyword("WITH", 1) || AtKeyword("WITHOUT", 1)) && AtKeyword("TIME", 2) &&
+      AtKeyword("ZONE", 3) && Peek(4).kind == TokenKind::kString) {
+    return ParseTypedLiteral(4);
+  }
   *handled = false;
   return ExprPtr();
 }
 
-Result<ExprPtr> Parser::ParseTypedLiteral() {
+Result<ExprPtr> Parser::ParseTypedLiteral(int words) {
   auto literal = std::make_unique<TypedLiteral>(Here());
   literal->type.span = Here();
-  literal->type.words.push_back(MakeIdentifier(Advance()));
+  for (int i = 0; i < words; ++i) literal->type.words.push_back(MakeIdentifier(Advance()));
   literal->text = Advance().text;
   return ExprPtr(std::move(literal));
 }

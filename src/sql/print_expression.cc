@@ -185,8 +185,10 @@ void Printer::PrintLiteralLike(const Expr& expr) {
     }
     case ExprKind::kTypedLiteral: {
       const auto& literal = expr.As<TypedLiteral>();
-      WriteUpper(literal.type.words.front().name);
-      Write(" ");
+      for (const Identifier& word : literal.type.words) {
+        WriteUpper(word.name);
+        Write(" ");
+      }
       PrintString(literal.text);
       return;
     }

@@ -2,19 +2,51 @@
 // (sql_tables.h) becomes exactly one semantic query (semantic/query.h; the JSON that
 // POST /v1/query takes), plus how to lay its answer out as the SQL's result columns.
 //
-// Mapped: measures and metrics as MEASURE(col) or their own aggregate (SUM for sum, COUNT for
-// count, MIN, MAX, AVG for avg, COUNT(DISTINCT col) for count_distinct); dimensions in SELECT
-// and GROUP BY; DATE_TRUNC('grain', col) and the forms BI tools send (CAST(DATE_TRUNC(..) AS
-// DATE), EXTRACT, date arithmetic with intervals, week starts) as a time dimension at a grain;
-// WHERE (= <> < <= > >= IN BETWEEN LIKE IS [NOT] NULL AND OR NOT) as filters and filter groups,
-// HAVING on measures as measure filters; ORDER BY (by name, alias or position); LIMIT/OFFSET;
-// the subquery wrapper BI tools add (SELECT ... FROM (SELECT ...) AS t); SELECT * (every
-// column). A query without GROUP BY is grouped by every selected dimension. `EXPLAIN <query>`
-// is flagged. Anything else is kSqlUnsupported (SQLSTATE 0A000) naming the construct, with a
-// hint giving the form that is answered; never a partial answer.
+// Mapped:
+//  - columns: a dimension (a time dimension unbucketed); a measure or metric column alone, or as
+//    MEASURE(col), is that measure; SUM/COUNT/MIN/MAX/AVG(col) and COUNT(DISTINCT col) over a
+//    measure whose agg is that one (sum, count, min, max, avg, count_distinct); COUNT(*) is the
+//    entity's one unfiltered count measure (sql_tables.h, SqlTable::count_star);
+//  - time: DATE_TRUNC('hour'|'day'|'week'|'month'|'quarter'|'year', col) (week = ISO, from
+//    Monday), also over CAST(col AS TIMESTAMP|TIMESTAMPTZ|DATE); CAST(... AS DATE) / ::date of
+//    a column (the day) or of a DATE_TRUNC; CAST(... AS TIMESTAMP) (local wall-clock output);
+//    EXTRACT(YEAR FROM col) and date_part('year', col) (the year bucket, as a number), with
+//    QUARTER and MONTH beside YEAR of the same column; CAST(EXTRACT(...) AS INTEGER);
+//  - SELECT *: every column with in_star (sql_tables.h); SELECT DISTINCT when every group key
+//    is selected; GROUP BY columns, expressions, output names and positions; no GROUP BY (or
+//    GROUP BY ALL): grouped by every selected dimension;
+//  - WHERE and HAVING: = <> != < <= > >= (either side), IN, NOT IN, BETWEEN, NOT BETWEEN,
+//    LIKE 'x%' (starts_with), LIKE '%x%' (contains), LIKE 'x' (equals), NOT LIKE,
+//    IS [NOT] NULL (set / not_set), IS [NOT] TRUE|FALSE and a bare boolean column, AND, OR, NOT
+//    (pushed down to the comparisons; groups {"and"}/{"or"}, and {"not"} only around LIKE);
+//    a measure in HAVING is a measure filter; values are literals, DATE/TIMESTAMP/TIMESTAMPTZ
+//    literals, casts of literals, $n, and to_timestamp/to_date with ISO formats (Superset);
+//    a comparison of a time bucket with a bucket start (or EXTRACT(YEAR ...) with a year) is a
+//    range of the column; one `col >= a` and one `col < b` of a time dimension in WHERE's
+//    top-level AND become its `range` [a, b) (what rollups are routed on);
+//  - ORDER BY output names, positions, columns and expressions (a measure not selected is added
+//    to the query); LIMIT, OFFSET, FETCH FIRST n ROWS ONLY, as literals or $n;
+//  - FROM strata."Entity" (schema optional, a leading catalog ignored, names matched exactly then
+//    case-insensitively, quoted or not), with an alias; FROM (SELECT cols FROM strata."E"
+//    [WHERE ...]) AS t, a projection: the same table renamed; FROM (SELECT ... grouped ...) AS t
+//    with an outer select of its columns, WHERE over them (dimension or measure filters),
+//    ORDER BY and LIMIT/OFFSET (composed with the inner ones), nested freely.
+// Refused with kSqlUnsupported (0A000) naming the construct, with a hint giving the form that is
+// answered: another aggregate over a measure (AVG(revenue) of a sum), an aggregate over a
+// dimension, a metric or an expression; COUNT(*) without one unfiltered count measure; date
+// arithmetic with INTERVALs (Sunday weeks: date_trunc('week', col + INTERVAL '1 day') -
+// INTERVAL '1 day'), DATE_TRUNC to other grains or with a zone argument, EXTRACT of other
+// fields or of MONTH/QUARTER without YEAR, a bucket compared with a value that starts no bucket;
+// LIKE '%x', ILIKE, regular expressions, ESCAPE; a measure in WHERE; a comparison with NULL or
+// of two columns; fractions of a second; joins, CTEs, UNION/INTERSECT/EXCEPT, VALUES, window
+// functions, FILTER, CASE, constants in the select list, DISTINCT ON, ROLLUP/CUBE, NULLS
+// FIRST/LAST, GROUP BY/HAVING/aggregates over a grouped subquery, WHERE or ORDER BY over a
+// subquery with LIMIT; any other function. Never a partial answer.
 //
 // Values from the SQL (literals and bound parameters) become filter values of the semantic
-// query: they never reach SQL text.
+// query in their JSON form (strings, numbers, booleans): they never reach SQL text. A time value
+// without an offset is the session zone's wall-clock time (the query's `timezone`); with one,
+// the UTC instant ("2026-01-01T00:00:00Z").
 //
 // All functions are pure and thread-safe.
 #pragma once
@@ -92,15 +124,19 @@ std::optional<std::string_view> ExplainedQuery(std::string_view sql);
 // strings as they are.
 std::optional<std::string> OutputText(const SqlOutput& output, const nlohmann::ordered_json& value);
 
-// Whether `statement` reads a table of `tables` (schema `strata`, or an unqualified name that
-// resolves to one and is not a pg_catalog/information_schema relation): such a statement goes to
-// the semantic layer, every other one to the catalog (catalog.h).
+// Whether `statement` reads a table of `tables`: a relation qualified with schema `strata` (any
+// name: Translate answers an unknown one 42P01), or an unqualified name that resolves to one
+// and does not start with "pg_" (pg_class, pg_type, ... are the catalog's), in FROM, joins,
+// subqueries in FROM and CTEs. Such a statement goes to the semantic layer, every other one to
+// the catalog (catalog.h).
 bool ReadsEntityTable(const sql::Statement& statement, const std::vector<SqlTable>& tables);
 
-// Errors: kUndefinedTable (42P01) for a table not in `tables`; kQueryInvalid (42703) for an
-// unknown column, naming it and the table's columns as a hint; kSqlUnsupported (0A000) for a
-// construct with no semantic meaning (another aggregate over a measure, a join of two entity
-// tables, a window function, ...), naming it; kSqlLex for a statement that does not parse.
+// Errors: kUndefinedTable (42P01) for a table not in `tables` (another schema than strata
+// included), listing the role's tables; kQueryInvalid (42703) for an unknown column, naming it
+// and listing the table's columns, for a selected or ordered dimension that is not a group key,
+// for a value that does not read as the member's type ('ten' compared with a number), and for
+// a $n beyond the bound parameters; kSqlUnsupported (0A000) for a construct with no semantic
+// meaning (see the top of this file), naming it, with a hint.
 Result<Translation> Translate(const sql::Statement& statement, const std::vector<SqlTable>& tables,
                               const TranslateOptions& options);
 

@@ -15,8 +15,11 @@ struct IsoParts {
 };
 
 std::optional<IsoParts> SplitIso(const std::string& text) {
-  if (text.size() < 20 || text[10] != 'T' || text[4] != '-' || text[13] != ':') {
+  if (text.size() < 20 || text[10] != 'T' || text[4] != '-' || text[7] != '-' || text[13] != ':') {
     return std::nullopt;
+  }
+  for (const std::size_t at : {0, 1, 2, 3, 5, 6, 8, 9}) {
+    if (text[at] < '0' || text[at] > '9') return std::nullopt;
   }
   return IsoParts{text.substr(0, 10), text.substr(11, 8), text.substr(19)};
 }

@@ -10,12 +10,6 @@
 namespace strata::serve::pg::internal {
 namespace {
 
-const sql::Expr& Unnest(const sql::Expr& expr) {
-  const sql::Expr* at = &expr;
-  while (at->kind == sql::ExprKind::kNested) at = at->As<sql::Nested>().inner.get();
-  return *at;
-}
-
 std::string AliasName(const sql::Identifier& alias) {
   // PostgreSQL folds an unquoted alias to lower case.
   return alias.quoted ? std::string(alias.name) : AsciiLowered(alias.name);

@@ -142,6 +142,43 @@ TEST(TranslateTest, CountStarNeedsOneUnfilteredCountMeasure) {
   EXPECT_NE(translation.error().hint.find("order_count"), std::string::npos);
 }
 
+// A boolean dimension (the example model has none).
+TEST(TranslateTest, BooleanConditions) {
+  SqlTable flags;
+  flags.name = "Flag";
+  flags.columns.push_back({"is_paid", "Flag.is_paid", SqlColumnKind::kDimension,
+                           semantic::Aggregation::kCount, PgType::kBool});
+  flags.columns.push_back({"flag_count", "Flag.flag_count", SqlColumnKind::kMeasure,
+                           semantic::Aggregation::kCount, PgType::kInt8});
+  flags.count_star = "flag_count";
+  const std::vector<SqlTable> tables = {flags};
+  const auto filters = [&](std::string_view where, TranslateOptions options = {}) {
+    Result<sql::StatementPtr> statement =
+        sql::ParseStatement("SELECT COUNT(*) FROM strata.\"Flag\" WHERE " + std::string(where),
+                            sql::Dialect::kPostgres);
+    EXPECT_TRUE(statement.ok()) << where;
+    if (!options.parameters) options.parameters.emplace();
+    Result<Translation> translation = Translate(**statement, tables, options);
+    if (!translation.ok()) return translation.error().message;
+    return translation->query["filters"].dump();
+  };
+  EXPECT_EQ(filters("is_paid"), R"([{"member":"Flag.is_paid","op":"equals","values":[true]}])");
+  EXPECT_EQ(filters("NOT is_paid"),
+            R"([{"member":"Flag.is_paid","op":"equals","values":[false]}])");
+  EXPECT_EQ(filters("is_paid = 'f'"),
+            R"([{"member":"Flag.is_paid","op":"equals","values":[false]}])");
+  EXPECT_EQ(filters("is_paid IS NOT TRUE"),
+            R"([{"or":[{"member":"Flag.is_paid","op":"equals","values":[false]},)"
+            R"({"member":"Flag.is_paid","op":"not_set"}]}])");
+  EXPECT_EQ(filters("NOT (is_paid IS FALSE)"),
+            R"([{"or":[{"member":"Flag.is_paid","op":"equals","values":[true]},)"
+            R"({"member":"Flag.is_paid","op":"not_set"}]}])");
+  TranslateOptions bound;
+  bound.parameters = std::vector<std::optional<std::string>>{"yes"};
+  EXPECT_EQ(filters("is_paid = $1", bound),
+            R"([{"member":"Flag.is_paid","op":"equals","values":[true]}])");
+}
+
 TEST(TranslateTest, ExplainedQuery) {
   EXPECT_EQ(ExplainedQuery("EXPLAIN SELECT 1"), " SELECT 1");
   EXPECT_EQ(ExplainedQuery("  -- why\n explain\tSELECT 1"), "\tSELECT 1");
@@ -177,6 +214,7 @@ TEST(TranslateTest, OutputTextFollowsTheForm) {
   EXPECT_EQ(OutputText({"n", PgType::kInt8, "s"}, Json(7)), "7");
   EXPECT_EQ(OutputText({"b", PgType::kBool, "s"}, Json(true)), "t");
   EXPECT_EQ(OutputText({"s", PgType::kText, "s"}, Json(nullptr)), std::nullopt);
+  EXPECT_EQ(OutputText(value, Json("yyyy-mm-ddThh:mm:ss+00:00")), "yyyy-mm-ddThh:mm:ss+00:00");
   // A string that looks like a time is not reformatted unless the column is a time.
   EXPECT_EQ(OutputText({"s", PgType::kText, "s"}, Json("2026-03-01T00:00:00Z")),
             "2026-03-01T00:00:00Z");

@@ -16,12 +16,6 @@ using semantic::DimensionType;
 
 bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
 
-const sql::Expr& Unnest(const sql::Expr& expr) {
-  const sql::Expr* at = &expr;
-  while (at->kind == sql::ExprKind::kNested) at = at->As<sql::Nested>().inner.get();
-  return *at;
-}
-
 std::string TypeWords(const sql::DataType& type) {
   std::string text;
   for (const sql::Identifier& word : type.words) {
@@ -337,6 +331,15 @@ Result<std::optional<Json>> CountValue(const sql::Expr& expr, std::string_view c
     if (literal.literal_kind == sql::LiteralKind::kNumber) return count(literal.text);
   }
   if (value.kind == sql::ExprKind::kParameter) {
+    const std::string_view text = value.As<sql::Parameter>().text;
+    std::size_t n = 0;
+    std::from_chars(text.data() + std::min<std::size_t>(1, text.size()), text.data() + text.size(),
+                    n);
+    if (context.options->parameters && n >= 1 && n <= context.options->parameters->size() &&
+        !(*context.options->parameters)[n - 1]) {
+      context.NoteParameter(n, PgType::kInt8);
+      return std::optional<Json>();  // LIMIT NULL: no limit
+    }
     Term number;
     number.type = PgType::kInt8;
     number.value_type = DimensionType::kNumber;

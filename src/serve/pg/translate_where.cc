@@ -20,12 +20,6 @@ namespace {
 
 using semantic::DimensionType;
 
-const sql::Expr& Unnest(const sql::Expr& expr) {
-  const sql::Expr* at = &expr;
-  while (at->kind == sql::ExprKind::kNested) at = at->As<sql::Nested>().inner.get();
-  return *at;
-}
-
 Json Leaf(const Term& term, std::string_view op, Json values = Json()) {
   Json filter = {{"member", term.member}, {"op", op}};
   if (!values.is_null()) filter["values"] = std::move(values);
@@ -247,12 +241,18 @@ class Conditions {
       return Invalid(fmt::format("LIKE needs a string member, and \"{}\" is not one", term.member));
     }
     const sql::Expr& pattern_expr = Unnest(*like.pattern);
-    if (pattern_expr.kind != sql::ExprKind::kLiteral ||
-        pattern_expr.As<sql::Literal>().literal_kind != sql::LiteralKind::kString) {
-      return Unsupported("a LIKE pattern that is not a string literal", hint);
+    const bool literal = pattern_expr.kind == sql::ExprKind::kLiteral &&
+                         pattern_expr.As<sql::Literal>().literal_kind == sql::LiteralKind::kString;
+    if (!literal && pattern_expr.kind != sql::ExprKind::kParameter) {
+      return Unsupported("a LIKE pattern that is not a string literal or a parameter", hint);
     }
-    STRATA_ASSIGN_OR_RETURN(const std::string pattern,
-                            StringLiteralValue(pattern_expr.As<sql::Literal>().text));
+    // The pattern's text (a bound parameter's too: psycopg sends LIKE %s as LIKE $1).
+    STRATA_ASSIGN_OR_RETURN(const Json text_value, FilterValue(pattern_expr, term, context_));
+    if (text_value.is_null()) {
+      // Not bound yet: typed (text), and the filter's shape waits for the pattern.
+      return Leaf(term, like.negated != negated ? "not_equals" : "equals", Json::array({nullptr}));
+    }
+    const std::string pattern = text_value.get<std::string>();
     const bool leading = !pattern.empty() && pattern.front() == '%';
     const bool trailing = pattern.size() > (leading ? 1u : 0u) && pattern.back() == '%';
     const std::string text =

@@ -186,7 +186,8 @@ class Parser {
   Result<ExprPtr> ParseMap();
   Result<ExprPtr> ParseKeywordFunction(std::string_view name);
   Result<ExprPtr> ParseKeywordFunctionParts(std::string_view name, Span span);
-  Result<ExprPtr> ParseTypedLiteral();
+  // A type of `words` words (TIMESTAMP, or TIMESTAMP WITH TIME ZONE) then a string.
+  Result<ExprPtr> ParseTypedLiteral(int words = 1);
   Result<std::unique_ptr<FunctionCall>> ParseFunctionCall(NodeVector<Identifier> name, Span span);
   Status ParseFunctionArguments(FunctionCall& call);
   Result<ExprPtr> ParseFunctionArgument();

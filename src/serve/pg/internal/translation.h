@@ -92,6 +92,19 @@ Error Invalid(std::string message, std::string hint = {});
 // function", "the function lower()").
 std::string ConstructName(const sql::Expr& expr);
 
+// The Term of a column of an entity table.
+Term ColumnTerm(const SqlColumn& column);
+// The entity-table column `column` names in `scope`; nullptr when none (or a subquery scope).
+const SqlColumn* FindBaseColumn(const sql::ColumnRef& column, const Scope& scope);
+// The expression inside any parentheses.
+const sql::Expr& Unnest(const sql::Expr& expr);
+
+// MEASURE, SUM, COUNT, MIN, MAX, AVG (lower-case names).
+bool IsAggregateName(std::string_view name);
+// An aggregate call named `name` (lower case) as the measure it reads (translate_aggregate.cc).
+Result<Term> AggregateTerm(const sql::FunctionCall& call, const std::string& name,
+                           const Scope& scope);
+
 // The expression as a Term over `scope` (translate_term.cc). Refuses what has no semantic
 // meaning with kSqlUnsupported, unknown columns with kQueryInvalid.
 Result<Term> ResolveTerm(const sql::Expr& expr, const Scope& scope, Context& context);
