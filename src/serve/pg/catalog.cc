@@ -76,6 +76,15 @@ Error MapError(Error error) {
                         message.find("relation \"") != std::string::npos;
   if (missing && relation) {
     error.code = ErrorCode::kUndefinedTable;
+    // PostgreSQL's wording, without DuckDB's "did you mean" (it may name our pgcat tables).
+    constexpr std::string_view kTableWith = "Table with name ";
+    const std::size_t name = message.find(kTableWith);
+    const std::size_t end = message.find(" does not exist");
+    if (name != std::string::npos && end != std::string::npos && end > name) {
+      const std::size_t from = name + kTableWith.size();
+      error.message =
+          fmt::format("relation \"{}\" does not exist", message.substr(from, end - from));
+    }
   } else if (message.find("Referenced column") != std::string::npos) {
     error.code = ErrorCode::kQueryInvalid;
   } else if (error.code == ErrorCode::kWarehouseCatalog ||

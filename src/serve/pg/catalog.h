@@ -29,10 +29,10 @@
 // Column names follow PostgreSQL's: an unaliased call is named after its function.
 //
 // Thread safety: a SqlCatalog is shared by every session of one role (one model generation);
-// Execute is thread-safe: it takes one of four pooled DuckDB connections (a connection per call
-// costs about 2.6 times a pooled statement; measured with DuckDB 1.4.4 on a 2-core machine) and
-// waits when all four are busy. Statements cannot write, read files or change DuckDB settings
-// (external access is off and the configuration locked after Open).
+// Execute is thread-safe: it takes one of four pooled DuckDB connections and waits when all four
+// are busy (a connection per call costs about 2.6 times a pooled statement, measured through
+// DuckDB 1.4.4's Python binding on a 2-core machine). Statements cannot write, read files or change
+// DuckDB settings (external access is off and the configuration locked after Open).
 #pragma once
 
 #include <map>
@@ -72,18 +72,18 @@ class SqlCatalog {
   virtual ~SqlCatalog() = default;
 
   // Answers one catalog or utility statement (one: a simple query's several statements are
-  // split by the session). `parameters`: the bound values of $1..$n as text (nullopt: NULL),
-  // rendered as quoted literals; empty when the statement has none. A SET of TimeZone to a name
-  // that is not a zone is kInvalidTimeZone (the zone is stored as TimeZone::Find names it); SET,
-  // RESET, set_config() and DISCARD ALL change `settings` (DISCARD ALL: every value back to its
-  // default, user and database kept); current_user is settings.user, current_database()
-  // settings.database (the user when empty).
-  // Errors: kSqlUnsupported (0A000) for a statement that is neither (a write, DDL, COPY, a
-  // cursor, several statements) naming it, and for what DuckDB cannot answer (an unknown
-  // function, a syntax it lacks) with DuckDB's message; kUndefinedTable (42P01) for a relation
-  // that does not exist for the role (named in FROM, or cast to regclass); kQueryInvalid (42703)
-  // for an unknown column and for SHOW of an unknown setting; kUsage for a $n beyond
-  // `parameters`; kSqlLex for what does not lex.
+  // split by the session; an empty one is answered with the tag "EMPTY", no columns). `parameters`:
+  // the bound values of $1..$n as text (nullopt: NULL), rendered as quoted literals; empty when the
+  // statement has none. A SET of TimeZone to a name that is not a zone is kInvalidTimeZone (the
+  // zone is stored as TimeZone::Find names it); SET, RESET, set_config() and DISCARD ALL change
+  // `settings` (DISCARD ALL: every value back to its default, user and database kept); current_user
+  // is settings.user, current_database() settings.database (the user when empty). Errors:
+  // kSqlUnsupported (0A000) for a statement that is neither (a write, DDL, COPY, a cursor, several
+  // statements) naming it, and for what DuckDB cannot answer (an unknown function, a syntax it
+  // lacks) with DuckDB's message; kUndefinedTable (42P01) for a relation that does not exist for
+  // the role (named in FROM, or cast to regclass); kQueryInvalid (42703) for an unknown column and
+  // for SHOW of an unknown setting; kUsage for a $n beyond `parameters`; kSqlLex for what does not
+  // lex.
   virtual Result<ResultSet> Execute(std::string_view sql,
                                     const std::vector<std::optional<std::string>>& parameters,
                                     SessionSettings& settings) = 0;

@@ -222,6 +222,7 @@ TEST(CatalogRoleTest, ATableTheRoleLacksDoesNotExist) {
     auto result = (*opened)->Execute(sql, {}, settings);
     ASSERT_FALSE(result.ok()) << sql;
     EXPECT_EQ(result.error().code, ErrorCode::kUndefinedTable) << sql << result.error().ToString();
+    EXPECT_EQ(result.error().message.find("pgcat"), std::string::npos) << result.error().message;
   }
 }
 
