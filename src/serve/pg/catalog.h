@@ -7,11 +7,10 @@
 // (DECLARE/FETCH/CLOSE) are the session's: the catalog refuses them.
 //
 // An in-memory DuckDB database (opened through warehouse/duckdb/duckdb_engine.h; this file never
-// includes duckdb.h) holds schema `strata` with one empty table per SqlTable, shaped like it, so
-// DuckDB's pg_catalog and information_schema answer much; what DuckDB lacks or answers
-// differently from PostgreSQL (pg_catalog functions, regclass casts, `OPERATOR(pg_catalog.~)`,
-// the OIDs and type names clients compare with, current_setting of the session's settings) is
-// ours. A role's catalog holds only the tables it may read: another entity does not exist
+// includes duckdb.h) holds schema `strata` with one empty table per SqlTable, shaped like it.
+// DuckDB's own pg_catalog answers with DuckDB's OIDs and type names, so the catalog is ours: the
+// relations, functions, OIDs and type names PostgreSQL clients compare with, and the session's
+// settings. A role's catalog holds only the tables it may read: another entity does not exist
 // for it.
 //
 // How (catalog_*.cc): DuckDB schema pgcat stands for pg_catalog and pginfo for
