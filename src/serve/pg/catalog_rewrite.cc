@@ -225,6 +225,13 @@ bool IsKeywordFunction(std::string_view lower) {
 // The name PostgreSQL gives the unaliased select item [first, last], or "" when DuckDB's own
 // name will do: a call is named after its function ("version"), a keyword function after itself.
 std::string DefaultItemName(const Edit& edit, std::size_t first, std::size_t last) {
+  if (first == last) {  // a literal: SELECT 1, SELECT 'a', SELECT NULL
+    const TokenKind kind = edit.At(first).kind;
+    if (kind == TokenKind::kNumber || kind == TokenKind::kString || edit.Keyword(first, "NULL")) {
+      return "?column?";
+    }
+    if (edit.Keyword(first, "TRUE") || edit.Keyword(first, "FALSE")) return "bool";
+  }
   if (first == last && edit.At(first).kind == TokenKind::kIdentifier &&
       IsKeywordFunction(edit.Name(first))) {
     return edit.Name(first);
@@ -249,6 +256,37 @@ std::string OutputName(const Edit& edit, std::size_t first, std::size_t last) {
     return edit.Name(last);
   }
   return "";
+}
+
+// PostgreSQL folds an unquoted name to lower case, also an output column's (select COLUMN_NAME
+// ... is named column_name); DuckDB keeps it as written. An unquoted alias or column with upper
+// case letters is quoted in lower case.
+void FoldUnquotedName(Edit& edit, std::size_t first, std::size_t last) {
+  const Token& token = edit.At(last);
+  if (token.kind != TokenKind::kIdentifier) return;
+  bool upper = false;
+  for (const char c : token.text) upper = upper || (c >= 'A' && c <= 'Z');
+  if (!upper) return;
+  const std::string folded = QuoteIdentifier(AsciiLowered(token.text));
+  if (last > first && edit.Keyword(last - 1, "AS")) {
+    edit.TextAt(last) = folded;  // an alias
+    return;
+  }
+  // A column: name(.name)*, not a literal keyword.
+  for (std::size_t s = first; s <= last; ++s) {
+    const bool name_position = (s - first) % 2 == 0;
+    const TokenKind kind = edit.At(s).kind;
+    if (name_position && kind != TokenKind::kIdentifier && kind != TokenKind::kQuotedIdentifier) {
+      return;
+    }
+    if (!name_position && !edit.Symbol(s, ".")) return;
+  }
+  if ((last - first) % 2 != 0) return;
+  for (std::string_view literal : {"NULL", "TRUE", "FALSE", "CURRENT_DATE", "CURRENT_TIMESTAMP",
+                                   "LOCALTIMESTAMP", "CURRENT_TIME", "LOCALTIME"}) {
+    if (first == last && edit.Keyword(last, literal)) return;
+  }
+  edit.TextAt(last) += " AS " + folded;
 }
 
 // ORDER BY name: PostgreSQL takes an output column first, DuckDB finds two (pg_type.oid AS oid
@@ -309,6 +347,7 @@ void AliasSelectItems(Edit& edit) {
       if (s > first) {
         const std::string name = DefaultItemName(edit, first, s - 1);
         if (!name.empty()) edit.TextAt(s - 1) += " AS " + QuoteIdentifier(name);
+        if (name.empty()) FoldUnquotedName(edit, first, s - 1);
         outputs.push_back(name.empty() ? OutputName(edit, first, s - 1) : name);
       }
       first = s + 1;

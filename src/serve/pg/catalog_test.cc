@@ -154,6 +154,16 @@ TEST_F(CatalogTest, PsqlPatternsAndCollationsAreRewritten) {
   EXPECT_EQ(Cell(result), "Order");
 }
 
+TEST_F(CatalogTest, UnquotedOutputNamesFoldToLowerCase) {
+  ResultSet result =
+      Run("select TABLE_NAME, t.TABLE_SCHEMA, TABLE_TYPE AS Kind, table_name AS \"Quoted\", NULL, "
+          "upper(table_name) from INFORMATION_SCHEMA.tables t where TABLE_NAME = 'Order'");
+  std::vector<std::string> names;
+  for (const PgColumn& column : result.columns) names.push_back(column.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"table_name", "table_schema", "kind", "Quoted",
+                                             "?column?", "upper"}));
+}
+
 TEST_F(CatalogTest, RegexOperatorsFindThePatternAnywhere) {
   EXPECT_EQ(Cell(Run("SELECT 'pg_toast_temp' ~ '^pg_toast', 'Order' !~ 'rd', 'ORDER' ~* 'ord', "
                      "'x' OPERATOR(pg_catalog.~) 'x|y'")),
