@@ -208,6 +208,53 @@ TEST_F(CatalogTest, NpgsqlFindsTheBaseTypes) {
   EXPECT_NE(Cell(arrays), "0");
 }
 
+// Malformed input fails with an error (or is answered), never a crash or a hang.
+TEST_F(CatalogTest, MalformedStatementsFailCleanly) {
+  for (const char* sql : {"SELECT ((",
+                          "SELECT )",
+                          "SELECT x::",
+                          "SELECT OPERATOR(",
+                          "SELECT 1 OPERATOR(pg_catalog.",
+                          "SELECT CAST(x AS regclass",
+                          "SELECT CAST( AS regclass)",
+                          "SELECT ::regclass",
+                          "SELECT 'a' ~",
+                          "~ 'a'",
+                          "SELECT ~ 'a'",
+                          "SELECT $",
+                          "SELECT $0",
+                          "SELECT $99999999999999999999",
+                          "SELECT COLLATE",
+                          "SELECT 1 COLLATE pg_catalog.",
+                          "SELECT * FROM generate_series(1,2) AS",
+                          "SELECT * FROM unnest(",
+                          ";",
+                          "  ",
+                          "-- only a comment",
+                          "SELECT 1 ORDER BY",
+                          "SET",
+                          "SET x",
+                          "SET x =",
+                          "SHOW",
+                          "RESET",
+                          "SELECT set_config(",
+                          "SELECT pg_catalog.",
+                          "(((",
+                          ")))",
+                          "SELECT a AS",
+                          "SELECT current_user(",
+                          "SELECT 'x'::pg_catalog.",
+                          "DEALLOCATE"}) {
+    auto result = catalog_->Execute(sql, {}, settings_);
+    if (!result.ok()) {
+      EXPECT_NE(result.error().code, ErrorCode::kInternal) << sql;
+    }
+  }
+  auto unterminated = catalog_->Execute("SELECT 'unterminated", {}, settings_);
+  ASSERT_FALSE(unterminated.ok());
+  EXPECT_EQ(unterminated.error().code, ErrorCode::kSqlLex);
+}
+
 TEST(CatalogRoleTest, ATableTheRoleLacksDoesNotExist) {
   std::vector<SqlTable> tables = testing::ExampleTables();
   tables.erase(tables.begin() + 1, tables.end());  // Order only
