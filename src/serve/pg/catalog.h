@@ -22,10 +22,13 @@
 // constrained, commented or privileged: pg_index, pg_constraint and pg_description are empty and
 // every has_*_privilege is true. The corpus it answers: tests/sqlport/README.md.
 //
-// Result typing: DuckDB's result types map to PgType: BOOLEAN bool, integers int8, UINTEGER
-// (every OID column) oid, DOUBLE float8, DECIMAL numeric, DATE date, TIMESTAMP timestamp,
-// TIMESTAMPTZ timestamptz, everything else text (a list as PostgreSQL's array text, {a,b}).
-// Column names follow PostgreSQL's: an unaliased call is named after its function.
+// Result typing (catalog_result.h): each column's DuckDB type, from DESCRIBE of the statement,
+// maps to PgType: BOOLEAN bool, SMALLINT int2, INTEGER int4, BIGINT int8, UINTEGER (every OID
+// column) oid, FLOAT float4, DOUBLE float8, DECIMAL numeric, DATE date, TIMESTAMP timestamp,
+// TIMESTAMP WITH TIME ZONE timestamptz, VARCHAR[] _text, SMALLINT[] _int2, UINTEGER[] _oid,
+// everything else text; a list cell is PostgreSQL's array text ({a,b}). Column names are
+// PostgreSQL's: an unaliased call is named after its function, a literal ?column?, an unquoted
+// name folded to lower case.
 //
 // Thread safety: a SqlCatalog is shared by every session of one role (one model generation);
 // Execute is thread-safe: it takes one of four pooled DuckDB connections and waits when all four

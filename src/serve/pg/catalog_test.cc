@@ -133,6 +133,20 @@ TEST_F(CatalogTest, AttributesCarryPostgreSqlTypeOids) {
   EXPECT_EQ(result.columns[3].type, PgType::kBool);
 }
 
+TEST_F(CatalogTest, ResultTypesAreDuckDbsExactOnes) {
+  ResultSet result =
+      Run("SELECT a.attnum, a.attlen, c.relnatts, c.oid, current_schemas(true), "
+          "CAST(NULL AS TIMESTAMPTZ), 1.5::float4, 'x' FROM pg_attribute a JOIN pg_class c ON "
+          "c.oid = a.attrelid WHERE c.relname = 'Order' AND a.attnum = 1");
+  std::vector<PgType> types;
+  for (const PgColumn& column : result.columns) types.push_back(column.type);
+  EXPECT_EQ(types, (std::vector<PgType>{PgType::kInt2, PgType::kInt2, PgType::kInt2, PgType::kOid,
+                                        PgType::kTextArray, PgType::kTimestamptz, PgType::kFloat4,
+                                        PgType::kText}));
+  EXPECT_EQ(Cell(result, 0, 4), "{pg_catalog,strata}");
+  EXPECT_EQ(Cell(result, 0, 6), "1.5");
+}
+
 TEST_F(CatalogTest, ParametersAreLiteralsNeverSql) {
   ResultSet found = Run("SELECT c.relname FROM pg_catalog.pg_class c WHERE c.relname = $1",
                         {std::string("Order")});
