@@ -24,6 +24,10 @@ GOLDEN = [
      "pgjdbc_get_columns", "nspname relname attname atttypid attnotnull attnum typtype"),
     ("pgjdbc.sql", "SELECT current_database() AS \"TABLE_CAT\", n.nspname AS \"TABLE_SCHEM\"",
      "pgjdbc_get_tables", "TABLE_CAT TABLE_SCHEM TABLE_NAME TABLE_TYPE REMARKS"),
+    ("sqlalchemy.sql", "SELECT pg_catalog.pg_class.relname \nFROM pg_catalog.pg_class JOIN pg_catalog.pg_namespace ON pg_catalog.pg_namespace.oid = pg_catalog.pg_class.relnamespace \nWHERE pg_catalog.pg_class.relkind = ANY (ARRAY[$1::VARCHAR, $2::VARCHAR]) AND",
+     "sqlalchemy_get_table_names", "relname"),
+    ("powerbi.sql", "select COLUMN_NAME, ORDINAL_POSITION, IS_NULLABLE",
+     "powerbi_information_schema_columns", "column_name ordinal_position is_nullable data_type"),
     ("pandas.sql", "SELECT table_name FROM information_schema.tables",
      "pandas_information_schema_tables", "table_name"),
 ]

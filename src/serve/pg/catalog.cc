@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
-#include <cmath>
 #include <condition_variable>
 #include <mutex>
 #include <set>
@@ -11,6 +9,7 @@
 
 #include "base/ascii.h"
 #include "serve/pg/catalog_functions.h"
+#include "serve/pg/catalog_result.h"
 #include "serve/pg/catalog_rewrite.h"
 #include "serve/pg/catalog_schema.h"
 #include "serve/pg/catalog_tables.h"
@@ -69,6 +68,33 @@ std::string SessionPrelude(const SessionSettings& settings) {
       map, QuoteLiteral(settings.user), QuoteLiteral(database));
 }
 
+// The warehouse reads a list cell as empty text: when `result` has rows and list columns
+// (`types` from DESCRIBE), reads them again cast to text ("[a, b]"), by position, in the same
+// order. Left as they are when that fails.
+void ReadListsAsText(warehouse::Connection& connection, const std::string& sql,
+                     const std::vector<std::string>& types, warehouse::QueryResult& result) {
+  if (types.size() != result.columns.size() || result.row_count() == 0) return;
+  std::string columns;
+  bool lists = false;
+  for (std::size_t index = 0; index < types.size(); ++index) {
+    const bool list = types[index].ends_with("[]");
+    lists = lists || list;
+    if (!columns.empty()) columns += ", ";
+    columns +=
+        list ? fmt::format("CAST(#{} AS VARCHAR)", index + 1) : fmt::format("#{}", index + 1);
+  }
+  if (!lists) return;
+  Result<warehouse::QueryResult> text =
+      connection.Execute(fmt::format("SELECT {} FROM ({}\n) AS strata_result", columns, sql));
+  if (!text.ok() || text->row_count() != result.row_count() ||
+      text->columns.size() != result.columns.size()) {
+    return;
+  }
+  for (std::size_t index = 0; index < types.size(); ++index) {
+    if (types[index].ends_with("[]")) result.columns[index].values = text->columns[index].values;
+  }
+}
+
 Error MapError(Error error) {
   const std::string& message = error.message;
   const bool missing = message.find("does not exist") != std::string::npos;
@@ -76,6 +102,15 @@ Error MapError(Error error) {
                         message.find("relation \"") != std::string::npos;
   if (missing && relation) {
     error.code = ErrorCode::kUndefinedTable;
+    // PostgreSQL's wording, without DuckDB's "did you mean" (it may name our pgcat tables).
+    constexpr std::string_view kTableWith = "Table with name ";
+    const std::size_t name = message.find(kTableWith);
+    const std::size_t end = message.find(" does not exist");
+    if (name != std::string::npos && end != std::string::npos && end > name) {
+      const std::size_t from = name + kTableWith.size();
+      error.message =
+          fmt::format("relation \"{}\" does not exist", message.substr(from, end - from));
+    }
   } else if (message.find("Referenced column") != std::string::npos) {
     error.code = ErrorCode::kQueryInvalid;
   } else if (error.code == ErrorCode::kWarehouseCatalog ||
@@ -84,94 +119,6 @@ Error MapError(Error error) {
     if (error.hint.empty()) error.hint = "the SQL port's catalog does not answer this statement";
   }
   return error;
-}
-
-// PostgreSQL's default name of a result column, from DuckDB's: a call is named after its
-// function ("format_type"), a cast after its operand, a column after itself.
-std::string ColumnName(const std::string& duckdb_name) {
-  std::string_view name = duckdb_name;
-  if (name.starts_with("CAST(")) {
-    const std::size_t as = name.rfind(" AS ");
-    if (as != std::string_view::npos) return ColumnName(std::string(name.substr(5, as - 5)));
-  }
-  const std::size_t open = name.find('(');
-  std::string_view head = open == std::string_view::npos ? name : name.substr(0, open);
-  const std::size_t dot = head.rfind('.');
-  if (dot != std::string_view::npos) head = head.substr(dot + 1);
-  if (open == std::string_view::npos && dot == std::string_view::npos) return duckdb_name;
-  for (const char c : head) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return "?column?";
-  }
-  if (head.empty()) return "?column?";
-  if (head.starts_with("strata_")) head.remove_prefix(7);
-  return std::string(head);
-}
-
-std::string DoubleText(double value) {
-  if (std::isnan(value)) return "NaN";
-  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
-  return fmt::format("{}", value);
-}
-
-PgType TypeOf(const warehouse::ResultColumn& column) {
-  switch (column.column.type) {
-    case warehouse::ColumnType::kBoolean:
-      return PgType::kBool;
-    case warehouse::ColumnType::kInteger:
-      return PgType::kInt8;
-    case warehouse::ColumnType::kUnsignedInteger:
-      return PgType::kOid;
-    case warehouse::ColumnType::kDouble:
-      return PgType::kFloat8;
-    case warehouse::ColumnType::kDecimal:
-      return PgType::kNumeric;
-    case warehouse::ColumnType::kString:
-    case warehouse::ColumnType::kOther:
-      return PgType::kText;
-    case warehouse::ColumnType::kDate:
-      return PgType::kDate;
-    case warehouse::ColumnType::kTimestamp:
-      for (const warehouse::Value& value : column.values) {
-        const auto* text = std::get_if<std::string>(&value);
-        if (text != nullptr && !text->ends_with("+00")) return PgType::kTimestamp;
-      }
-      return PgType::kTimestamptz;
-  }
-  return PgType::kText;
-}
-
-std::optional<std::string> CellText(const warehouse::Value& value) {
-  if (std::holds_alternative<std::monostate>(value)) return std::nullopt;
-  if (const auto* flag = std::get_if<bool>(&value)) return std::string(*flag ? "t" : "f");
-  if (const auto* number = std::get_if<double>(&value)) return DoubleText(*number);
-  if (const auto* text = std::get_if<std::string>(&value)) {
-    // A DuckDB list ([a, b]) in PostgreSQL's array text ({a,b}).
-    if (text->size() >= 2 && text->front() == '[' && text->back() == ']') {
-      std::string array = "{";
-      for (std::size_t i = 1; i + 1 < text->size(); ++i) {
-        if ((*text)[i] == ' ' && (*text)[i - 1] == ',') continue;
-        array += (*text)[i];
-      }
-      return array + "}";
-    }
-    return *text;
-  }
-  return warehouse::ValueToString(value);
-}
-
-ResultSet ToResultSet(const warehouse::QueryResult& result) {
-  ResultSet out;
-  for (const warehouse::ResultColumn& column : result.columns) {
-    out.columns.push_back({ColumnName(column.column.name), TypeOf(column)});
-  }
-  out.rows.resize(result.row_count());
-  for (std::size_t row = 0; row < result.row_count(); ++row) {
-    out.rows[row].reserve(result.columns.size());
-    for (const warehouse::ResultColumn& column : result.columns) {
-      out.rows[row].push_back(CellText(column.values[row]));
-    }
-  }
-  return out;
 }
 
 class DuckDbCatalog final : public SqlCatalog {
@@ -189,11 +136,21 @@ class DuckDbCatalog final : public SqlCatalog {
     STRATA_ASSIGN_OR_RETURN(std::string rewritten, RewriteCatalogSql(sql, parameters, functions_));
     STRATA_TRY(CheckReadOnly(rewritten));
     std::unique_ptr<warehouse::Connection> connection = Acquire();
-    Result<warehouse::QueryResult> result =
-        connection->Execute(SessionPrelude(settings) + rewritten);
+    Result<warehouse::QueryResult> result = connection->Execute(SessionPrelude(settings));
+    // The result's exact types (int2, int4, arrays, an empty timestamptz column): DESCRIBE
+    // binds without running. When DuckDB cannot describe it, the values' types will do.
+    Result<warehouse::QueryResult> described = connection->Execute("DESCRIBE " + rewritten);
+    if (result.ok()) result = connection->Execute(rewritten);
+    std::vector<std::string> types;
+    if (described.ok() && described->columns.size() >= 2) {
+      for (const warehouse::Value& type : described->columns[1].values) {
+        types.push_back(warehouse::ValueToString(type));
+      }
+    }
+    if (result.ok()) ReadListsAsText(*connection, rewritten, types, *result);
     Release(std::move(connection));
     if (!result.ok()) return MapError(result.error());
-    return ToResultSet(result.value());
+    return ToResultSet(result.value(), types);
   }
 
  private:

@@ -147,7 +147,7 @@ TEST_F(CorpusTest, EveryStatementIsAnsweredOrRefusedByDesign) {
     EXPECT_EQ(Describe(result.error().code).sqlstate, statement.expect.substr(7))
         << result.error().ToString();
   }
-  EXPECT_EQ(goldens, 6u);  // every golden of tests/sqlport/golden
+  EXPECT_EQ(goldens, 8u);  // every golden of tests/sqlport/golden
 }
 
 }  // namespace

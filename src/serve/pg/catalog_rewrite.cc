@@ -6,52 +6,11 @@
 #include <cstddef>
 
 #include "base/ascii.h"
+#include "serve/pg/catalog_rewrite_edit.h"
 #include "sql/lexer.h"
 
 namespace strata::serve::pg {
 namespace {
-
-using sql::Token;
-using sql::TokenKind;
-
-// The tokens of one statement with their replacement texts: a rewrite replaces texts (an empty
-// text drops a token) and prefixes them, so offsets never shift.
-struct Edit {
-  std::vector<Token> tokens;
-  std::vector<std::string> texts;
-  std::vector<bool> dropped;
-  std::vector<std::size_t> significant;  // indexes into tokens of the kept non-trivia tokens
-
-  // Rebuilds `significant` after a pass dropped tokens.
-  void Compact() {
-    significant.clear();
-    for (std::size_t index = 0; index < tokens.size(); ++index) {
-      if (!sql::IsTrivia(tokens[index]) && !dropped[index]) significant.push_back(index);
-    }
-  }
-  void Drop(std::size_t s) {
-    texts[significant[s]].clear();
-    dropped[significant[s]] = true;
-  }
-
-  const Token& At(std::size_t s) const { return tokens[significant[s]]; }
-  std::string& TextAt(std::size_t s) { return texts[significant[s]]; }
-  bool Keyword(std::size_t s, std::string_view upper) const {
-    return s < significant.size() && sql::IsKeyword(At(s), upper);
-  }
-  bool Symbol(std::size_t s, std::string_view symbol) const {
-    return s < significant.size() && sql::IsSymbol(At(s), symbol);
-  }
-  std::string Name(std::size_t s) const {
-    return AsciiLowered(sql::IdentifierName(At(s), sql::Dialect::kPostgres));
-  }
-  bool IsName(std::size_t s, std::string_view lower) const {
-    if (s >= significant.size()) return false;
-    const TokenKind kind = At(s).kind;
-    return (kind == TokenKind::kIdentifier || kind == TokenKind::kQuotedIdentifier) &&
-           Name(s) == lower;
-  }
-};
 
 bool IsRegType(std::string_view name) {
   return name == "regclass" || name == "regtype" || name == "regnamespace" || name == "regproc" ||
@@ -83,16 +42,6 @@ std::size_t OperandStart(const Edit& edit, std::size_t end) {
   }
   while (start >= 2 && edit.Symbol(start - 1, ".")) start -= 2;  // qualifiers
   return start;
-}
-
-// The closing parenthesis of the group opened at `open`, or npos.
-std::size_t Matching(const Edit& edit, std::size_t open) {
-  int depth = 0;
-  for (std::size_t s = open; s < edit.significant.size(); ++s) {
-    if (edit.Symbol(s, "(")) ++depth;
-    if (edit.Symbol(s, ")") && --depth == 0) return s;
-  }
-  return std::string::npos;
 }
 
 Status SubstituteParameters(Edit& edit, const std::vector<std::optional<std::string>>& parameters) {
@@ -207,115 +156,6 @@ void RewriteNames(Edit& edit, const std::set<std::string>& catalog_functions) {
       edit.TextAt(s) = "pgcat.current_schema()";
     }
   }
-}
-
-bool EndsSelectList(const Edit& edit, std::size_t s) {
-  for (std::string_view keyword : {"FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "OFFSET",
-                                   "UNION", "INTERSECT", "EXCEPT", "WINDOW", "FETCH", "INTO"}) {
-    if (edit.Keyword(s, keyword)) return true;
-  }
-  return edit.Symbol(s, ";") || edit.At(s).kind == TokenKind::kEnd;
-}
-
-bool IsKeywordFunction(std::string_view lower) {
-  return lower == "current_user" || lower == "session_user" || lower == "current_role" ||
-         lower == "current_catalog" || lower == "current_schema";
-}
-
-// The name PostgreSQL gives the unaliased select item [first, last], or "" when DuckDB's own
-// name will do: a call is named after its function ("version"), a keyword function after itself.
-std::string DefaultItemName(const Edit& edit, std::size_t first, std::size_t last) {
-  if (first == last && edit.At(first).kind == TokenKind::kIdentifier &&
-      IsKeywordFunction(edit.Name(first))) {
-    return edit.Name(first);
-  }
-  if (!edit.Symbol(last, ")")) return "";
-  std::size_t name = first;
-  while (edit.Symbol(name + 1, ".") && name + 2 < last) name += 2;
-  const TokenKind kind = edit.At(name).kind;
-  if ((kind != TokenKind::kIdentifier && kind != TokenKind::kQuotedIdentifier) ||
-      !edit.Symbol(name + 1, "(") || Matching(edit, name + 1) != last) {
-    return "";
-  }
-  return edit.Name(name);
-}
-
-// The output name of the select item [first, last]: its alias, else a column's name; "" for
-// an expression.
-std::string OutputName(const Edit& edit, std::size_t first, std::size_t last) {
-  const TokenKind kind = edit.At(last).kind;
-  if (kind != TokenKind::kIdentifier && kind != TokenKind::kQuotedIdentifier) return "";
-  if (last == first || edit.Symbol(last - 1, ".") || edit.Keyword(last - 1, "AS")) {
-    return edit.Name(last);
-  }
-  return "";
-}
-
-// ORDER BY name: PostgreSQL takes an output column first, DuckDB finds two (pg_type.oid AS oid
-// and pg_enum's oid). A bare name of an output column becomes its position.
-void OrderByOutputPositions(Edit& edit, std::size_t from, const std::vector<std::string>& outputs) {
-  int depth = 0;
-  std::size_t s = from;
-  for (; s + 1 < edit.significant.size(); ++s) {
-    if (edit.Symbol(s, "(")) ++depth;
-    if (edit.Symbol(s, ")")) --depth;
-    if (depth < 0) return;
-    if (depth == 0 && edit.Keyword(s, "ORDER") && edit.Keyword(s + 1, "BY")) break;
-  }
-  for (s += 2; s < edit.significant.size(); ++s) {
-    const TokenKind kind = edit.At(s).kind;
-    const bool bare = (kind == TokenKind::kIdentifier || kind == TokenKind::kQuotedIdentifier) &&
-                      !edit.Symbol(s + 1, ".") && !edit.Symbol(s + 1, "(");
-    if (bare) {
-      const std::string name = edit.Name(s);
-      std::size_t matches = 0;
-      std::size_t position = 0;
-      for (std::size_t index = 0; index < outputs.size(); ++index) {
-        if (outputs[index] == name) {
-          ++matches;
-          position = index + 1;
-        }
-      }
-      if (matches == 1) edit.TextAt(s) = std::to_string(position);
-    }
-    // The next item: after a depth-0 comma; the clause ends at LIMIT, OFFSET or the end.
-    int inner = 0;
-    for (; s < edit.significant.size(); ++s) {
-      if (edit.Symbol(s, "(")) ++inner;
-      if (edit.Symbol(s, ")") && --inner < 0) return;
-      if (inner == 0 && (edit.Keyword(s, "LIMIT") || edit.Keyword(s, "OFFSET"))) return;
-      if (inner == 0 && edit.Symbol(s, ",")) break;
-    }
-  }
-}
-
-// Gives the top-level select list's unaliased calls PostgreSQL's names (DuckDB names a macro
-// call after its expansion), and its ORDER BY PostgreSQL's resolution of output names.
-void AliasSelectItems(Edit& edit) {
-  std::size_t s = 0;
-  while (s < edit.significant.size() && edit.Symbol(s, "(")) ++s;
-  if (!edit.Keyword(s, "SELECT")) return;
-  ++s;
-  if (edit.Keyword(s, "DISTINCT") || edit.Keyword(s, "ALL")) ++s;
-  int depth = 0;
-  std::size_t first = s;
-  std::vector<std::string> outputs;
-  for (; s < edit.significant.size(); ++s) {
-    if (edit.Symbol(s, "(")) ++depth;
-    if (edit.Symbol(s, ")")) --depth;
-    if (depth < 0) return;
-    const bool end = depth == 0 && EndsSelectList(edit, s);
-    if (depth == 0 && (end || edit.Symbol(s, ","))) {
-      if (s > first) {
-        const std::string name = DefaultItemName(edit, first, s - 1);
-        if (!name.empty()) edit.TextAt(s - 1) += " AS " + QuoteIdentifier(name);
-        outputs.push_back(name.empty() ? OutputName(edit, first, s - 1) : name);
-      }
-      first = s + 1;
-    }
-    if (end) break;
-  }
-  OrderByOutputPositions(edit, s, outputs);
 }
 
 // A ~ 'p' (and !~, ~*, !~*; also what OPERATOR(pg_catalog.~) became) → regexp_matches(A, 'p'):
@@ -452,7 +292,7 @@ Result<std::string> RewriteCatalogSql(std::string_view sql,
   edit.Compact();
   STRATA_TRY(CheckOneStatement(edit));
   edit.Compact();
-  AliasSelectItems(edit);
+  RewriteSelectList(edit);
   STRATA_TRY(SubstituteParameters(edit, parameters));
   RewriteOperatorsAndCollations(edit);
   edit.Compact();

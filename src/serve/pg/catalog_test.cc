@@ -133,6 +133,20 @@ TEST_F(CatalogTest, AttributesCarryPostgreSqlTypeOids) {
   EXPECT_EQ(result.columns[3].type, PgType::kBool);
 }
 
+TEST_F(CatalogTest, ResultTypesAreDuckDbsExactOnes) {
+  ResultSet result =
+      Run("SELECT a.attnum, a.attlen, c.relnatts, c.oid, current_schemas(true), "
+          "CAST(NULL AS TIMESTAMPTZ), 1.5::float4, 'x' FROM pg_attribute a JOIN pg_class c ON "
+          "c.oid = a.attrelid WHERE c.relname = 'Order' AND a.attnum = 1");
+  std::vector<PgType> types;
+  for (const PgColumn& column : result.columns) types.push_back(column.type);
+  EXPECT_EQ(types, (std::vector<PgType>{PgType::kInt2, PgType::kInt2, PgType::kInt2, PgType::kOid,
+                                        PgType::kTextArray, PgType::kTimestamptz, PgType::kFloat4,
+                                        PgType::kText}));
+  EXPECT_EQ(Cell(result, 0, 4), "{pg_catalog,strata}");
+  EXPECT_EQ(Cell(result, 0, 6), "1.5");
+}
+
 TEST_F(CatalogTest, ParametersAreLiteralsNeverSql) {
   ResultSet found = Run("SELECT c.relname FROM pg_catalog.pg_class c WHERE c.relname = $1",
                         {std::string("Order")});
@@ -152,6 +166,16 @@ TEST_F(CatalogTest, PsqlPatternsAndCollationsAreRewritten) {
           "pg_catalog.default AND pg_catalog.pg_table_is_visible(c.oid)");
   ASSERT_EQ(result.rows.size(), 1u);
   EXPECT_EQ(Cell(result), "Order");
+}
+
+TEST_F(CatalogTest, UnquotedOutputNamesFoldToLowerCase) {
+  ResultSet result =
+      Run("select TABLE_NAME, t.TABLE_SCHEMA, TABLE_TYPE AS Kind, table_name AS \"Quoted\", NULL, "
+          "upper(table_name) from INFORMATION_SCHEMA.tables t where TABLE_NAME = 'Order'");
+  std::vector<std::string> names;
+  for (const PgColumn& column : result.columns) names.push_back(column.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"table_name", "table_schema", "kind", "Quoted",
+                                             "?column?", "upper"}));
 }
 
 TEST_F(CatalogTest, RegexOperatorsFindThePatternAnywhere) {
@@ -198,6 +222,53 @@ TEST_F(CatalogTest, NpgsqlFindsTheBaseTypes) {
   EXPECT_NE(Cell(arrays), "0");
 }
 
+// Malformed input fails with an error (or is answered), never a crash or a hang.
+TEST_F(CatalogTest, MalformedStatementsFailCleanly) {
+  for (const char* sql : {"SELECT ((",
+                          "SELECT )",
+                          "SELECT x::",
+                          "SELECT OPERATOR(",
+                          "SELECT 1 OPERATOR(pg_catalog.",
+                          "SELECT CAST(x AS regclass",
+                          "SELECT CAST( AS regclass)",
+                          "SELECT ::regclass",
+                          "SELECT 'a' ~",
+                          "~ 'a'",
+                          "SELECT ~ 'a'",
+                          "SELECT $",
+                          "SELECT $0",
+                          "SELECT $99999999999999999999",
+                          "SELECT COLLATE",
+                          "SELECT 1 COLLATE pg_catalog.",
+                          "SELECT * FROM generate_series(1,2) AS",
+                          "SELECT * FROM unnest(",
+                          ";",
+                          "  ",
+                          "-- only a comment",
+                          "SELECT 1 ORDER BY",
+                          "SET",
+                          "SET x",
+                          "SET x =",
+                          "SHOW",
+                          "RESET",
+                          "SELECT set_config(",
+                          "SELECT pg_catalog.",
+                          "(((",
+                          ")))",
+                          "SELECT a AS",
+                          "SELECT current_user(",
+                          "SELECT 'x'::pg_catalog.",
+                          "DEALLOCATE"}) {
+    auto result = catalog_->Execute(sql, {}, settings_);
+    if (!result.ok()) {
+      EXPECT_NE(result.error().code, ErrorCode::kInternal) << sql;
+    }
+  }
+  auto unterminated = catalog_->Execute("SELECT 'unterminated", {}, settings_);
+  ASSERT_FALSE(unterminated.ok());
+  EXPECT_EQ(unterminated.error().code, ErrorCode::kSqlLex);
+}
+
 TEST(CatalogRoleTest, ATableTheRoleLacksDoesNotExist) {
   std::vector<SqlTable> tables = testing::ExampleTables();
   tables.erase(tables.begin() + 1, tables.end());  // Order only
@@ -222,6 +293,7 @@ TEST(CatalogRoleTest, ATableTheRoleLacksDoesNotExist) {
     auto result = (*opened)->Execute(sql, {}, settings);
     ASSERT_FALSE(result.ok()) << sql;
     EXPECT_EQ(result.error().code, ErrorCode::kUndefinedTable) << sql << result.error().ToString();
+    EXPECT_EQ(result.error().message.find("pgcat"), std::string::npos) << result.error().message;
   }
 }
 

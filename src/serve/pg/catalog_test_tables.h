@@ -27,7 +27,8 @@ inline std::vector<SqlTable> ExampleTables() {
   SqlTable order{"Order",
                  {Column("order_id", PgType::kNumeric), Column("status", PgType::kText),
                   Column("amount", PgType::kNumeric), Column("order_date", PgType::kTimestamptz),
-                  Column("loaded_at", PgType::kTimestamptz)}};
+                  Column("loaded_at", PgType::kTimestamptz)},
+                 "order_count"};
   for (SqlColumn& column : CustomerPath()) order.columns.push_back(column);
   for (const char* measure :
        {"revenue", "order_count", "paid_revenue", "avg_amount", "min_amount", "max_amount",
@@ -41,11 +42,13 @@ inline std::vector<SqlTable> ExampleTables() {
       "Customer",
       {Column("customer_id", PgType::kNumeric), Column("name", PgType::kText),
        Column("region", PgType::kText), Column("segment", PgType::kText),
-       Column("signup_date", PgType::kTimestamptz), Column("customer_count", PgType::kInt8)}};
+       Column("signup_date", PgType::kTimestamptz), Column("customer_count", PgType::kInt8)},
+      "customer_count"};
   SqlTable ticket{"Ticket",
                   {Column("ticket_id", PgType::kNumeric), Column("priority", PgType::kText),
                    Column("channel", PgType::kText), Column("status", PgType::kText),
-                   Column("opened_date", PgType::kTimestamptz)}};
+                   Column("opened_date", PgType::kTimestamptz)},
+                  "ticket_count"};
   for (SqlColumn& column : CustomerPath()) ticket.columns.push_back(column);
   ticket.columns.push_back(Column("ticket_count", PgType::kInt8));
   ticket.columns.push_back(Column("avg_resolution_hours", PgType::kNumeric));

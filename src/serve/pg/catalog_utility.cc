@@ -198,6 +198,40 @@ Result<std::optional<ResultSet>> SetConfig(const Statement& statement, SessionSe
   return std::optional<ResultSet>(std::move(result));
 }
 
+// The tag of a statement the session acknowledges without an effect on the catalog:
+// transactions (there are none to keep), savepoints, DISCARD ALL, DEALLOCATE.
+std::optional<std::string> AcknowledgedTag(const Statement& statement) {
+  if (statement.Keyword(0, "BEGIN")) return "BEGIN";
+  if (statement.Keyword(0, "START") && statement.Keyword(1, "TRANSACTION")) {
+    return "START TRANSACTION";
+  }
+  if (statement.Keyword(0, "COMMIT") || statement.Keyword(0, "END")) return "COMMIT";
+  if (statement.Keyword(0, "SAVEPOINT")) return "SAVEPOINT";
+  if (statement.Keyword(0, "RELEASE")) return "RELEASE";
+  if (statement.Keyword(0, "ROLLBACK") || statement.Keyword(0, "ABORT")) return "ROLLBACK";
+  if (statement.Keyword(0, "DISCARD") && statement.Keyword(1, "ALL")) return "DISCARD ALL";
+  if (statement.Keyword(0, "DEALLOCATE")) {
+    return statement.Keyword(statement.words.size() - 1, "ALL") ? "DEALLOCATE ALL" : "DEALLOCATE";
+  }
+  return std::nullopt;
+}
+
+Error Refusal(const Statement& statement) {
+  for (std::string_view cursor : {"DECLARE", "FETCH", "CLOSE", "MOVE"}) {
+    if (statement.Keyword(0, cursor)) {
+      return MakeError(ErrorCode::kSqlUnsupported,
+                       fmt::format("{} is a cursor statement, which the catalog does not answer",
+                                   Upper(statement.words[0].text)),
+                       "the protocol session runs cursors");
+    }
+  }
+  return MakeError(
+      ErrorCode::kSqlUnsupported,
+      fmt::format("{} is not supported: the SQL port is read-only and answers queries",
+                  Upper(statement.words[0].text)),
+      "SELECT from the strata schema's tables, or from pg_catalog and information_schema");
+}
+
 }  // namespace
 
 SessionSettings SessionSettings::Defaults() {
@@ -264,39 +298,9 @@ Result<std::optional<ResultSet>> ExecuteUtility(std::string_view sql, SessionSet
   if (statement.Keyword(0, "SET")) return answer(Set(statement, settings));
   if (statement.Keyword(0, "SHOW")) return answer(Show(statement, settings));
   if (statement.Keyword(0, "RESET")) return answer(ResetStatement(statement, settings));
-  if (statement.Keyword(0, "BEGIN")) return answer(Tagged("BEGIN"));
-  if (statement.Keyword(0, "START") && statement.Keyword(1, "TRANSACTION")) {
-    return answer(Tagged("START TRANSACTION"));
-  }
-  if (statement.Keyword(0, "COMMIT") || statement.Keyword(0, "END")) {
-    return answer(Tagged("COMMIT"));
-  }
-  if (statement.Keyword(0, "SAVEPOINT")) return answer(Tagged("SAVEPOINT"));
-  if (statement.Keyword(0, "RELEASE")) return answer(Tagged("RELEASE"));
-  if (statement.Keyword(0, "ROLLBACK") || statement.Keyword(0, "ABORT")) {
-    return answer(Tagged("ROLLBACK"));
-  }
-  if (statement.Keyword(0, "DISCARD") && statement.Keyword(1, "ALL")) {
-    ResetAll(settings);
-    return answer(Tagged("DISCARD ALL"));
-  }
-  if (statement.Keyword(0, "DEALLOCATE")) {
-    return answer(Tagged(statement.Keyword(statement.words.size() - 1, "ALL") ? "DEALLOCATE ALL"
-                                                                              : "DEALLOCATE"));
-  }
-  for (std::string_view cursor : {"DECLARE", "FETCH", "CLOSE", "MOVE"}) {
-    if (statement.Keyword(0, cursor)) {
-      return MakeError(ErrorCode::kSqlUnsupported,
-                       fmt::format("{} is a cursor statement, which the catalog does not answer",
-                                   Upper(statement.words[0].text)),
-                       "the protocol session runs cursors");
-    }
-  }
-  return MakeError(
-      ErrorCode::kSqlUnsupported,
-      fmt::format("{} is not supported: the SQL port is read-only and answers queries",
-                  Upper(statement.words[0].text)),
-      "SELECT from the strata schema's tables, or from pg_catalog and information_schema");
+  if (statement.Keyword(0, "DISCARD") && statement.Keyword(1, "ALL")) ResetAll(settings);
+  if (std::optional<std::string> tag = AcknowledgedTag(statement)) return answer(Tagged(*tag));
+  return Refusal(statement);
 }
 
 }  // namespace strata::serve::pg

@@ -76,6 +76,7 @@ select TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE
 -- @statement
 -- source: Power BI navigator (columns of a table)
 -- expect: answer
+-- golden: powerbi_information_schema_columns column_name ordinal_position is_nullable data_type
 select COLUMN_NAME, ORDINAL_POSITION, IS_NULLABLE, case when (data_type like '%unsigned%') then DATA_TYPE || ' unsigned' else DATA_TYPE end as DATA_TYPE
         from INFORMATION_SCHEMA.columns
         where TABLE_SCHEMA = 'strata' and TABLE_NAME = 'Order'
