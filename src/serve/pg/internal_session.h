@@ -92,6 +92,8 @@ class Connection {
                            std::vector<PgType>* parameter_types, bool describe_only, bool explain);
   Result<Outcome> RunCursorStatement(std::string_view keyword, std::string_view sql,
                                      bool describe_only);
+  // After DEALLOCATE name|ALL or DISCARD ALL answered: drops what they name.
+  void ForgetDeallocated(std::string_view keyword, std::string_view sql);
   Status CheckToken();
   Result<TimeZone> SessionZone() const;
   void LogStatement(std::string_view kind, std::string_view keyword, const Status& status,

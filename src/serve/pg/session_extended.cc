@@ -270,18 +270,17 @@ Status Connection::ExecuteMessage(FieldReader& reader) {
                      "Bind it first");
   }
   Portal& portal = found->second;
+  if (FirstKeyword(portal.statement->sql).empty()) {
+    MessageBuilder empty;
+    empty.Begin('I').End();
+    Queue(empty);
+    return OkStatus();
+  }
   if (!portal.result) {
     STRATA_ASSIGN_OR_RETURN(Outcome outcome,
                             RunStatement(portal.statement->sql, portal.parameters, nullptr,
                                          /*describe_only=*/false));
     if (!outcome.has_rows) {
-      if (outcome.result.tag.empty() &&
-          portal.statement->sql.find_first_not_of(" \t\r\n;") == std::string::npos) {
-        MessageBuilder empty;
-        empty.Begin('I').End();
-        Queue(empty);
-        return OkStatus();
-      }
       SendComplete(outcome, 0);
       portal.result = ResultSet();
       portal.result->tag = outcome.result.tag;

@@ -125,6 +125,7 @@ Result<Outcome> Connection::RunStatement(std::string_view sql, const Parameters&
     return answered;
   }();
   if (outcome.ok() && !describe_only) {
+    ForgetDeallocated(keyword, sql);
     if (OneOf(keyword, {"BEGIN", "START"})) transaction_ = 'T';
     if (OneOf(keyword, {"COMMIT", "END", "ROLLBACK", "ABORT"})) {
       if (transaction_ == 'E' && (keyword == "COMMIT" || keyword == "END")) {
@@ -138,6 +139,22 @@ Result<Outcome> Connection::RunStatement(std::string_view sql, const Parameters&
                  last_rollup_);
   }
   return outcome;
+}
+
+void Connection::ForgetDeallocated(std::string_view keyword, std::string_view sql) {
+  if (keyword == "DISCARD") {
+    statements_.clear();
+    portals_.clear();
+    cursors_.clear();
+    return;
+  }
+  if (keyword != "DEALLOCATE") return;
+  std::optional<std::string> name = DeallocatedName(sql);
+  if (!name) {
+    statements_.clear();
+  } else {
+    statements_.erase(*name);
+  }
 }
 
 Result<Outcome> Connection::RunQuery(std::string_view sql, const Parameters& parameters,

@@ -187,6 +187,17 @@ Result<std::optional<std::string>> ParseCloseCursor(std::string_view sql) {
   return name;
 }
 
+std::optional<std::string> DeallocatedName(std::string_view sql) {
+  Result<std::vector<Token>> tokens = Significant(sql);
+  if (!tokens.ok() || tokens->size() < 2) return std::nullopt;
+  std::size_t index = 1;
+  if (sql::IsKeyword((*tokens)[index], "PREPARE")) ++index;
+  if (index >= tokens->size() || sql::IsKeyword((*tokens)[index], "ALL")) return std::nullopt;
+  const Token& name = (*tokens)[index];
+  if (name.kind == TokenKind::kQuotedIdentifier) return NameOf(name);
+  return std::string(name.text);
+}
+
 Result<int> ParameterCount(std::string_view sql) {
   STRATA_ASSIGN_OR_RETURN(std::vector<Token> tokens, Significant(sql));
   int highest = 0;

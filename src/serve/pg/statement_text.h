@@ -46,6 +46,10 @@ Result<FetchCursor> ParseFetchCursor(std::string_view sql);
 // CLOSE name | ALL: the name (folded), or nullopt for ALL. Errors: kSqlLex.
 Result<std::optional<std::string>> ParseCloseCursor(std::string_view sql);
 
+// DEALLOCATE [PREPARE] name | ALL: the statement's name as the extended protocol names it
+// (quotes removed, case kept: pgjdbc's "S_1"), or nullopt for ALL (and for what does not read).
+std::optional<std::string> DeallocatedName(std::string_view sql);
+
 // The highest n of the $n parameters in `sql` (0 when none). Errors: kSqlLex.
 Result<int> ParameterCount(std::string_view sql);
 

@@ -103,8 +103,12 @@ Json SemanticQuery(const Block& block, const TimeZone& zone) {
     }
     query["order"] = std::move(order);
   }
-  if (block.limit) query["limit"] = *block.limit;
-  if (block.offset) query["offset"] = *block.offset;
+  if (block.no_rows) {
+    query["limit"] = 0;
+  } else {
+    if (block.limit) query["limit"] = *block.limit;
+    if (block.offset) query["offset"] = *block.offset;
+  }
   query["timezone"] = zone.name();
   return query;
 }

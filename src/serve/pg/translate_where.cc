@@ -304,6 +304,37 @@ class Conditions {
   std::set<std::string> time_members_;  // of every Member read
 };
 
+// The truth of a constant condition: TRUE, FALSE, or two literals of the same kind (numbers
+// compared by value, strings by text) compared with = or <>; nullopt for anything else.
+std::optional<bool> ConstantTruth(const sql::Expr& expr) {
+  if (expr.kind == sql::ExprKind::kLiteral) {
+    const auto kind = expr.As<sql::Literal>().literal_kind;
+    if (kind == sql::LiteralKind::kTrue) return true;
+    if (kind == sql::LiteralKind::kFalse) return false;
+    return std::nullopt;
+  }
+  if (expr.kind != sql::ExprKind::kBinary) return std::nullopt;
+  const auto& binary = expr.As<sql::Binary>();
+  if (binary.op != sql::BinaryOp::kEq && binary.op != sql::BinaryOp::kNotEq) return std::nullopt;
+  const sql::Expr& left = Unnest(*binary.left);
+  const sql::Expr& right = Unnest(*binary.right);
+  if (left.kind != sql::ExprKind::kLiteral || right.kind != sql::ExprKind::kLiteral) {
+    return std::nullopt;
+  }
+  const auto& a = left.As<sql::Literal>();
+  const auto& b = right.As<sql::Literal>();
+  if (a.literal_kind != b.literal_kind) return std::nullopt;
+  bool equal = false;
+  if (a.literal_kind == sql::LiteralKind::kNumber) {
+    equal = std::stod(std::string(a.text)) == std::stod(std::string(b.text));
+  } else if (a.literal_kind == sql::LiteralKind::kString) {
+    equal = a.text == b.text;
+  } else {
+    return std::nullopt;
+  }
+  return binary.op == sql::BinaryOp::kEq ? equal : !equal;
+}
+
 // The conjuncts of a top-level AND chain.
 void Conjuncts(const sql::Expr& expr, std::vector<const sql::Expr*>& out) {
   const sql::Expr& at = Unnest(expr);
@@ -345,6 +376,10 @@ Status AddCondition(const sql::Expr& condition, const Scope& scope, bool where, 
   Conditions conditions(scope, where, context);
   std::vector<Json> filters;
   for (const sql::Expr* conjunct : conjuncts) {
+    if (const std::optional<bool> truth = ConstantTruth(*conjunct)) {
+      if (!*truth) block.no_rows = true;
+      continue;
+    }
     STRATA_ASSIGN_OR_RETURN(Json filter, conditions.Filter(*conjunct, false));
     if (filter.is_object() && filter.size() == 1 && filter.contains("and")) {
       for (Json& item : filter["and"]) filters.push_back(std::move(item));

@@ -70,7 +70,7 @@ ORDER BY CAST(DATE_TRUNC('month', "strata"."Order"."order_date") AS timestamp) A
 
 -- @statement
 -- source: metabase postgres.clj week truncation with a Sunday week start (date arithmetic)
--- expect: semantic
+-- expect: semantic-refuse 0A000
 SELECT (DATE_TRUNC('week', ("strata"."Order"."order_date" + INTERVAL '1 day')) + INTERVAL '-1 day') AS "order_date", COUNT(*) AS "count"
 FROM "strata"."Order"
 GROUP BY (DATE_TRUNC('week', ("strata"."Order"."order_date" + INTERVAL '1 day')) + INTERVAL '-1 day')

@@ -58,6 +58,9 @@ struct Block {
   std::optional<Json> limit;                        // nullopt: none; null JSON: an unbound $n
   std::optional<Json> offset;                       // likewise
   std::vector<NamedTerm> outputs;
+  // A constant false condition (WHERE 1 = 0, Tableau's column discovery): no row, whatever the
+  // data; the query runs with limit 0.
+  bool no_rows = false;
 
   void AddKey(const Term& term);
   void AddMeasure(const std::string& member);
@@ -117,7 +120,9 @@ Result<Term> ResolveColumn(const sql::ColumnRef& column, const Scope& scope);
 std::string ColumnName(const sql::ColumnRef& column, const Scope& scope);
 
 // WHERE / HAVING (translate_where.cc): appends the condition's filters to block.filters; with
-// `where`, a top-level `col >= a AND col < b` on a time dimension becomes a range.
+// `where`, a top-level `col >= a AND col < b` on a time dimension becomes a range. A top-level
+// conjunct that is a constant (TRUE, FALSE, 1 = 1, 1 = 0, 'a' <> 'a': two literals of one kind
+// compared with = or <>) is dropped when true and sets block.no_rows when false.
 Status AddCondition(const sql::Expr& condition, const Scope& scope, bool where, Context& context,
                     Block& block);
 
