@@ -59,7 +59,7 @@ namespace strata {
   X(kTimeZoneChanged, 47, 409, "55000", false)      \
   X(kSqlUnsupported, 48, 400, "0A000", false)       \
   X(kUndefinedTable, 49, 404, "42P01", false)       \
-  X(kProtocolViolation, 50, 400, "08P01", false)   \
+  X(kProtocolViolation, 50, 400, "08P01", false)    \
   X(kInFailedTransaction, 51, 400, "25P02", false)
 
 enum class ErrorCode : std::uint16_t {
