@@ -7,8 +7,8 @@
 #
 #   bash bench/sql_port.sh [build/src/cli/strata] [SECONDS per run, default 10] [CACHE bytes]
 #
-# CACHE is [serve] result_cache_bytes (default 0: every request runs the query; the HTTP port's
-# result cache answers a repeated query without running it, the SQL port has no result cache).
+# CACHE is [serve] result_cache_bytes (default 0: every request runs the query; with a cache,
+# both ports answer a repeated rollup-hit query from the one result cache they share).
 # The project is tests/e2e/test_serve.py's (600 orders in DuckDB, the rollup built). Every
 # SQL answer is checked in the access log to have come from daily_orders. Results and the command:
 # docs/benchmarks.md.

@@ -11,6 +11,7 @@ packages=(
   libssl-dev libcurl4-openssl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libhowardhinnant-date-dev  # date/tz over the system tz database (base/time.h)
   tzdata
+  openssl postgresql-client  # the SQL port's tests: a self-signed certificate, psql, pgbench
   # clang-format and clang-tidy: one pinned major version (scripts/check_format.sh, check_lint.sh)
   "clang-format-$(cat "$root/scripts/clang_format_major")"
   "clang-tidy-$(cat "$root/scripts/clang_format_major")"

@@ -4,7 +4,7 @@
 #                            — the fault loops, the DuckDB parser oracle, the kill -9 trials, the
 #                            semantic and rollup oracles, the property tests and the long
 #                            backfills included — then the tests against a real Trino
-#                            (tests/trino/);
+#                            (tests/trino/), and the SQL port's real clients (tests/sqlport/);
 #   scripts/test.sh --fast   the fast tier, before each commit (under 2 minutes on 2 cores): the
 #                            unit and golden suites (`ctest -L fast`) and the end-to-end tests not
 #                            marked slow (`pytest -m "not slow"`).
@@ -33,6 +33,12 @@ echo "== unit tests (ctest, $tier tier)"
 echo "== end-to-end tests (pytest, $tier tier)"
 STRATA_BIN="$strata" python3 -m pytest -q -p no:cacheprovider "${pytest_args[@]}" "$root/tests/e2e"
 if [ "$tier" = full ]; then
+  # The SQL port with real clients (psql, psycopg 3, SQLAlchemy 2 + pandas, pgjdbc on Java 17):
+  # scripts/sqlport_clients.sh installs the pinned ones into build/sqlport-clients/.
+  echo "== SQL port (pytest tests/sqlport, real clients against strata serve's sql_port)"
+  clients=$(bash "$root/scripts/sqlport_clients.sh")
+  STRATA_BIN="$strata" STRATA_PGJDBC_JAR="$clients/postgresql-42.7.14.jar" \
+    "$clients/venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/sqlport"
   # After ctest and the end-to-end tests, never beside them: one real Trino 476 for the session
   # (tests/trino/conftest.py; the first run fetches it, about 820 MB, into ~/.cache/strata-trino).
   echo "== Trino (pytest tests/trino, a real Trino 476 on 127.0.0.1)"

@@ -370,9 +370,53 @@ Result<std::string> QueryApi::RoleOfToken(std::string_view token) const {
   return Authenticate(request);
 }
 
+namespace {
+
+// A cached answer's body (ResultCache: ToJson without meta.duration_ms) as the answer it was.
+std::optional<query::QueryResponse> FromCachedBody(const std::string& prefix) {
+  const nlohmann::ordered_json body =
+      nlohmann::ordered_json::parse(WithDuration(prefix, 0), nullptr, /*allow_exceptions=*/false);
+  if (!body.is_object() || !body.contains("columns") || !body.contains("rows")) {
+    return std::nullopt;
+  }
+  query::QueryResponse response;
+  for (const auto& column : body["columns"]) {
+    const std::optional<semantic::DimensionType> type =
+        semantic::ParseDimensionType(column.value("type", ""));
+    if (!type) return std::nullopt;
+    response.columns.push_back({column.value("name", ""), *type});
+  }
+  for (const auto& row : body["rows"]) {
+    response.rows.emplace_back(row.begin(), row.end());
+  }
+  const nlohmann::ordered_json& rollup = body["meta"]["rollup"];
+  if (rollup.contains("joined")) {
+    for (const auto& name : rollup["joined"]) response.used.push_back(name.get<std::string>());
+  } else if (rollup.contains("used")) {
+    response.used.push_back(rollup["used"].get<std::string>());
+  }
+  return response;
+}
+
+}  // namespace
+
 Result<SemanticAnswer> QueryApi::AnswerSemantic(const std::string& role,
                                                 std::string_view query_json,
-                                                std::int64_t received_millis, QueryCancel* cancel) {
+                                                std::int64_t received_millis, QueryCancel* cancel,
+                                                bool cached) {
+  std::optional<std::string> key;
+  std::optional<StoreStamps> stamps;
+  if (cached && cache_.enabled()) {
+    key = ResultCacheKey(role, query_json);
+    if (key) stamps = CurrentStamps();
+    if (key && stamps) {
+      if (std::optional<ResultCache::Entry> hit = cache_.Find(*key, *stamps)) {
+        if (std::optional<query::QueryResponse> response = FromCachedBody(hit->body_prefix)) {
+          return SemanticAnswer{std::move(*response), std::move(hit->rollup), "hit"};
+        }
+      }
+    }
+  }
   Result<query::QueryResponse> answer = Execute(query_json, role, received_millis, cancel);
   if (!answer.ok()) {
     const Error& error = answer.error();
@@ -391,6 +435,14 @@ Result<SemanticAnswer> QueryApi::AnswerSemantic(const std::string& role,
   }
   SemanticAnswer out;
   for (const std::string& name : answer->used) out.rollup += (out.rollup.empty() ? "" : "+") + name;
+  out.cache = cache_.enabled() && cached ? "bypass" : "off";
+  if (!out.rollup.empty() && !answer->live_tail && key && stamps) {
+    if (std::optional<std::string> prefix =
+            WithoutDuration(Dump(answer->ToJson(config_.limits.expose_sql)))) {
+      cache_.Insert(*key, std::move(*stamps), {std::move(*prefix), out.rollup});
+      out.cache = "miss";
+    }
+  }
   if (out.rollup.empty()) out.rollup = "live";
   out.response = std::move(*answer);
   return out;

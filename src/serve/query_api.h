@@ -135,6 +135,7 @@ class QueryCancel {
 struct SemanticAnswer {
   query::QueryResponse response;
   std::string rollup;  // the rollup(s) that answered ("a+b"), or "live"
+  std::string cache;   // as ApiResponse::cache: "hit", "miss", "bypass" or "off"
 };
 
 class QueryApi {
@@ -168,11 +169,15 @@ class QueryApi {
 
   // For the SQL port: one semantic query JSON answered as POST /v1/query answers it for `role`
   // (the same workers and queue, deadline from `received_millis`, routing, row cap, shutdown
-  // cancel and concealment of warehouse failures without expose_sql, whose text goes to the log
-  // with its reference), but as a value rather than JSON. `cancel` may be null. A cancelled
-  // query is kWarehouseInterrupted (57014) "canceling statement due to user request".
+  // cancel, result cache — shared with HTTP: the key is the role and the canonical query —, and
+  // concealment of warehouse failures without expose_sql, whose text goes to the log with its
+  // reference), but as a value rather than JSON. `cancel` may be null. A cancelled query is
+  // kWarehouseInterrupted (57014) "canceling statement due to user request". Without `cached`
+  // the cache is neither read nor filled (EXPLAIN: its answer shows the routing of a real run;
+  // a cached answer keeps only the rollups used).
   Result<SemanticAnswer> AnswerSemantic(const std::string& role, std::string_view query_json,
-                                        std::int64_t received_millis, QueryCancel* cancel);
+                                        std::int64_t received_millis, QueryCancel* cancel,
+                                        bool cached = true);
 
  private:
   ApiResponse Query(const ApiRequest& request);

@@ -35,7 +35,8 @@ class SqlBackend {
   virtual Result<std::shared_ptr<const RoleView>> View(const std::string& role) = 0;
   // QueryApi::AnswerSemantic on the generation in force.
   virtual Result<SemanticAnswer> Answer(const std::string& role, std::string_view query_json,
-                                        std::int64_t received_millis, QueryCancel* cancel) = 0;
+                                        std::int64_t received_millis, QueryCancel* cancel,
+                                        bool cached) = 0;
 };
 
 }  // namespace strata::serve::pg

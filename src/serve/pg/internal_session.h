@@ -114,6 +114,7 @@ class Connection {
   std::map<std::string, Portal> cursors_;
   std::string last_rollup_;  // of the statement being run, for its log line
   std::string last_kind_;
+  std::string last_cache_;  // the result cache's word on it (SemanticAnswer::cache)
 };
 
 }  // namespace strata::serve::pg::internal

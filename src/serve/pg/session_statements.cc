@@ -88,6 +88,7 @@ void Connection::LogStatement(std::string_view kind, std::string_view keyword, c
                        {"status", status.ok() ? "ok" : "error"},
                        {"duration_ms", elapsed.count()},
                        {"rollup", rollup.empty() ? ordered_json(nullptr) : ordered_json(rollup)}};
+  if (!last_cache_.empty()) line["cache"] = last_cache_;
   if (!status.ok()) line["error"] = std::string(status.error().reported_code());
   WriteJsonLine(line);
 }
@@ -97,6 +98,7 @@ Result<Outcome> Connection::RunStatement(std::string_view sql, const Parameters&
   const auto started = std::chrono::steady_clock::now();
   const std::string keyword = FirstKeyword(sql);
   last_rollup_.clear();
+  last_cache_.clear();
   last_kind_ = "catalog";
   if (options_.query_cancel != nullptr && !describe_only) options_.query_cancel->Reset();
   Result<Outcome> outcome = [&]() -> Result<Outcome> {

@@ -53,8 +53,9 @@ class GenerationBackend : public SqlBackend {
   }
 
   Result<SemanticAnswer> Answer(const std::string& role, std::string_view query_json,
-                                std::int64_t received_millis, QueryCancel* cancel) override {
-    return current_()->query->AnswerSemantic(role, query_json, received_millis, cancel);
+                                std::int64_t received_millis, QueryCancel* cancel,
+                                bool cached) override {
+    return current_()->query->AnswerSemantic(role, query_json, received_millis, cancel, cached);
   }
 
  private:
