@@ -223,7 +223,7 @@ Result<std::string> RenderDimensionFilter(const DimensionFilter& filter,
 
 std::string RenderLimitOffset(std::optional<std::int64_t> limit, std::int64_t offset,
                               sql::Dialect dialect) {
-  const std::string limit_clause = limit ? "\nLIMIT " + std::to_string(*limit) : "";
+  std::string limit_clause = limit ? "\nLIMIT " + std::to_string(*limit) : "";
   if (offset == 0) return limit_clause;
   const std::string offset_clause = "\nOFFSET " + std::to_string(offset);
   switch (dialect) {
