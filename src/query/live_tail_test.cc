@@ -105,6 +105,21 @@ TEST_F(LiveTailTest, RangesAcrossTheWatermarkUnionFilesAndWarehouse) {
             R"({"used":"tail","live_tail":true,"missed":[]})");
 }
 
+// Filter groups and an offset read the files and the tail alike: the tail's rows are filtered
+// by the same SQL over the union.
+TEST_F(LiveTailTest, FilterGroupsAndOffsetsAcrossTheWatermark) {
+  EXPECT_TRUE(ExpectTailAnswer(R"({"measures": ["Order.revenue", "Order.order_count"],
+      "dimensions": ["Customer.region"],
+      "time_dimensions": [{"dimension": "Order.order_date", "grain": "month",
+                           "range": ["2026-06-01", "2027-01-01"]}],
+      "filters": [{"or": [{"member": "Order.status", "op": "equals", "values": ["paid"]},
+                          {"not": {"and": [
+                            {"member": "Customer.region", "op": "equals", "values": ["north"]},
+                            {"member": "Order.order_date", "op": "gte", "values": ["2026-09-01"]}]}}]},
+                  {"not": {"member": "Order.order_count", "op": "lt", "values": [20]}}],
+      "order": [{"member": "Order.revenue", "desc": true}], "limit": 5, "offset": 3})"));
+}
+
 TEST_F(LiveTailTest, ARangeThatEndsAtTheWatermarkDoesNotOpenTheWarehouse) {
   warehouse_opened_ = 0;
   auto routed = Ask(kBefore, true);

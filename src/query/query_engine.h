@@ -63,7 +63,9 @@ struct QueryResponse {
 struct QueryOptions {
   std::optional<std::string> role;  // nullopt: a trusted caller (see semantic/live_sql.h)
   // The most rows the answer may hold: a query whose `limit` is absent or larger runs with a
-  // limit of one more, and an answer over it is kQueryInvalid (never a truncated answer).
+  // limit of one more, and an answer over it is kQueryInvalid (never a truncated answer). The
+  // limit counts after the query's `offset` (the rows it skips are not in the answer), so a
+  // page of at most max_rows rows at any offset answers, and one past it never comes back cut.
   // nullopt: no cap.
   std::optional<std::int64_t> max_rows;
 };

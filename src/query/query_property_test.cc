@@ -1,7 +1,8 @@
 // Property tests over generated queries (a GCC-built stand-in for fuzzing the query JSON):
-//  1. every query built from random members, grains, filters (random ops and values of every
-//     kind, hostile strings included) and roles either plans — and then runs on DuckDB over the
-//     example tables without a warehouse error — or fails with a query-level code;
+//  1. every query built from random members, grains, filters and filter groups (random ops and
+//     values of every kind, hostile strings included), offsets and roles either plans — and then
+//     runs on DuckDB over the example tables without a warehouse error — or fails with a
+//     query-level code;
 //  2. byte-mutated query texts never crash the parser or planner and fail only with codes.
 // Deterministic (fixed seeds); a failure prints the query.
 #include <gtest/gtest.h>
@@ -88,13 +89,36 @@ class QueryPropertyTest : public ::testing::Test {
       query["time_dimensions"].push_back(time);
     }
     for (int i = Count(2); i > 0; --i) {
-      json filter = {{"member", Count(1) ? Pick(kDimensions) : Pick(kMeasures)},
-                     {"op", Pick(kOps)}};
-      if (filter["op"] != "set" && filter["op"] != "not_set") filter["values"] = {Pick(kValues)};
-      query["filters"].push_back(filter);
+      const bool on_measures = Count(1) == 0;
+      query["filters"].push_back(Count(2) == 0 ? RandomGroup(on_measures, 3)
+                                               : RandomFilter(on_measures));
     }
     if (Count(3) == 0) query["limit"] = Count(5);
+    if (Count(3) == 0) query["offset"] = Count(4);
     return query;
+  }
+
+  json RandomFilter(bool on_measures) {
+    json filter = {{"member", on_measures ? Pick(kMeasures) : Pick(kDimensions)},
+                   {"op", Pick(kOps)}};
+    if (filter["op"] != "set" && filter["op"] != "not_set") filter["values"] = {Pick(kValues)};
+    return filter;
+  }
+
+  // An and/or/not group `depth` levels deep at most, its filters on measures or on dimensions
+  // (one in ten groups mixes both: refused).
+  json RandomGroup(bool on_measures, int depth) {
+    const int kind = Count(2);
+    if (kind == 0)
+      return {{"not",
+               Count(depth) > 1 ? RandomGroup(on_measures, depth - 1) : RandomFilter(on_measures)}};
+    json items = json::array();
+    for (int i = Count(2) + 1; i > 0; --i) {
+      const bool mixed = Count(9) == 0;
+      items.push_back(Count(depth) > 1 ? RandomGroup(on_measures != mixed, depth - 1)
+                                       : RandomFilter(on_measures != mixed));
+    }
+    return {{kind == 1 ? "or" : "and", items}};
   }
 
   std::mt19937_64 random_{20260401};

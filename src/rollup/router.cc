@@ -71,8 +71,8 @@ bool QueryReadsDistinct(const semantic::SemanticModel& model,
   for (const std::string& measure : query.measures) {
     if (ReadsDistinct(model, measure)) return true;
   }
-  for (const semantic::FilterRequest& filter : query.filters) {
-    if (ReadsDistinct(model, filter.member)) return true;
+  for (const semantic::FilterRequest* filter : semantic::FiltersOf(query.filters)) {
+    if (ReadsDistinct(model, filter->member)) return true;
   }
   return false;
 }

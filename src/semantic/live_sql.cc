@@ -215,28 +215,61 @@ class Planner {
                  options_.dialect);
   }
 
+  // Each item of `filters` is a filter or a group whose filters all read dimensions (a WHERE
+  // predicate of every partial) or all read measures and metrics (a predicate on the combined
+  // result, after aggregation).
   Status ResolveFilters() {
-    for (const FilterRequest& filter : query_.filters) {
-      STRATA_ASSIGN_OR_RETURN(MemberRef ref, Ref(filter.member));
-      if (const Dimension* dimension = ref.path.target->FindDimension(ref.path.member)) {
-        dimension_filters_.push_back({std::move(ref), dimension, &filter});
-        continue;
-      }
-      STRATA_ASSIGN_OR_RETURN(OutputMeasure out, MeasureRef(filter.member));
-      if (out.measure != nullptr) {
-        STRATA_ASSIGN_OR_RETURN(const std::size_t index, Need(*out.entity, out.measure->name));
-        if (needed_[index].measure->agg == Aggregation::kCountDistinctApprox) {
-          return ApproxMisuse(filter.member, "a filter");
+    for (const FilterNode& node : query_.filters) {
+      DimensionFilter dimension_filter{&node, {}};
+      std::vector<const FilterRequest*> measure_filters;
+      for (const FilterRequest* filter : FiltersOf(node)) {
+        STRATA_ASSIGN_OR_RETURN(MemberRef ref, Ref(filter->member));
+        if (const Dimension* dimension = ref.path.target->FindDimension(ref.path.member)) {
+          dimension_filter.targets.push_back({std::move(ref), dimension, filter});
+        } else {
+          STRATA_TRY(NeedFiltered(*filter));
+          measure_filters.push_back(filter);
         }
-      } else {
-        STRATA_TRY(NeedMetric(*out.metric->parsed, "a filter"));
+      }
+      if (!dimension_filter.targets.empty() && !measure_filters.empty()) {
+        return MixedGroup(dimension_filter.targets.front().filter->member,
+                          measure_filters.front()->member);
+      }
+      if (measure_filters.empty()) {
+        dimension_filters_.push_back(std::move(dimension_filter));
+        continue;
       }
       STRATA_ASSIGN_OR_RETURN(
           std::string predicate,
-          FilterPredicate(filter, ValueSql(out), DimensionType::kNumber, options_.dialect, zone_));
+          RenderFilterNode(node, [&](const FilterRequest& filter) -> Result<std::string> {
+            STRATA_ASSIGN_OR_RETURN(OutputMeasure out, MeasureRef(filter.member));
+            return FilterPredicate(filter, ValueSql(out), DimensionType::kNumber, options_.dialect,
+                                   zone_);
+          }));
       post_filters_.push_back(std::move(predicate));
     }
     return OkStatus();
+  }
+
+  // Adds the measures a filter on a measure or metric reads.
+  Status NeedFiltered(const FilterRequest& filter) {
+    STRATA_ASSIGN_OR_RETURN(OutputMeasure out, MeasureRef(filter.member));
+    if (out.measure == nullptr) return NeedMetric(*out.metric->parsed, "a filter");
+    STRATA_ASSIGN_OR_RETURN(const std::size_t index, Need(*out.entity, out.measure->name));
+    if (needed_[index].measure->agg == Aggregation::kCountDistinctApprox) {
+      return ApproxMisuse(filter.member, "a filter");
+    }
+    return OkStatus();
+  }
+
+  static Error MixedGroup(const std::string& dimension, const std::string& measure) {
+    return Invalid(
+        fmt::format("a filter group reads the dimension {} and the measure {}: a group filters "
+                    "either rows (dimensions, before aggregation) or results (measures and "
+                    "metrics, after it), not both",
+                    dimension, measure),
+        "put the dimension filters and the measure filters in separate items of \"filters\" "
+        "(the items are ANDed)");
   }
 
   Error Denied(const Entity& entity) const {
@@ -365,11 +398,13 @@ class Planner {
       partial.AddWhere(column + " >= " + range.from + " AND " + column + " < " + range.to);
     }
     for (const DimensionFilter& filter : dimension_filters_) {
-      STRATA_ASSIGN_OR_RETURN(const int node, partial.Resolve(filter.ref));
-      STRATA_ASSIGN_OR_RETURN(
-          std::string predicate,
-          FilterPredicate(*filter.filter, partial.Column(node, filter.dimension->sql),
-                          filter.dimension->type, options_.dialect, zone_));
+      std::vector<std::string> columns;
+      for (const FilterTarget& target : filter.targets) {
+        STRATA_ASSIGN_OR_RETURN(const int node, partial.Resolve(target.ref));
+        columns.push_back(partial.Column(node, target.dimension->sql));
+      }
+      STRATA_ASSIGN_OR_RETURN(std::string predicate,
+                              RenderDimensionFilter(filter, columns, options_.dialect, zone_));
       partial.AddWhere(std::move(predicate));
     }
     for (std::size_t index = 0; index < needed_.size(); ++index) {
@@ -520,7 +555,7 @@ class Planner {
     }
     STRATA_ASSIGN_OR_RETURN(const std::string order_by, OrderBy(plan));
     plan.sql += order_by;
-    if (query_.limit) plan.sql += "\nLIMIT " + std::to_string(*query_.limit);
+    plan.sql += RenderLimitOffset(query_.limit, query_.offset, options_.dialect);
     for (const Approx& approx : approx_) plan.sketches.push_back(SketchFor(approx, plan));
     return plan;
   }

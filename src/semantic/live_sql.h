@@ -21,6 +21,14 @@
 // Metrics and filters on measures are evaluated on the combined result (outer query); x / y is
 // CAST(x AS DOUBLE PRECISION) / NULLIF(y, 0), so division by zero is NULL.
 //
+// Filters. Each item of `filters` is one ANDed predicate: a filter, or a group rendered as
+// parenthesized SQL ("(a OR b)", "(a AND b)", "NOT (a)") with SQL's three-valued logic (a NOT
+// over a NULL member keeps no row). A group whose filters all read dimensions goes into the
+// WHERE of every partial (each of its members resolved from that partial's base, as a single
+// filter's); one whose filters all read measures or metrics filters the combined result; a
+// group reading both is kQueryInvalid. `offset` follows ORDER BY as the dialect writes it
+// (LIMIT n OFFSET m; Trino OFFSET m LIMIT n; Snowflake and BigQuery add an unlimited LIMIT).
+//
 // Member resolution. `Entity.member` or `Entity.rel.rel.member`. In a partial of entity B, a
 // dimension of entity T written from entity S resolves to the written path when S == B;
 // otherwise to the unique many_to_one/one_to_one path from B to T (kAmbiguousPath listing the

@@ -294,7 +294,7 @@ TEST(QueryJson, FullQuery) {
       "limit": 5})");
   ASSERT_TRUE(query.ok()) << query.error().ToString();
   EXPECT_EQ(query->time_dimensions[0].grain, TimeGrain::kFiscalQuarter);
-  EXPECT_EQ(query->filters[0].op, FilterOp::kNotSet);
+  EXPECT_EQ(query->filters[0].filter.op, FilterOp::kNotSet);
   EXPECT_TRUE(query->order[0].desc);
   EXPECT_EQ(query->limit, 5);
 }

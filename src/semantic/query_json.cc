@@ -102,8 +102,6 @@ Result<TimeDimensionRequest> TimeDimensionFromJson(const json& item) {
 }
 
 Result<FilterRequest> FilterFromJson(const json& item) {
-  if (!item.is_object()) return Invalid("each filters entry must be an object");
-  STRATA_TRY(CheckKeys(item, "filters", {"member", "op", "values"}));
   FilterRequest filter;
   STRATA_ASSIGN_OR_RETURN(filter.member, StringAt(item, "member", "filters"));
   STRATA_ASSIGN_OR_RETURN(const std::string op, StringAt(item, "op", "filters"));
@@ -129,6 +127,80 @@ Result<FilterRequest> FilterFromJson(const json& item) {
   return filter;
 }
 
+const std::vector<std::string> kFilterKeys = {"member", "op", "values", "and", "or", "not"};
+
+Result<FilterNode> FilterNodeFromJson(const json& item);
+
+// The items of an "and" / "or" group: a list of one or more filters or groups.
+Result<std::vector<FilterNode>> GroupItems(const json& items, const char* key) {
+  if (!items.is_array() || items.empty()) {
+    return Invalid(fmt::format("\"{}\" takes a list of one or more filters or groups", key),
+                   fmt::format("e.g. {{\"{}\": [{{\"member\": \"Order.status\", \"op\": "
+                               "\"equals\", \"values\": [\"paid\"]}}, {{...}}]}}",
+                               key));
+  }
+  std::vector<FilterNode> nodes;
+  for (const json& child : items) {
+    STRATA_ASSIGN_OR_RETURN(FilterNode node, FilterNodeFromJson(child));
+    nodes.push_back(std::move(node));
+  }
+  return nodes;
+}
+
+// A group: an object of exactly one key, "and", "or" or "not".
+Result<FilterNode> GroupFromJson(const json& item) {
+  if (item.size() != 1) {
+    return Invalid("a filter group has exactly one key: \"and\", \"or\" or \"not\"",
+                   "write a filter ({\"member\", \"op\", \"values\"}) as an item inside the "
+                   "group's list, e.g. {\"or\": [{...}, {...}]}");
+  }
+  FilterNode node;
+  if (item.contains("not")) {
+    const json& negated = item["not"];
+    if (!negated.is_object()) {
+      return Invalid("\"not\" takes one filter or group (an object)",
+                     "to negate several, negate their group: {\"not\": {\"or\": [...]}}");
+    }
+    node.kind = FilterNode::Kind::kNot;
+    STRATA_ASSIGN_OR_RETURN(FilterNode inner, FilterNodeFromJson(negated));
+    node.items.push_back(std::move(inner));
+    return node;
+  }
+  const bool any = item.contains("or");
+  node.kind = any ? FilterNode::Kind::kOr : FilterNode::Kind::kAnd;
+  const char* key = any ? "or" : "and";
+  STRATA_ASSIGN_OR_RETURN(node.items, GroupItems(item[key], key));
+  return node;
+}
+
+Result<FilterNode> FilterNodeFromJson(const json& item) {
+  if (!item.is_object()) {
+    return Invalid("each filters entry must be an object: a filter or a group",
+                   "{\"member\": ..., \"op\": ..., \"values\": [...]}, or {\"and\": [...]}, "
+                   "{\"or\": [...]}, {\"not\": {...}}");
+  }
+  STRATA_TRY(CheckKeys(item, "filters", kFilterKeys));
+  if (item.contains("and") || item.contains("or") || item.contains("not")) {
+    return GroupFromJson(item);
+  }
+  FilterNode node;
+  STRATA_ASSIGN_OR_RETURN(node.filter, FilterFromJson(item));
+  return node;
+}
+
+Result<std::int64_t> CountAt(const json& root, const char* key, const char* hint) {
+  const json& value = root[key];
+  if (!(value.is_number_integer() || value.is_number_unsigned()) || value.get<std::int64_t>() < 0) {
+    return Invalid(fmt::format("\"{}\" must be an integer >= 0", key), hint);
+  }
+  return value.get<std::int64_t>();
+}
+
+void CollectFilters(const FilterNode& node, std::vector<const FilterRequest*>& out) {
+  if (node.kind == FilterNode::Kind::kFilter) out.push_back(&node.filter);
+  for (const FilterNode& item : node.items) CollectFilters(item, out);
+}
+
 }  // namespace
 
 std::string_view TimeGrainName(TimeGrain grain) {
@@ -140,6 +212,18 @@ std::optional<TimeGrain> ParseTimeGrain(std::string_view name) {
     if (kGrainNames[i] == name) return static_cast<TimeGrain>(i);
   }
   return std::nullopt;
+}
+
+std::vector<const FilterRequest*> FiltersOf(const FilterNode& node) {
+  std::vector<const FilterRequest*> out;
+  CollectFilters(node, out);
+  return out;
+}
+
+std::vector<const FilterRequest*> FiltersOf(const std::vector<FilterNode>& nodes) {
+  std::vector<const FilterRequest*> out;
+  for (const FilterNode& node : nodes) CollectFilters(node, out);
+  return out;
 }
 
 bool JsonNestedDeeperThan(std::string_view json_text, int depth) {
@@ -172,7 +256,9 @@ Result<SemanticQuery> ParseQueryJson(std::string_view json_text) {
   if (JsonNestedDeeperThan(json_text, kMaxQueryJsonDepth)) {
     return Invalid(fmt::format("the query nests arrays or objects more than {} levels deep",
                                kMaxQueryJsonDepth),
-                   "a semantic query nests 4 levels at most: {\"filters\": [{\"values\": [...]}]}");
+                   "filters nest 4 levels ({\"filters\": [{\"values\": [...]}]}), and each "
+                   "filter group 1 or 2 more; write deep groups flatter ({\"or\": [a, b, c]} "
+                   "rather than {\"or\": [a, {\"or\": [b, c]}]})");
   }
   json root;
   // nlohmann keeps the last of two equal keys in an object; a query that says "limit" twice is
@@ -210,9 +296,9 @@ Result<SemanticQuery> ParseQueryJson(std::string_view json_text) {
     return Invalid("the query must be a JSON object",
                    "e.g. {\"measures\": [\"Order.revenue\"], \"dimensions\": [\"Order.status\"]}");
   }
-  STRATA_TRY(CheckKeys(
-      root, "the query",
-      {"measures", "dimensions", "time_dimensions", "filters", "order", "limit", "timezone"}));
+  STRATA_TRY(CheckKeys(root, "the query",
+                       {"measures", "dimensions", "time_dimensions", "filters", "order", "limit",
+                        "offset", "timezone"}));
   SemanticQuery query;
   STRATA_ASSIGN_OR_RETURN(query.measures, StringList(root, "measures"));
   STRATA_ASSIGN_OR_RETURN(query.dimensions, StringList(root, "dimensions"));
@@ -229,8 +315,8 @@ Result<SemanticQuery> ParseQueryJson(std::string_view json_text) {
   }
   STRATA_ASSIGN_OR_RETURN(const json filters, list("filters"));
   for (const json& item : filters) {
-    STRATA_ASSIGN_OR_RETURN(FilterRequest filter, FilterFromJson(item));
-    query.filters.push_back(std::move(filter));
+    STRATA_ASSIGN_OR_RETURN(FilterNode node, FilterNodeFromJson(item));
+    query.filters.push_back(std::move(node));
   }
   STRATA_ASSIGN_OR_RETURN(const json order, list("order"));
   for (const json& item : order) {
@@ -245,13 +331,13 @@ Result<SemanticQuery> ParseQueryJson(std::string_view json_text) {
     query.order.push_back(std::move(request));
   }
   if (root.contains("limit")) {
-    const json& limit = root["limit"];
-    if (!(limit.is_number_integer() || limit.is_number_unsigned()) ||
-        limit.get<std::int64_t>() < 0) {
-      return Invalid("\"limit\" must be an integer >= 0",
-                     "e.g. \"limit\": 100; leave it out for every row");
-    }
-    query.limit = limit.get<std::int64_t>();
+    STRATA_ASSIGN_OR_RETURN(
+        query.limit, CountAt(root, "limit", "e.g. \"limit\": 100; leave it out for every row"));
+  }
+  if (root.contains("offset")) {
+    STRATA_ASSIGN_OR_RETURN(
+        query.offset,
+        CountAt(root, "offset", "e.g. \"offset\": 100 skips the first 100 rows of the order"));
   }
   if (root.contains("timezone")) {
     if (!root["timezone"].is_string()) {

@@ -175,6 +175,76 @@ Result<std::string> RenderPredicate(const std::string& column, DimensionType typ
   return MakeError(ErrorCode::kInternal, "unknown filter op");
 }
 
+Result<std::string> RenderFilterNode(
+    const FilterNode& node, const std::function<Result<std::string>(const FilterRequest&)>& leaf) {
+  std::vector<std::string> parts;
+  for (const FilterNode& item : node.items) {
+    STRATA_ASSIGN_OR_RETURN(std::string part, RenderFilterNode(item, leaf));
+    parts.push_back(std::move(part));
+  }
+  std::string_view joiner;
+  switch (node.kind) {
+    case FilterNode::Kind::kFilter:
+      return leaf(node.filter);
+    case FilterNode::Kind::kNot:
+      // NOT of an unknown (a NULL member) is unknown: the row is not kept, as in SQL.
+      return "NOT (" + parts.at(0) + ")";
+    case FilterNode::Kind::kAnd:
+      joiner = " AND ";
+      break;
+    case FilterNode::Kind::kOr:
+      joiner = " OR ";
+      break;
+  }
+  if (parts.size() == 1) return parts[0];
+  std::string out;
+  for (const std::string& part : parts) {
+    out += (out.empty() ? "(" : std::string(joiner)) + part;
+  }
+  return out + ")";
+}
+
+Result<std::string> RenderDimensionFilter(const DimensionFilter& filter,
+                                          const std::vector<std::string>& columns,
+                                          sql::Dialect dialect, const TimeZone& zone) {
+  return RenderFilterNode(*filter.node, [&](const FilterRequest& request) -> Result<std::string> {
+    std::size_t i = 0;
+    while (i < filter.targets.size() && filter.targets[i].filter != &request) ++i;
+    if (i == filter.targets.size()) {
+      return MakeError(ErrorCode::kInternal, "a filter of the group was not resolved");
+    }
+    Result<std::string> predicate =
+        RenderPredicate(columns.at(i), filter.targets[i].dimension->type, request.op,
+                        request.values, dialect, zone);
+    if (!predicate.ok()) predicate.error().Note("in the filter on " + request.member);
+    return predicate;
+  });
+}
+
+std::string RenderLimitOffset(std::optional<std::int64_t> limit, std::int64_t offset,
+                              sql::Dialect dialect) {
+  std::string limit_clause = limit ? "\nLIMIT " + std::to_string(*limit) : "";
+  if (offset == 0) return limit_clause;
+  const std::string offset_clause = "\nOFFSET " + std::to_string(offset);
+  switch (dialect) {
+    case sql::Dialect::kDuckDb:
+    case sql::Dialect::kPostgres:
+    case sql::Dialect::kRedshift:
+    case sql::Dialect::kDatabricks:
+      return limit_clause + offset_clause;
+    case sql::Dialect::kTrino:
+      // Trino's grammar reads OFFSET before LIMIT only ("LIMIT n OFFSET m" is a syntax error).
+      return offset_clause + limit_clause;
+    case sql::Dialect::kSnowflake:
+      // Snowflake's OFFSET follows a LIMIT; LIMIT NULL is documented as "unlimited".
+      return (limit ? limit_clause : "\nLIMIT NULL") + offset_clause;
+    case sql::Dialect::kBigQuery:
+      // BigQuery's OFFSET follows a LIMIT, which takes no NULL: the largest INT64.
+      return (limit ? limit_clause : "\nLIMIT 9223372036854775807") + offset_clause;
+  }
+  return limit_clause + offset_clause;
+}
+
 std::string MeasureInput(const Measure& measure) {
   if (measure.filter.empty()) return measure.sql;
   return "CASE WHEN " + measure.filter + " THEN " + (measure.sql.empty() ? "1" : measure.sql) +

@@ -176,26 +176,31 @@ class StoredPartialBuilder {
     return Miss(miss::kNotAdditive, exact_only_ + " cannot be re-aggregated");
   }
 
+  // A filter or group answers when every filter it holds reads a stored dimension (a time
+  // dimension stored at a grain: gte/lt on its bucket boundaries). Each such filter is then true,
+  // false or unknown (NULL) on a stored row exactly as on each of the entity's rows it
+  // aggregates, so any and/or/not of them is too.
   Status Filters() {
     for (const DimensionFilter& filter : in_.filters) {
-      int node = 0;
-      const StoredDimension* stored = Lookup(filter.ref, *filter.dimension, &node);
-      if (stored == nullptr) {
-        Miss(miss::kFilterNotStored, filter.filter->member);
-        return OkStatus();
+      std::vector<std::string> columns;
+      for (const FilterTarget& target : filter.targets) {
+        int node = 0;
+        const StoredDimension* stored = Lookup(target.ref, *target.dimension, &node);
+        if (stored == nullptr) {
+          Miss(miss::kFilterNotStored, target.filter->member);
+          return OkStatus();
+        }
+        if (stored->grain && !AlignedTimeFilter(*target.filter, *stored->grain)) {
+          Miss(miss::kFilterNotStored, fmt::format("{} is stored by {}", target.filter->member,
+                                                   TimeGrainName(*stored->grain)));
+          return OkStatus();
+        }
+        columns.push_back(StoredColumn(*stored));
       }
-      if (stored->grain && !AlignedTimeFilter(*filter.filter, *stored->grain)) {
-        Miss(miss::kFilterNotStored, fmt::format("{} is stored by {}", filter.filter->member,
-                                                 TimeGrainName(*stored->grain)));
-        return OkStatus();
-      }
-      Result<std::string> predicate =
-          RenderPredicate(StoredColumn(*stored), filter.dimension->type, filter.filter->op,
-                          filter.filter->values, sql::Dialect::kDuckDb, in_.zone);
-      if (!predicate.ok()) {
-        return std::move(predicate.error().Note("in the filter on " + filter.filter->member));
-      }
-      partial_.AddWhere(std::move(*predicate));
+      STRATA_ASSIGN_OR_RETURN(
+          std::string predicate,
+          RenderDimensionFilter(filter, columns, sql::Dialect::kDuckDb, in_.zone));
+      partial_.AddWhere(std::move(predicate));
     }
     return OkStatus();
   }

@@ -22,7 +22,7 @@
 //                        dimensions (each at its stored grain): it cannot be re-aggregated;
 //   filter_not_stored    a dimension filter's (or range's) path is not stored, or it filters a
 //                        time dimension stored at a grain with anything but gte/lt on bucket
-//                        boundaries;
+//                        boundaries; a filter group answers only when each filter in it does;
 //   range_not_aligned / outside_build_range / partition_missing   from `range_check`; a query
 //                        without a range on `range_dimension` gets `no_range_reason`;
 //   row_security         a data role's row filter reads a member that is not stored.

@@ -164,6 +164,38 @@ TEST_F(StoredPlanTest, TimeFiltersOnlyOnBucketBoundaries) {
             miss::kFilterNotStored);
 }
 
+// A group answers only when every filter in it reads a stored dimension (time: gte/lt on bucket
+// boundaries); it is rendered over the stored columns as it is over the entity's.
+TEST_F(StoredPlanTest, FilterGroupsOnlyOnStoredDimensions) {
+  std::string sql;
+  EXPECT_EQ(Route(R"({"measures": ["Order.revenue"], "offset": 3, "filters": [{"or": [
+                      {"member": "Order.status", "op": "equals", "values": ["paid"]},
+                      {"not": {"and": [
+                        {"member": "Customer.region", "op": "equals", "values": ["north"]},
+                        {"member": "Order.order_date", "op": "gte", "values": ["2026-01-01"]}]}}]}]})",
+                  std::nullopt, &sql),
+            "");
+  EXPECT_NE(sql.find("WHERE (\"t0\".\"status\" = 'paid' OR NOT ((\"t0\".\"customer.region\" = "
+                     "'north' AND \"t0\".\"order_date\" >= TIMESTAMP '2026-01-01 00:00:00')))"),
+            std::string::npos)
+      << sql;
+  EXPECT_NE(sql.find("\nOFFSET 3"), std::string::npos) << sql;
+  EXPECT_EQ(Route(R"({"measures": ["Order.revenue"], "filters": [{"or": [
+                      {"member": "Order.status", "op": "equals", "values": ["paid"]},
+                      {"not": {"member": "Order.channel", "op": "equals", "values": ["web"]}}]}]})"),
+            miss::kFilterNotStored);
+  EXPECT_EQ(Route(R"({"measures": ["Order.revenue"], "filters": [{"and": [
+                      {"member": "Order.status", "op": "equals", "values": ["paid"]},
+                      {"member": "Order.order_date", "op": "gt", "values": ["2026-01-01"]}]}]})"),
+            miss::kFilterNotStored);
+  // A group on measures filters the re-aggregated answer: no stored member needed.
+  EXPECT_EQ(Route(R"({"measures": ["Order.revenue"], "dimensions": ["Order.status"],
+                      "filters": [{"not": {"or": [
+                        {"member": "Order.revenue", "op": "gt", "values": [10]},
+                        {"member": "Order.aov", "op": "lt", "values": [2]}]}}]})"),
+            "");
+}
+
 TEST_F(StoredPlanTest, RangesGoThroughTheRelationsCheck) {
   relation_.range_dimension = "order_date";
   relation_.no_range_reason = miss::kOutsideBuildRange;

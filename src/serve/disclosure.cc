@@ -62,8 +62,8 @@ std::string MembersOf(std::string_view query_json) {
   for (const semantic::TimeDimensionRequest& time : query->time_dimensions) {
     members.push_back(time.dimension);
   }
-  for (const semantic::FilterRequest& filter : query->filters) {
-    if (!filter.member.empty()) members.push_back(filter.member);
+  for (const semantic::FilterRequest* filter : semantic::FiltersOf(query->filters)) {
+    if (!filter->member.empty()) members.push_back(filter->member);
   }
   std::string listed;
   for (std::size_t i = 0; i < members.size(); ++i) {

@@ -39,6 +39,34 @@ TEST(ResultCacheKeyTest, KeyOrderAndWhitespaceDoNotMatterButRoleAndValuesDo) {
   EXPECT_FALSE(ResultCacheKey("admin", ""));
 }
 
+// The key is the whole canonical body: an offset or a filter group is part of it, at any depth,
+// and a group's key order or whitespace does not split it.
+TEST(ResultCacheKeyTest, OffsetsAndFilterGroupsArePartOfTheKey) {
+  const auto page = [](int offset) {
+    return ResultCacheKey("admin",
+                          R"({"measures": ["Order.revenue"], "dimensions": ["Order.status"],
+        "limit": 5, "offset": )" +
+                              std::to_string(offset) + "}");
+  };
+  EXPECT_NE(*page(0), *page(5));
+  EXPECT_NE(*page(5), *page(10));
+  const auto grouped =
+      ResultCacheKey("admin", R"({"measures": ["Order.revenue"], "filters": [{"not": {"or": [
+          {"member": "Order.status", "op": "equals", "values": ["paid"]},
+          {"member": "Order.channel", "op": "set"}]}}]})");
+  const auto reordered =
+      ResultCacheKey("admin", R"({"filters":[{"not":{"or":[{"values":["paid"],"op":"equals",
+          "member":"Order.status"},{"op":"set","member":"Order.channel"}]}}],
+          "measures":["Order.revenue"]})");
+  const auto other =
+      ResultCacheKey("admin", R"({"measures": ["Order.revenue"], "filters": [{"not": {"and": [
+          {"member": "Order.status", "op": "equals", "values": ["paid"]},
+          {"member": "Order.channel", "op": "set"}]}}]})");
+  ASSERT_TRUE(grouped && reordered && other);
+  EXPECT_EQ(*grouped, *reordered);
+  EXPECT_NE(*grouped, *other);
+}
+
 TEST(ResultCacheKeyTest, TheDurationIsSplitOffAndPutBack) {
   const std::string body = R"({"rows":[[1]],"meta":{"sql":"x","duration_ms":12.5}})";
   const auto prefix = WithoutDuration(body);

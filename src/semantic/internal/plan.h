@@ -2,6 +2,7 @@
 // shared by partial.cc (resolution) and render.cc (SQL text).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -49,11 +50,18 @@ struct RangeRequest {
   UnixSeconds from_seconds = 0, to_seconds = 0;
 };
 
-// A filter of the query on a dimension.
-struct DimensionFilter {
+// One filter on a dimension, inside a DimensionFilter.
+struct FilterTarget {
   MemberRef ref;
   const Dimension* dimension = nullptr;
-  const FilterRequest* filter = nullptr;
+  const FilterRequest* filter = nullptr;  // points into the query
+};
+
+// An item of the query's `filters` whose members are all dimensions (a filter, or a group):
+// ANDed into the WHERE of every partial.
+struct DimensionFilter {
+  const FilterNode* node = nullptr;   // points into the query
+  std::vector<FilterTarget> targets;  // one per filter of `node`, in FiltersOf order
 };
 
 // A measure some partial aggregates, as column "m<index>".
@@ -159,6 +167,20 @@ std::string TruncateTime(const std::string& column, TimeGrain grain, int fiscal_
 Result<std::string> RenderPredicate(const std::string& column, DimensionType type, FilterOp op,
                                     const std::vector<FilterValue>& values, sql::Dialect dialect,
                                     const TimeZone& zone = TimeZone::Utc());
+// `node` as one boolean SQL expression: each filter's predicate from `leaf`, groups
+// parenthesized ("(a OR b)", "(a AND b)", "NOT (a)"); a group of one item is that item.
+Result<std::string> RenderFilterNode(
+    const FilterNode& node, const std::function<Result<std::string>(const FilterRequest&)>& leaf);
+// `filter` as a WHERE predicate, the filter of targets[i] reading columns[i]. REQUIRES:
+// columns.size() == filter.targets.size(). An error names the filter's member.
+Result<std::string> RenderDimensionFilter(const DimensionFilter& filter,
+                                          const std::vector<std::string>& columns,
+                                          sql::Dialect dialect, const TimeZone& zone);
+// The LIMIT and OFFSET clauses (each on a new line; "" for neither, an offset of 0 is none) in
+// `dialect`: LIMIT n OFFSET m, Trino's OFFSET m LIMIT n, and where an OFFSET needs a LIMIT
+// (Snowflake, BigQuery) an unlimited one.
+std::string RenderLimitOffset(std::optional<std::int64_t> limit, std::int64_t offset,
+                              sql::Dialect dialect);
 std::string RenderAggregate(const Measure& measure, const std::string& input, sql::Dialect dialect);
 // The projected input of a measure (its sql, or CASE WHEN filter THEN sql END); empty for
 // count(*) without a filter.
