@@ -201,9 +201,9 @@ Result<Outcome> Connection::RunQuery(std::string_view sql, const Parameters& par
       answered.result.columns.push_back({"QUERY PLAN", PgType::kText});
       return answered;
     }
-    STRATA_ASSIGN_OR_RETURN(
-        SemanticAnswer answer,
-        backend_.Answer(role_, translation.query.dump(), MonotonicMillis(), options_.query_cancel));
+    STRATA_ASSIGN_OR_RETURN(SemanticAnswer answer,
+                            backend_.Answer(role_, translation.query.dump(), MonotonicMillis(),
+                                            options_.query_cancel, /*cached=*/false));
     last_rollup_ = answer.rollup;
     const ordered_json meta = answer.response.ToJson(/*with_sql=*/false)["meta"];
     answered.result = ExplainResult(translation.query, meta.value("rollup", ordered_json()));
@@ -213,10 +213,11 @@ Result<Outcome> Connection::RunQuery(std::string_view sql, const Parameters& par
     answered.result.columns.push_back({output.name, output.type});
   }
   if (describe_only) return answered;
-  STRATA_ASSIGN_OR_RETURN(
-      SemanticAnswer answer,
-      backend_.Answer(role_, translation.query.dump(), MonotonicMillis(), options_.query_cancel));
+  STRATA_ASSIGN_OR_RETURN(SemanticAnswer answer,
+                          backend_.Answer(role_, translation.query.dump(), MonotonicMillis(),
+                                          options_.query_cancel, /*cached=*/true));
   last_rollup_ = answer.rollup;
+  last_cache_ = answer.cache;
   const query::QueryResponse& response = answer.response;
   std::vector<std::size_t> sources;
   for (const SqlOutput& output : translation.outputs) {
