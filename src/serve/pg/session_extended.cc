@@ -17,7 +17,7 @@ Error Violation(std::string message) {
 std::int16_t FormatOf(const std::vector<std::int16_t>& formats, std::size_t index) {
   if (formats.empty()) return 0;
   if (formats.size() == 1) return formats[0];
-  return index < formats.size() ? formats[index] : 0;
+  return index < formats.size() ? formats[index] : std::int16_t{0};
 }
 
 }  // namespace

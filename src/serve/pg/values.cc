@@ -222,7 +222,7 @@ std::string NumericText(std::string_view bytes) {
     }
   }
   // Groups between the point and a first digit group with a negative weight are zeros.
-  if (weight < -1) fraction.insert(0, static_cast<std::size_t>(4 * (-1 - weight)), '0');
+  if (weight < -1) fraction.insert(0, 4 * static_cast<std::size_t>(-1 - weight), '0');
   while (integer.size() > 1 && integer[0] == '0') integer.erase(0, 1);
   if (integer.empty()) integer = "0";
   fraction.resize(static_cast<std::size_t>(std::max<int>(dscale, 0)), '0');
