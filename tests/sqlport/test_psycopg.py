@@ -185,3 +185,60 @@ def test_access_log_has_one_line_per_statement_without_secrets(server):
     assert secret not in text
     assert "canary-value-123" not in text
     assert '"api":"sql"' in text
+
+
+def test_discard_all_over_the_extended_protocol(server):
+    # Parse/Bind/Describe/Execute of DISCARD ALL drops the portal that runs it: the session must
+    # answer it and go on (pgjdbc sends it so for Statement.execute).
+    with connect(server) as connection:
+        connection.execute("SELECT 1", prepare=True)
+        result = connection.pgconn.exec_params(b"DISCARD ALL", [])
+        assert result.status == psycopg.pq.ExecStatus.COMMAND_OK, result.error_message
+        assert connection.execute(PAIRS[0][0], prepare=True).fetchall()
+
+
+def test_server_side_cursor_with_parameters(server):
+    with psycopg.connect(host="127.0.0.1", port=server.sql_port, user="analyst",
+                         password=token_for(), sslmode="disable") as connection:
+        for _ in range(2):  # a WITHOUT HOLD cursor ends with its transaction: declared again
+            with connection.cursor("orders") as cursor:
+                cursor.execute('SELECT order_id, SUM(revenue) FROM strata."Order" '
+                               "WHERE status = %s GROUP BY 1 ORDER BY 1", ("paid",))
+                first = cursor.fetchmany(10)
+                rest = cursor.fetchall()
+            connection.commit()
+    http = http_rows(server, {
+        "measures": ["Order.revenue"], "dimensions": ["Order.order_id"],
+        "filters": [{"member": "Order.status", "op": "equals", "values": ["paid"]}],
+        "order": [{"member": "Order.order_id"}]})
+    assert len(first) == 10 and same_rows(first + rest, http)
+
+
+def test_rollback_to_savepoint_keeps_the_block(server):
+    with psycopg.connect(host="127.0.0.1", port=server.sql_port, user="analyst",
+                         password=token_for(), sslmode="disable", autocommit=True) as connection:
+        connection.execute("BEGIN")
+        connection.execute("SAVEPOINT s1")
+        with pytest.raises(psycopg.errors.FeatureNotSupported):
+            connection.execute('SELECT STDDEV(revenue) FROM strata."Order"')
+        connection.execute("ROLLBACK TO SAVEPOINT s1")
+        assert connection.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
+        assert connection.execute("SELECT 1").fetchone() == (1,)
+        connection.execute("COMMIT")
+        assert connection.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+
+
+def test_set_is_reported_with_parameter_status(server):
+    with connect(server) as connection:
+        assert connection.info.parameter_status("TimeZone") == "UTC"
+        connection.execute("SET TimeZone = 'Europe/Paris'")
+        assert connection.info.parameter_status("TimeZone") == "Europe/Paris"
+        connection.execute("SET application_name = 'notebook'")
+        assert connection.info.parameter_status("application_name") == "notebook"
+
+
+def test_binary_results_of_catalog_arrays_come_as_text(server):
+    with connect(server) as connection:
+        with connection.cursor(binary=True) as cursor:
+            schemas = cursor.execute("SELECT current_schemas(true)").fetchone()[0]
+    assert "strata" in schemas

@@ -95,3 +95,25 @@ def test_connection_limit(strata_bin, sql_project, tmp_path):
         second.close()
     finally:
         server.stop()
+
+
+def test_idle_sessions_time_out(strata_bin, sql_project, tmp_path):
+    import shutil
+    root = tmp_path / "idle"
+    shutil.copytree(sql_project, root)
+    toml = (root / "strata.toml").read_text().replace("sql_port = 0",
+                                                      "sql_port = 0\nsql_idle_timeout_ms = 500")
+    (root / "strata.toml").write_text(toml)
+    server = start(strata_bin, root)
+    try:
+        connection = psycopg.connect(host="127.0.0.1", port=server.ports["sql"],
+                                     user="analyst", password=token_for(), sslmode="disable",
+                                     autocommit=True)
+        assert connection.execute("SELECT 1").fetchone() == (1,)
+        time.sleep(1.5)
+        with pytest.raises(psycopg.OperationalError) as ended:
+            connection.execute("SELECT 1")
+        assert "idle" in str(ended.value)
+        connection.close()
+    finally:
+        server.stop()

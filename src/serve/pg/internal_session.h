@@ -56,12 +56,16 @@ class Connection {
     char type = 0;
     std::string body;
   };
-  Result<std::optional<Message>> ReadMessage();
+  Result<std::optional<Message>> ReadMessage(std::uint32_t max_bytes = kMaxMessageBytes);
   Status Flush();
   void Queue(MessageBuilder& message);
   void SendError(const Error& error, bool fatal);
   void SendFatal(std::string_view sqlstate, std::string_view message, std::string_view hint);
   void SendReady();
+  // The ParameterStatus values PostgreSQL reports (GUC_REPORT), by their reported names.
+  std::vector<std::pair<std::string, std::string>> ReportedSettings() const;
+  // A ParameterStatus for each reported setting that differs from `before`.
+  void ReportChangedSettings(const std::vector<std::pair<std::string, std::string>>& before);
 
   // Phases (session.cc).
   Result<bool> Startup();  // false: the connection ends (cancel, refusal)
@@ -91,9 +95,17 @@ class Connection {
   Result<Outcome> RunQuery(std::string_view sql, const Parameters& parameters,
                            std::vector<PgType>* parameter_types, bool describe_only, bool explain);
   Result<Outcome> RunCursorStatement(std::string_view keyword, std::string_view sql,
-                                     bool describe_only);
-  // After DEALLOCATE name|ALL or DISCARD ALL answered: drops what they name.
+                                     const Parameters& parameters, bool describe_only);
+  // The portal named `name`, else the cursor of that name (psycopg's server-side cursors
+  // Describe and Execute a DECLAREd cursor as a portal); nullptr when neither exists.
+  Portal* FindPortal(const std::string& name);
+  // After DEALLOCATE name|ALL or DISCARD ALL answered: notes what they drop, dropped by
+  // ApplyForgets once the protocol message is handled (a Describe or Execute of a portal still
+  // holds it while its statement runs).
   void ForgetDeallocated(std::string_view keyword, std::string_view sql);
+  void ApplyForgets();
+  // At COMMIT/ROLLBACK: cursors declared WITHOUT HOLD end with their transaction.
+  void EndTransactionCursors();
   Status CheckToken();
   Result<TimeZone> SessionZone() const;
   void LogStatement(std::string_view kind, std::string_view keyword, const Status& status,
@@ -107,11 +119,19 @@ class Connection {
   std::string token_;
   std::string role_;
   bool tls_active_ = false;
+  std::vector<std::string> unknown_options_;  // the startup's `_pq_.*` protocol options
   char transaction_ = 'I';  // 'I' idle, 'T' in a block, 'E' in a failed block
   bool skip_until_sync_ = false;
   std::map<std::string, std::shared_ptr<const Prepared>> statements_;
   std::map<std::string, Portal> portals_;
   std::map<std::string, Portal> cursors_;
+  std::map<std::string, bool> cursor_holds_;  // cursor name → declared WITH HOLD
+  bool forget_all_ = false;                   // DISCARD ALL answered
+  // The portal last Described or Executed before Sync: DISCARD ALL keeps the portal running it
+  // (as PostgreSQL keeps the active portal), so its Execute still finds it.
+  std::optional<std::string> active_portal_;
+  bool forget_statements_ = false;            // DEALLOCATE ALL answered
+  std::vector<std::string> forget_names_;     // DEALLOCATE name answered
   std::string last_rollup_;  // of the statement being run, for its log line
   std::string last_kind_;
   std::string last_cache_;  // the result cache's word on it (SemanticAnswer::cache)

@@ -59,7 +59,7 @@ Result<bool> Connection::ReadExact(char* data, std::size_t size) {
   return true;
 }
 
-Result<std::optional<Connection::Message>> Connection::ReadMessage() {
+Result<std::optional<Connection::Message>> Connection::ReadMessage(std::uint32_t max_bytes) {
   char header[5];
   STRATA_ASSIGN_OR_RETURN(bool more, ReadExact(header, sizeof header));
   if (!more) return std::optional<Message>();
@@ -67,9 +67,9 @@ Result<std::optional<Connection::Message>> Connection::ReadMessage() {
   for (int index = 1; index < 5; ++index) {
     length = (length << 8) | static_cast<unsigned char>(header[index]);
   }
-  if (length < 4 || length > kMaxMessageBytes) {
+  if (length < 4 || length > max_bytes) {
     return Violation(fmt::format("a {} message declares {} bytes (at most {} are read)",
-                                 FrontendMessageName(header[0]), length, kMaxMessageBytes));
+                                 FrontendMessageName(header[0]), length, max_bytes));
   }
   Message message;
   message.type = header[0];
@@ -173,6 +173,8 @@ Status Connection::ApplyStartupParameters(FieldReader& reader) {
                          fmt::format("client_encoding \"{}\" is not supported", value),
                          "the SQL port speaks UTF8; set client_encoding=UTF8");
       }
+    } else if (name.starts_with("_pq_.")) {
+      unknown_options_.emplace_back(key);
     } else if (name != "replication") {
       settings_.values[name] = std::string(value);
     }
@@ -213,7 +215,7 @@ Result<bool> Connection::Startup() {
       if (options_.cancel) options_.cancel(process_id, key);
       return false;
     }
-    if (code != kProtocolV3) {
+    if ((code >> 16) != 3) {
       SendFatal("0A000",
                 fmt::format("unsupported frontend protocol {}.{}", code >> 16, code & 0xffff),
                 "the SQL port speaks protocol 3.0");
@@ -222,6 +224,16 @@ Result<bool> Connection::Startup() {
     if (Status applied = ApplyStartupParameters(reader); !applied.ok()) {
       SendError(applied.error(), /*fatal=*/true);
       return false;
+    }
+    // A newer minor version (libpq's max_protocol_version) or protocol options (`_pq_.*`):
+    // NegotiateProtocolVersion down to 3.0, as PostgreSQL does, and go on.
+    if ((code & 0xffff) != 0 || !unknown_options_.empty()) {
+      MessageBuilder negotiate;
+      negotiate.Begin('v').Int32(kProtocolV3 & 0xffff);
+      negotiate.Int32(static_cast<std::int32_t>(unknown_options_.size()));
+      for (const std::string& option : unknown_options_) negotiate.CString(option);
+      negotiate.End();
+      Queue(negotiate);
     }
     return true;
   }
@@ -237,7 +249,7 @@ Result<bool> Connection::Authenticate() {
   MessageBuilder ask;
   ask.Begin('R').Int32(3).End();
   Queue(ask);
-  STRATA_ASSIGN_OR_RETURN(std::optional<Message> reply, ReadMessage());
+  STRATA_ASSIGN_OR_RETURN(std::optional<Message> reply, ReadMessage(kMaxPasswordBytes));
   if (!reply) return false;
   if (reply->type != 'p') {
     SendFatal("08P01",
@@ -257,13 +269,31 @@ Result<bool> Connection::Authenticate() {
   return true;
 }
 
+std::vector<std::pair<std::string, std::string>> Connection::ReportedSettings() const {
+  std::vector<std::pair<std::string, std::string>> values;
+  for (const auto& [key, name] : kReported) {
+    values.emplace_back(name, settings_.Get(key).value_or(""));
+  }
+  return values;
+}
+
+void Connection::ReportChangedSettings(
+    const std::vector<std::pair<std::string, std::string>>& before) {
+  const std::vector<std::pair<std::string, std::string>> after = ReportedSettings();
+  MessageBuilder message;
+  for (std::size_t index = 0; index < after.size() && index < before.size(); ++index) {
+    if (after[index].second == before[index].second) continue;
+    message.Begin('S').CString(after[index].first).CString(after[index].second).End();
+  }
+  if (message.size() > 0) Queue(message);
+}
+
 void Connection::SendStartupStatus() {
   MessageBuilder message;
   message.Begin('R').Int32(0).End();
   settings_.values["session_authorization"] = settings_.user;
-  for (const auto& [key, name] : kReported) {
-    std::optional<std::string> value = settings_.Get(key);
-    message.Begin('S').CString(name).CString(value.value_or("")).End();
+  for (const auto& [name, value] : ReportedSettings()) {
+    message.Begin('S').CString(name).CString(value).End();
   }
   message.Begin('K').Int32(options_.process_id).Int32(options_.secret_key).End();
   Queue(message);
@@ -281,6 +311,10 @@ Status Connection::Loop() {
     if (!message.ok()) {
       if (message.error().code == ErrorCode::kProtocolViolation) {
         SendError(message.error(), /*fatal=*/true);
+        return Flush();
+      }
+      if (message.error().code == ErrorCode::kQueryTimeout) {  // the idle timeout
+        SendFatal("57P05", message.error().message, message.error().hint);
         return Flush();
       }
       if (options_.stopping != nullptr && options_.stopping->load()) continue;
@@ -325,8 +359,12 @@ Status Connection::Loop() {
         break;
       case 'S':
         skip_until_sync_ = false;
+        active_portal_.reset();
         // Portals end with the transaction; outside a block that is every Sync.
-        if (transaction_ == 'I') portals_.clear();
+        if (transaction_ == 'I') {
+          portals_.clear();
+          EndTransactionCursors();
+        }
         SendReady();
         break;
       default:
@@ -338,6 +376,7 @@ Status Connection::Loop() {
                   /*fatal=*/true);
         return Flush();
     }
+    ApplyForgets();
     if (!handled.ok()) {
       if (handled.error().code == ErrorCode::kProtocolViolation) {
         SendError(handled.error(), /*fatal=*/true);
@@ -374,6 +413,7 @@ void Connection::Run() {
       return;
     }
     SendStartupStatus();
+    stream_->SetReadTimeout(options_.idle_timeout_ms);
     (void)Loop();
     (void)Flush();
   } catch (const std::exception& broken) {

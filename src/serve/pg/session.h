@@ -48,7 +48,15 @@ class ByteStream {
   virtual Result<std::size_t> Read(char* data, std::size_t size) = 0;
   // Writes all of `data`. Errors: kIo.
   virtual Status Write(std::string_view data) = 0;
+  // How long a read waits for its first byte before kQueryTimeout (0: forever).
+  virtual void SetReadTimeout(std::uint32_t milliseconds) = 0;
 };
+
+// How long a connection may take from its first byte to AuthenticationOk (PostgreSQL's
+// authentication_timeout default): a client silent before it is closed, not left holding a slot.
+inline constexpr std::uint32_t kAuthenticationTimeoutMs = 60'000;
+// The longest PasswordMessage read (a JWT is far shorter): a longer one is a protocol violation.
+inline constexpr std::uint32_t kMaxPasswordBytes = 64 << 10;
 
 struct SessionOptions {
   bool peer_is_loopback = false;
@@ -60,6 +68,7 @@ struct SessionOptions {
   std::int32_t process_id = 0;  // BackendKeyData
   std::int32_t secret_key = 0;
   QueryCancel* query_cancel = nullptr;          // cancelled by a CancelRequest naming this session
+  std::uint32_t idle_timeout_ms = 0;  // [serve] sql_idle_timeout_ms, once authenticated
   const std::atomic<bool>* stopping = nullptr;  // set when the server drains
 };
 

@@ -13,11 +13,18 @@ Error Violation(std::string message) {
                    "the client does not speak PostgreSQL's protocol v3 as the server expects");
 }
 
-// The format of result column `index` under Bind's result format codes.
+// The format of parameter `index` under Bind's parameter format codes.
 std::int16_t FormatOf(const std::vector<std::int16_t>& formats, std::size_t index) {
   if (formats.empty()) return 0;
   if (formats.size() == 1) return formats[0];
   return index < formats.size() ? formats[index] : std::int16_t{0};
+}
+
+// The format result column `index` of `type` is sent in: binary when asked and the type has a
+// binary form here (values.h), else text.
+std::int16_t ResultFormatOf(const std::vector<std::int16_t>& formats, std::size_t index,
+                            PgType type) {
+  return FormatOf(formats, index) == 1 && HasBinaryForm(type) ? std::int16_t{1} : std::int16_t{0};
 }
 
 }  // namespace
@@ -30,7 +37,7 @@ void Connection::SendRowDescription(const ResultSet& result,
     const PgColumn& column = result.columns[index];
     message.CString(column.name).Int32(0).Int16(0);
     message.Int32(static_cast<std::int32_t>(column.type)).Int16(PgTypeSize(column.type));
-    message.Int32(-1).Int16(FormatOf(formats, index));
+    message.Int32(-1).Int16(ResultFormatOf(formats, index, column.type));
   }
   message.End();
   Queue(message);
@@ -53,7 +60,7 @@ Status Connection::SendRows(Portal& portal, std::int64_t max_rows, bool* suspend
         message.Int32(-1);
         continue;
       }
-      if (FormatOf(portal.result_formats, index) == 1) {
+      if (ResultFormatOf(portal.result_formats, index, result.columns[index].type) == 1) {
         STRATA_ASSIGN_OR_RETURN(std::string bytes,
                                 BinaryFromText(*row[index], result.columns[index].type));
         message.Int32(static_cast<std::int32_t>(bytes.size())).Bytes(bytes);
@@ -114,6 +121,8 @@ Status Connection::SimpleQuery(std::string_view sql) {
       SendComplete(*outcome, 0);
     }
   }
+  // An implicit transaction (outside BEGIN) ends with the message: so do its cursors.
+  if (transaction_ == 'I') EndTransactionCursors();
   SendReady();
   return OkStatus();
 }
@@ -237,12 +246,13 @@ Status Connection::DescribeMessage(FieldReader& reader) {
     return OkStatus();
   }
   if (kind[0] != 'P') return Violation(fmt::format("Describe of kind '{}'", kind));
-  auto found = portals_.find(std::string(name));
-  if (found == portals_.end()) {
+  Portal* found = FindPortal(std::string(name));
+  if (found == nullptr) {
     return MakeError(ErrorCode::kSqlUnsupported, fmt::format("portal \"{}\" does not exist", name),
                      "");
   }
-  Portal& portal = found->second;
+  active_portal_ = std::string(name);
+  Portal& portal = *found;
   if (!portal.result) {
     STRATA_ASSIGN_OR_RETURN(Outcome outcome,
                             RunStatement(portal.statement->sql, portal.parameters, nullptr,
@@ -264,13 +274,14 @@ Status Connection::ExecuteMessage(FieldReader& reader) {
   STRATA_ASSIGN_OR_RETURN(std::string_view name, reader.CString());
   STRATA_ASSIGN_OR_RETURN(std::int32_t max_rows, reader.Int32());
   STRATA_TRY(reader.ExpectEnd());
-  auto found = portals_.find(std::string(name));
-  if (found == portals_.end()) {
+  Portal* found = FindPortal(std::string(name));
+  if (found == nullptr) {
     return MakeError(ErrorCode::kSqlUnsupported, fmt::format("portal \"{}\" does not exist", name),
                      "Bind it first");
   }
-  Portal& portal = found->second;
-  if (FirstKeyword(portal.statement->sql).empty()) {
+  active_portal_ = std::string(name);
+  Portal& portal = *found;
+  if (portal.statement != nullptr && FirstKeyword(portal.statement->sql).empty()) {
     MessageBuilder empty;
     empty.Begin('I').End();
     Queue(empty);

@@ -31,6 +31,21 @@ bool NamesStrataSchema(std::string_view sql) {
          lower.find("\"strata\".") != std::string::npos;
 }
 
+// The statement's first keyword for the log: a keyword of the list, else "OTHER" (the first word
+// of what a user typed may be anything: a pasted token, a value).
+std::string_view LoggedKeyword(std::string_view keyword) {
+  static constexpr std::string_view kKnown[] = {
+      "SELECT",   "WITH",     "VALUES", "TABLE",  "(",          "EXPLAIN", "SET",     "SHOW",
+      "RESET",    "BEGIN",    "START",  "COMMIT", "END",        "ROLLBACK", "ABORT",  "SAVEPOINT",
+      "RELEASE",  "DISCARD",  "DEALLOCATE",       "DECLARE",    "FETCH",   "MOVE",    "CLOSE",
+      "INSERT",   "UPDATE",   "DELETE", "CREATE", "DROP",       "ALTER",   "COPY",    "PREPARE",
+      "EXECUTE",  "LISTEN",   "UNLISTEN",         "GRANT",      "TRUNCATE", ""};
+  for (const std::string_view known : kKnown) {
+    if (keyword == known) return keyword;
+  }
+  return "OTHER";
+}
+
 // The EXPLAIN answer: the semantic query, then meta.rollup, one text line per row.
 ResultSet ExplainResult(const ordered_json& query, const ordered_json& rollup) {
   ResultSet result;
@@ -84,7 +99,7 @@ void Connection::LogStatement(std::string_view kind, std::string_view keyword, c
                        {"connection", options_.process_id},
                        {"role", role_},
                        {"kind", kind},
-                       {"statement", keyword},
+                       {"statement", LoggedKeyword(keyword)},
                        {"status", status.ok() ? "ok" : "error"},
                        {"duration_ms", elapsed.count()},
                        {"rollup", rollup.empty() ? ordered_json(nullptr) : ordered_json(rollup)}};
@@ -112,7 +127,7 @@ Result<Outcome> Connection::RunStatement(std::string_view sql, const Parameters&
     }
     if (OneOf(keyword, {"DECLARE", "FETCH", "MOVE", "CLOSE"})) {
       last_kind_ = "cursor";
-      return RunCursorStatement(keyword, sql, describe_only);
+      return RunCursorStatement(keyword, sql, parameters, describe_only);
     }
     if (OneOf(keyword, {"SELECT", "WITH", "VALUES", "TABLE", "(", "EXPLAIN"})) {
       std::optional<std::string_view> explained = ExplainedQuery(sql);
@@ -122,7 +137,9 @@ Result<Outcome> Connection::RunStatement(std::string_view sql, const Parameters&
     if (describe_only && keyword != "SHOW") return Outcome{};
     STRATA_ASSIGN_OR_RETURN(std::shared_ptr<const RoleView> view, backend_.View(role_));
     Outcome answered;
+    const auto before = ReportedSettings();
     STRATA_ASSIGN_OR_RETURN(answered.result, view->catalog->Execute(sql, parameters, settings_));
+    ReportChangedSettings(before);
     answered.has_rows = !answered.result.columns.empty();
     return answered;
   }();
@@ -130,10 +147,16 @@ Result<Outcome> Connection::RunStatement(std::string_view sql, const Parameters&
     ForgetDeallocated(keyword, sql);
     if (OneOf(keyword, {"BEGIN", "START"})) transaction_ = 'T';
     if (OneOf(keyword, {"COMMIT", "END", "ROLLBACK", "ABORT"})) {
-      if (transaction_ == 'E' && (keyword == "COMMIT" || keyword == "END")) {
-        outcome->result.tag = "ROLLBACK";
+      const TransactionEnd end = TransactionEndOf(sql);
+      if (end == TransactionEnd::kToSavepoint) {
+        if (transaction_ == 'E') transaction_ = 'T';
+      } else {
+        if (transaction_ == 'E' && (keyword == "COMMIT" || keyword == "END")) {
+          outcome->result.tag = "ROLLBACK";
+        }
+        EndTransactionCursors();
+        transaction_ = end == TransactionEnd::kAndChain ? 'T' : 'I';
       }
-      transaction_ = 'I';
     }
   }
   if (!describe_only) {
@@ -145,18 +168,54 @@ Result<Outcome> Connection::RunStatement(std::string_view sql, const Parameters&
 
 void Connection::ForgetDeallocated(std::string_view keyword, std::string_view sql) {
   if (keyword == "DISCARD") {
-    statements_.clear();
-    portals_.clear();
-    cursors_.clear();
+    forget_all_ = true;
     return;
   }
   if (keyword != "DEALLOCATE") return;
   std::optional<std::string> name = DeallocatedName(sql);
   if (!name) {
-    statements_.clear();
+    forget_statements_ = true;
   } else {
-    statements_.erase(*name);
+    forget_names_.push_back(*name);
   }
+}
+
+void Connection::ApplyForgets() {
+  if (forget_all_) {
+    statements_.clear();
+    std::optional<Portal> active;
+    if (active_portal_) {
+      if (auto found = portals_.find(*active_portal_); found != portals_.end()) {
+        active = std::move(found->second);
+      }
+    }
+    portals_.clear();
+    if (active) portals_[*active_portal_] = std::move(*active);
+    cursors_.clear();
+    cursor_holds_.clear();
+  }
+  if (forget_statements_) statements_.clear();
+  for (const std::string& name : forget_names_) statements_.erase(name);
+  forget_all_ = false;
+  forget_statements_ = false;
+  forget_names_.clear();
+}
+
+void Connection::EndTransactionCursors() {
+  for (auto it = cursors_.begin(); it != cursors_.end();) {
+    if (!cursor_holds_[it->first]) {
+      cursor_holds_.erase(it->first);
+      it = cursors_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+Portal* Connection::FindPortal(const std::string& name) {
+  if (auto found = portals_.find(name); found != portals_.end()) return &found->second;
+  if (auto found = cursors_.find(name); found != cursors_.end()) return &found->second;
+  return nullptr;
 }
 
 Result<Outcome> Connection::RunQuery(std::string_view sql, const Parameters& parameters,
@@ -244,6 +303,7 @@ Result<Outcome> Connection::RunQuery(std::string_view sql, const Parameters& par
 }
 
 Result<Outcome> Connection::RunCursorStatement(std::string_view keyword, std::string_view sql,
+                                               const Parameters& parameters,
                                                bool describe_only) {
   Outcome outcome;
   if (keyword == "DECLARE") {
@@ -253,12 +313,18 @@ Result<Outcome> Connection::RunCursorStatement(std::string_view keyword, std::st
       return MakeError(ErrorCode::kSqlUnsupported,
                        fmt::format("cursor \"{}\" already exists", declare.name), "CLOSE it first");
     }
-    STRATA_ASSIGN_OR_RETURN(Outcome answered,
-                            RunQuery(declare.query, {}, nullptr, false, /*explain=*/false));
+    if (declare.binary) {
+      return MakeError(ErrorCode::kSqlUnsupported,
+                       "a BINARY cursor is not supported by the SQL port",
+                       "declare it without BINARY; the extended protocol's Bind asks for binary "
+                       "results");
+    }
+    STRATA_ASSIGN_OR_RETURN(Outcome answered, RunQuery(declare.query, parameters, nullptr, false,
+                                                       /*explain=*/false));
     Portal cursor;
     cursor.result = std::move(answered.result);
-    if (declare.binary) cursor.result_formats = {1};
     cursors_[declare.name] = std::move(cursor);
+    cursor_holds_[declare.name] = declare.hold;
     outcome.result.tag = "DECLARE CURSOR";
     return outcome;
   }
@@ -267,6 +333,7 @@ Result<Outcome> Connection::RunCursorStatement(std::string_view keyword, std::st
     if (describe_only) return outcome;
     if (!name) {
       cursors_.clear();
+      cursor_holds_.clear();
     } else if (cursors_.erase(*name) == 0) {
       return MakeError(ErrorCode::kSqlUnsupported,
                        fmt::format("cursor \"{}\" does not exist", *name), "");

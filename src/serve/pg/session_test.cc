@@ -27,6 +27,7 @@ class ScriptedStream : public ByteStream {
     output.append(data);
     return OkStatus();
   }
+  void SetReadTimeout(std::uint32_t /*milliseconds*/) override {}
   std::string output;
 
  private:
@@ -86,6 +87,20 @@ TEST(SessionTest, OtherProtocolVersionsAreRefused) {
   options.peer_is_loopback = true;
   RunSession(stream, backend, options);
   EXPECT_EQ(SqlStateOf(stream.output), "0A000");
+}
+
+TEST(SessionTest, ANewerMinorVersionIsNegotiatedDownTo30) {
+  // Protocol 3.2 (libpq 18's max_protocol_version): NegotiateProtocolVersion to 3.0, then the
+  // password request; the client hangs up before sending one.
+  ScriptedStream stream(Startup((3 << 16) | 2));
+  UnreachableBackend backend;
+  SessionOptions options;
+  options.peer_is_loopback = true;
+  RunSession(stream, backend, options);
+  ASSERT_GE(stream.output.size(), 13U);
+  EXPECT_EQ(stream.output[0], 'v');
+  EXPECT_EQ(stream.output.substr(1, 12), std::string("\0\0\0\x0c\0\0\0\0\0\0\0\0", 12));
+  EXPECT_EQ(stream.output[13], 'R');
 }
 
 TEST(SessionTest, SslRequestWithoutTlsIsAnsweredN) {

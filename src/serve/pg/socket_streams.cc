@@ -59,6 +59,8 @@ class TlsStream : public ByteStream {
     return MakeError(ErrorCode::kIo, "TLS read failed: " + OpenSslReason());
   }
 
+  void SetReadTimeout(std::uint32_t milliseconds) override { idle_timeout_ms_ = milliseconds; }
+
   Status Write(std::string_view data) override {
     while (!data.empty()) {
       const int written = SSL_write(ssl_, data.data(),

@@ -19,6 +19,7 @@ class PlainStream : public ByteStream {
   PlainStream(int fd, std::uint32_t idle_timeout_ms) : fd_(fd), idle_timeout_ms_(idle_timeout_ms) {}
   Result<std::size_t> Read(char* data, std::size_t size) override;
   Status Write(std::string_view data) override;
+  void SetReadTimeout(std::uint32_t milliseconds) override { idle_timeout_ms_ = milliseconds; }
 
  private:
   int fd_;

@@ -5,10 +5,13 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/rand.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <chrono>
 #include <cstring>
 #include <list>
@@ -65,6 +68,9 @@ class GenerationBackend : public SqlBackend {
   std::map<std::string, std::shared_ptr<const RoleView>> views_;
 };
 
+// After the drain and the cancel, how long session threads get to end before the process exits.
+constexpr std::int64_t kForcedExitGraceMs = 2000;
+
 bool IsLoopback(const sockaddr_storage& peer) {
   if (peer.ss_family == AF_INET) {
     const auto* address = reinterpret_cast<const sockaddr_in*>(&peer);
@@ -108,23 +114,38 @@ struct SqlPort::State {
     int fd = -1;
     std::int32_t process_id = 0;
     std::int32_t secret_key = 0;
-    QueryCancel cancel;
+    // Shared so that a CancelRequest fires it after letting go of `mutex` (a warehouse's
+    // interrupt may block on the network).
+    std::shared_ptr<QueryCancel> cancel = std::make_shared<QueryCancel>();
     std::thread thread;
     std::atomic<bool> done{false};
   };
   std::mutex mutex;
   std::list<Connection> connections;  // stable addresses
   std::int32_t next_process_id = 0;
-  std::mt19937 keys{std::random_device{}()};
+
+  // A cancel key from OpenSSL's generator: another client cannot predict it.
+  static std::int32_t SecretKey() {
+    std::int32_t key = 0;
+    if (RAND_bytes(reinterpret_cast<unsigned char*>(&key), sizeof key) != 1) {
+      std::random_device device;
+      key = static_cast<std::int32_t>(device());
+    }
+    return key;
+  }
 
   void Cancel(std::int32_t process_id, std::int32_t key) {
-    std::lock_guard<std::mutex> lock(mutex);
-    for (Connection& connection : connections) {
-      if (connection.process_id == process_id && connection.secret_key == key &&
-          !connection.done.load()) {
-        connection.cancel.Cancel();
+    std::shared_ptr<QueryCancel> target;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      for (Connection& connection : connections) {
+        if (connection.process_id == process_id && connection.secret_key == key &&
+            !connection.done.load()) {
+          target = connection.cancel;
+        }
       }
     }
+    if (target) target->Cancel();
   }
 
   // Joins the threads of ended connections. REQUIRES: `mutex` held.
@@ -141,20 +162,21 @@ struct SqlPort::State {
   }
 
   void Serve(Connection& connection, bool loopback) {
-    PlainStream plain(connection.fd, limits.sql_idle_timeout_ms);
+    PlainStream plain(connection.fd, kAuthenticationTimeoutMs);
     std::unique_ptr<ByteStream> secure;
     SessionOptions session;
     session.peer_is_loopback = loopback;
     if (tls) {
       session.start_tls = [&]() -> Result<ByteStream*> {
-        STRATA_ASSIGN_OR_RETURN(secure, tls->Accept(connection.fd, limits.sql_idle_timeout_ms));
+        STRATA_ASSIGN_OR_RETURN(secure, tls->Accept(connection.fd, kAuthenticationTimeoutMs));
         return secure.get();
       };
     }
     session.cancel = [this](std::int32_t process_id, std::int32_t key) { Cancel(process_id, key); };
     session.process_id = connection.process_id;
     session.secret_key = connection.secret_key;
-    session.query_cancel = &connection.cancel;
+    session.query_cancel = connection.cancel.get();
+    session.idle_timeout_ms = limits.sql_idle_timeout_ms;
     session.stopping = &stopping;
     RunSession(plain, backend, session);
     secure.reset();
@@ -170,13 +192,14 @@ struct SqlPort::State {
           ::accept4(listener, reinterpret_cast<sockaddr*>(&peer), &peer_size, SOCK_CLOEXEC);
       if (fd < 0) {
         if (stopping.load()) return;
-        if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE) {
-          if (errno == EMFILE || errno == ENFILE) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-          }
-          continue;
+        const int error = errno;
+        if (error != EINTR && error != ECONNABORTED) {
+          // Out of descriptors or buffers: say so, wait a little and accept again.
+          WriteJsonLine(
+              {{"event", "accept_failed"}, {"api", "sql"}, {"error", std::strerror(error)}});
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
         }
-        return;
+        continue;
       }
       const int yes = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
@@ -193,7 +216,7 @@ struct SqlPort::State {
       Connection& connection = connections.emplace_back();
       connection.fd = fd;
       connection.process_id = ++next_process_id;
-      connection.secret_key = static_cast<std::int32_t>(keys());
+      connection.secret_key = SecretKey();
       const bool loopback = IsLoopback(peer);
       connection.thread =
           std::thread([this, &connection, loopback] { Serve(connection, loopback); });
@@ -280,10 +303,17 @@ Status SqlPort::Run(const std::atomic<bool>& stop) {
       if (MonotonicMillis() >= deadline && !cancelled) {
         state_->current()->query->CancelAll();
         for (State::Connection& connection : state_->connections) {
-          connection.cancel.Cancel();
+          connection.cancel->Cancel();
           ::shutdown(connection.fd, SHUT_RDWR);
         }
         cancelled = true;
+      }
+      if (cancelled && MonotonicMillis() >= deadline + kForcedExitGraceMs) {
+        // A session thread that does not end (a query that ignores its interrupt) must not keep
+        // the process from stopping: the drain bound holds, as on the HTTP port.
+        WriteJsonLine({{"event", "forced_exit"}, {"api", "sql"}});
+        std::fflush(stderr);
+        std::_Exit(0);
       }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -11,7 +11,9 @@
 //
 // Shutdown: when `stop` is set the listener closes, idle sessions end with FATAL 57P01 at once,
 // a session running a statement ends after it (answered first); after shutdown_drain_ms the
-// statements still running are cancelled (QueryApi::CancelAll) and every connection is closed.
+// statements still running are cancelled (QueryApi::CancelAll) and every connection is closed;
+// when a session thread has still not ended 2 s later, {"event":"forced_exit"} is logged and the
+// process exits 0. A connection has 60 s (kAuthenticationTimeoutMs) to authenticate.
 //
 // Thread safety: Run blocks the calling thread; everything else is internal.
 #pragma once

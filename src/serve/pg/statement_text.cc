@@ -117,6 +117,7 @@ Result<DeclareCursor> ParseDeclareCursor(std::string_view sql) {
   while (index < tokens.size() &&
          (sql::IsKeyword(tokens[index], "WITH") || sql::IsKeyword(tokens[index], "WITHOUT") ||
           sql::IsKeyword(tokens[index], "HOLD"))) {
+    if (sql::IsKeyword(tokens[index], "WITH")) cursor.hold = true;
     ++index;
   }
   if (index + 1 >= tokens.size() || !sql::IsKeyword(tokens[index], "FOR")) {
@@ -198,6 +199,20 @@ std::optional<std::string> DeallocatedName(std::string_view sql) {
   return std::string(name.text);
 }
 
+TransactionEnd TransactionEndOf(std::string_view sql) {
+  Result<std::vector<Token>> tokens = Significant(sql);
+  if (!tokens.ok()) return TransactionEnd::kEnd;
+  for (std::size_t index = 1; index < tokens->size(); ++index) {
+    if (sql::IsKeyword((*tokens)[index], "TO")) return TransactionEnd::kToSavepoint;
+    if (sql::IsKeyword((*tokens)[index], "CHAIN") && index >= 2 &&
+        sql::IsKeyword((*tokens)[index - 1], "AND") &&
+        !sql::IsKeyword((*tokens)[index - 2], "NO")) {
+      return TransactionEnd::kAndChain;
+    }
+  }
+  return TransactionEnd::kEnd;
+}
+
 Result<int> ParameterCount(std::string_view sql) {
   STRATA_ASSIGN_OR_RETURN(std::vector<Token> tokens, Significant(sql));
   int highest = 0;
@@ -210,6 +225,11 @@ Result<int> ParameterCount(std::string_view sql) {
       continue;
     }
     highest = std::max(highest, std::stoi(std::string(digits)));
+  }
+  if (highest > 65535) {
+    return MakeError(ErrorCode::kSqlUnsupported,
+                     fmt::format("${} is beyond the protocol's 65,535 parameters", highest),
+                     "bind at most 65,535 parameters");
   }
   return highest;
 }

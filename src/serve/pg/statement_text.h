@@ -29,6 +29,7 @@ struct DeclareCursor {
   std::string name;   // folded to lower case unless quoted
   std::string query;  // the text after FOR
   bool binary = false;
+  bool hold = false;  // WITH HOLD: outlives its transaction
 };
 // DECLARE name [BINARY] [ASENSITIVE | INSENSITIVE] [[NO] SCROLL] CURSOR [{WITH | WITHOUT} HOLD]
 // FOR query. Errors: kSqlLex when it is not of that form; kSqlUnsupported for SCROLL.
@@ -49,6 +50,11 @@ Result<std::optional<std::string>> ParseCloseCursor(std::string_view sql);
 // DEALLOCATE [PREPARE] name | ALL: the statement's name as the extended protocol names it
 // (quotes removed, case kept: pgjdbc's "S_1"), or nullopt for ALL (and for what does not read).
 std::optional<std::string> DeallocatedName(std::string_view sql);
+
+// What a COMMIT/END/ROLLBACK/ABORT statement does to the transaction block: ends it, ends it and
+// opens the next one (AND CHAIN), or (ROLLBACK TO [SAVEPOINT] name) keeps it open.
+enum class TransactionEnd { kEnd, kAndChain, kToSavepoint };
+TransactionEnd TransactionEndOf(std::string_view sql);
 
 // The highest n of the $n parameters in `sql` (0 when none). Errors: kSqlLex.
 Result<int> ParameterCount(std::string_view sql);

@@ -267,6 +267,39 @@ std::optional<std::string> PlainDecimal(std::string_view number) {
   return sign + integer + (fraction.empty() ? "" : "." + fraction);
 }
 
+bool HasBinaryForm(PgType type) {
+  switch (type) {
+    case PgType::kBool:
+    case PgType::kInt2:
+    case PgType::kInt4:
+    case PgType::kInt8:
+    case PgType::kOid:
+    case PgType::kFloat4:
+    case PgType::kFloat8:
+    case PgType::kNumeric:
+    case PgType::kDate:
+    case PgType::kTimestamp:
+    case PgType::kTimestamptz:
+    case PgType::kText:
+    case PgType::kVarchar:
+    case PgType::kBpchar:
+    case PgType::kName:
+    case PgType::kChar:
+    case PgType::kUnknown:
+      return true;
+    case PgType::kBytea:
+    case PgType::kRegproc:
+    case PgType::kTime:
+    case PgType::kInterval:
+    case PgType::kRegclass:
+    case PgType::kTextArray:
+    case PgType::kInt2Array:
+    case PgType::kOidArray:
+      return false;
+  }
+  return false;
+}
+
 Result<std::string> BinaryFromText(std::string_view text, PgType type) {
   std::string out;
   switch (type) {

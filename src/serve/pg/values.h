@@ -19,6 +19,11 @@ namespace strata::serve::pg {
 // nullopt when it is not a decimal number.
 std::optional<std::string> PlainDecimal(std::string_view number);
 
+// Whether the port sends `type` in binary when a client asks (Bind's result formats): the
+// numbers, bool, date, timestamp(tz) and the text types. Others (arrays, regclass, interval,
+// bytea, time: catalog columns) are sent as text, and their RowDescription says so.
+bool HasBinaryForm(PgType type);
+
 // The binary send format of a text value of `type`. Types without a binary form here (and text
 // types) are sent as their UTF-8 text, which is their binary form. Errors: kInternal when `text`
 // is not a value of `type`.
