@@ -120,7 +120,7 @@ class Connection {
   std::string role_;
   bool tls_active_ = false;
   std::vector<std::string> unknown_options_;  // the startup's `_pq_.*` protocol options
-  char transaction_ = 'I';  // 'I' idle, 'T' in a block, 'E' in a failed block
+  char transaction_ = 'I';                    // 'I' idle, 'T' in a block, 'E' in a failed block
   bool skip_until_sync_ = false;
   std::map<std::string, std::shared_ptr<const Prepared>> statements_;
   std::map<std::string, Portal> portals_;
@@ -130,9 +130,9 @@ class Connection {
   // The portal last Described or Executed before Sync: DISCARD ALL keeps the portal running it
   // (as PostgreSQL keeps the active portal), so its Execute still finds it.
   std::optional<std::string> active_portal_;
-  bool forget_statements_ = false;            // DEALLOCATE ALL answered
-  std::vector<std::string> forget_names_;     // DEALLOCATE name answered
-  std::string last_rollup_;  // of the statement being run, for its log line
+  bool forget_statements_ = false;         // DEALLOCATE ALL answered
+  std::vector<std::string> forget_names_;  // DEALLOCATE name answered
+  std::string last_rollup_;                // of the statement being run, for its log line
   std::string last_kind_;
   std::string last_cache_;  // the result cache's word on it (SemanticAnswer::cache)
 };

@@ -68,7 +68,7 @@ struct SessionOptions {
   std::int32_t process_id = 0;  // BackendKeyData
   std::int32_t secret_key = 0;
   QueryCancel* query_cancel = nullptr;          // cancelled by a CancelRequest naming this session
-  std::uint32_t idle_timeout_ms = 0;  // [serve] sql_idle_timeout_ms, once authenticated
+  std::uint32_t idle_timeout_ms = 0;            // [serve] sql_idle_timeout_ms, once authenticated
   const std::atomic<bool>* stopping = nullptr;  // set when the server drains
 };
 

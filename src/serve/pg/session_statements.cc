@@ -35,11 +35,11 @@ bool NamesStrataSchema(std::string_view sql) {
 // of what a user typed may be anything: a pasted token, a value).
 std::string_view LoggedKeyword(std::string_view keyword) {
   static constexpr std::string_view kKnown[] = {
-      "SELECT",   "WITH",     "VALUES", "TABLE",  "(",          "EXPLAIN", "SET",     "SHOW",
-      "RESET",    "BEGIN",    "START",  "COMMIT", "END",        "ROLLBACK", "ABORT",  "SAVEPOINT",
-      "RELEASE",  "DISCARD",  "DEALLOCATE",       "DECLARE",    "FETCH",   "MOVE",    "CLOSE",
-      "INSERT",   "UPDATE",   "DELETE", "CREATE", "DROP",       "ALTER",   "COPY",    "PREPARE",
-      "EXECUTE",  "LISTEN",   "UNLISTEN",         "GRANT",      "TRUNCATE", ""};
+      "SELECT",  "WITH",     "VALUES",     "TABLE",    "(",     "EXPLAIN",  "SET",     "SHOW",
+      "RESET",   "BEGIN",    "START",      "COMMIT",   "END",   "ROLLBACK", "ABORT",   "SAVEPOINT",
+      "RELEASE", "DISCARD",  "DEALLOCATE", "DECLARE",  "FETCH", "MOVE",     "CLOSE",   "INSERT",
+      "UPDATE",  "DELETE",   "CREATE",     "DROP",     "ALTER", "COPY",     "PREPARE", "EXECUTE",
+      "LISTEN",  "UNLISTEN", "GRANT",      "TRUNCATE", ""};
   for (const std::string_view known : kKnown) {
     if (keyword == known) return keyword;
   }
@@ -303,8 +303,7 @@ Result<Outcome> Connection::RunQuery(std::string_view sql, const Parameters& par
 }
 
 Result<Outcome> Connection::RunCursorStatement(std::string_view keyword, std::string_view sql,
-                                               const Parameters& parameters,
-                                               bool describe_only) {
+                                               const Parameters& parameters, bool describe_only) {
   Outcome outcome;
   if (keyword == "DECLARE") {
     STRATA_ASSIGN_OR_RETURN(DeclareCursor declare, ParseDeclareCursor(sql));
