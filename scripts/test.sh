@@ -4,7 +4,8 @@
 #                            — the fault loops, the DuckDB parser oracle, the kill -9 trials, the
 #                            semantic and rollup oracles, the property tests and the long
 #                            backfills included — then the tests against a real Trino
-#                            (tests/trino/), and the SQL port's real clients (tests/sqlport/);
+#                            (tests/trino/), the SQL port's real clients (tests/sqlport/) and the
+#                            playground page in Chromium (tests/playground/);
 #   scripts/test.sh --fast   the fast tier, before each commit (under 2 minutes on 2 cores): the
 #                            unit and golden suites (`ctest -L fast`) and the end-to-end tests not
 #                            marked slow (`pytest -m "not slow"`).
@@ -39,6 +40,9 @@ if [ "$tier" = full ]; then
   clients=$(bash "$root/scripts/sqlport_clients.sh")
   STRATA_BIN="$strata" STRATA_PGJDBC_JAR="$clients/postgresql-42.7.14.jar" \
     "$clients/venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/sqlport"
+  # The playground page in Debian's Chromium (playwright-core, node --test), about a minute.
+  echo "== playground (node --test tests/playground, Chromium against strata serve)"
+  bash "$root/scripts/test_playground.sh" "$strata"
   # After ctest and the end-to-end tests, never beside them: one real Trino 476 for the session
   # (tests/trino/conftest.py; the first run fetches it, about 820 MB, into ~/.cache/strata-trino).
   echo "== Trino (pytest tests/trino, a real Trino 476 on 127.0.0.1)"

@@ -1,0 +1,146 @@
+// The playground tests' world: a real project (`strata init --example`, its rollup built), a real
+// `strata serve` on 127.0.0.1 (port 0: the port comes from its "listening" log line), HS256
+// tokens signed here with node:crypto (independently of strata's JWT code), and Debian's
+// Chromium driven by playwright-core, every request URL and console message recorded.
+
+import { spawn, spawnSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+export const ROOT = path.resolve(HERE, '..', '..');
+export const SECRET = 'playground-test-secret-long-enough-0123456789abcdef';
+export const SHOTS = process.env.PLAYGROUND_OUT || path.join(ROOT, 'build', 'playground-shots');
+const CHROMIUM = process.env.PLAYGROUND_CHROMIUM || '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export function strataBin() {
+  const bin = process.env.STRATA_BIN;
+  if (!bin || !fs.existsSync(bin)) throw new Error('STRATA_BIN must name the strata binary');
+  return path.resolve(bin);
+}
+
+function strata(args, timeout = 600_000) {
+  const run = spawnSync(strataBin(), args, { encoding: 'utf8', timeout, env: { ...process.env, STRATA_JWT_SECRET: SECRET } });
+  if (run.status !== 0) throw new Error(`strata ${args.join(' ')} exited ${run.status}:\n${run.stdout}\n${run.stderr}`);
+  return run.stdout;
+}
+
+// The example shop in a fresh folder, its rollup built, no refresh schedule (the tests build).
+export function makeProject() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-playground-'));
+  const project = path.join(dir, 'shop');
+  strata(['init', project, '--example']);
+  fs.appendFileSync(path.join(project, 'strata.toml'), 'refresh_check_seconds = 0\n');
+  strata(['rollups', 'build', '--project', project]);
+  return project;
+}
+
+export function buildRollup(project, name) {
+  return strata(['rollups', 'build', '--project', project, '--rollup', name]);
+}
+
+export function removeProject(project) {
+  fs.rmSync(path.dirname(project), { recursive: true, force: true });
+}
+
+export function token(role, seconds = 3600) {
+  const b64 = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const unsigned = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ role, exp: Math.floor(Date.now() / 1000) + seconds })}`;
+  return `${unsigned}.${createHmac('sha256', SECRET).update(unsigned).digest('base64url')}`;
+}
+
+export class Server {
+  constructor(project) {
+    this.lines = [];
+    this.process = spawn(strataBin(), ['serve', '--project', project, '--host', '127.0.0.1', '--port', '0'],
+      { env: { ...process.env, STRATA_JWT_SECRET: SECRET }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.process.stdout.resume();
+    let buffer = '';
+    this.process.stderr.setEncoding('utf8');
+    this.process.stderr.on('data', (chunk) => {
+      buffer += chunk;
+      const lines = buffer.split('\n');
+      buffer = lines.pop();
+      for (const line of lines) this.onLine(line);
+    });
+    this.waiters = [];
+  }
+
+  onLine(line) {
+    this.lines.push(line);
+    let event = null;
+    try { event = JSON.parse(line); } catch { return; }
+    if (event.event === 'listening' && (event.api || 'query') === 'query') this.port = event.port;
+    this.waiters = this.waiters.filter((waiter) => !waiter(event));
+  }
+
+  // Resolves with the first log event (from now on) that `match` accepts.
+  nextEvent(match, timeoutMs = 30_000) {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no matching log event:\n${this.lines.slice(-20).join('\n')}`)), timeoutMs);
+      this.waiters.push((event) => {
+        if (!match(event)) return false;
+        clearTimeout(timer);
+        resolve(event);
+        return true;
+      });
+    });
+  }
+
+  async started() {
+    const deadline = Date.now() + 60_000;
+    while (!this.port) {
+      if (this.process.exitCode !== null) throw new Error(`strata serve exited:\n${this.lines.join('\n')}`);
+      if (Date.now() > deadline) throw new Error(`strata serve did not start:\n${this.lines.join('\n')}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    this.origin = `http://127.0.0.1:${this.port}`;
+    return this;
+  }
+
+  // POST /v1/query (or another route) from node, as a client other than the page.
+  async api(route, role, body) {
+    const response = await fetch(`${this.origin}${route}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { Authorization: `Bearer ${token(role)}`, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, headers: response.headers, json: await response.json() };
+  }
+
+  async stop() {
+    if (this.process.exitCode !== null) return;
+    const exited = new Promise((resolve) => this.process.once('exit', resolve));
+    this.process.kill('SIGTERM');
+    await exited;
+  }
+}
+
+// One browser for the whole run; each test gets a fresh context (its own sessionStorage).
+export async function launchBrowser() {
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+// A page that records every request URL, console message and page error.
+export async function openPage(browser, { width = 1280, height = 800 } = {}) {
+  const context = await browser.newContext({ viewport: { width, height } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  const page = await context.newPage();
+  const record = { requests: [], console: [], errors: [], dialogs: [] };
+  page.on('request', (request) => record.requests.push(request.url()));
+  page.on('console', (message) => record.console.push({ type: message.type(), text: message.text() }));
+  page.on('pageerror', (error) => record.errors.push(String(error)));
+  page.on('dialog', async (dialog) => { record.dialogs.push(dialog.message()); await dialog.dismiss(); });
+  return { context, page, record };
+}
+
+export async function screenshot(page, name) {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+}
