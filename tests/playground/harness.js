@@ -100,7 +100,13 @@ export class Server {
       if (Date.now() > deadline) throw new Error(`strata serve did not start:\n${this.lines.join('\n')}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    this.origin = `http://127.0.0.1:${this.port}`;
+    this.apiOrigin = `http://127.0.0.1:${this.port}`;
+    this.origin = this.apiOrigin;
+    if (process.env.PLAYGROUND_DEV_PROXY === '1') {
+      const { startProxy } = await import('./dev_proxy.js');
+      this.proxy = await startProxy(this.port);
+      this.origin = `http://127.0.0.1:${this.proxy.address().port}`;
+    }
     return this;
   }
 
@@ -115,6 +121,7 @@ export class Server {
   }
 
   async stop() {
+    if (this.proxy) { this.proxy.closeAllConnections(); this.proxy.close(); }
     if (this.process.exitCode !== null) return;
     const exited = new Promise((resolve) => this.process.once('exit', resolve));
     this.process.kill('SIGTERM');

@@ -10,6 +10,7 @@ import { drawChart } from './chart.js';
 import { drawTable } from './table.js';
 import { drawRouting, drawAdvice } from './routing.js';
 import { toSql, toCurl } from './sql.js';
+import { formatMs } from './format.js';
 
 const state = { token: '', catalogue: null, query: {}, jsonValid: true, answer: null, runQuery: null, running: false };
 const editor = byId('json-editor');
@@ -55,6 +56,7 @@ async function connect(token) {
     state.token = token;
     saveToken(token);
     state.catalogue = new Catalogue(json);
+    builder.query = state.query;
     builder.setCatalogue(state.catalogue);
     const roles = state.catalogue.roles;
     byId('role-badge').textContent = roles.length === 1 ? `role: ${roles[0]}` : 'role: all roles';
@@ -95,10 +97,17 @@ function onJsonInput() {
   if (state.catalogue) builder.render(parsed);
 }
 
-// Where an error belongs: the longest member of the query its text names.
+// Where an error belongs: the longest member of the query its text names, as "Order.foo" or as
+// entity "Order" ... member "foo".
 function memberNamedBy(error, query) {
-  const text = [error.message, error.hint, ...(Array.isArray(error.notes) ? error.notes : [])].join(' ');
-  return [...membersOf(query)].filter((name) => text.includes(name)).sort((a, b) => b.length - a.length)[0];
+  const text = [error.message, ...(Array.isArray(error.notes) ? error.notes : [])].join(' ');
+  const names = [...membersOf(query)].sort((a, b) => b.length - a.length);
+  const named = names.find((name) => text.includes(name)) || names.find((name) => {
+    const parts = name.split('.');
+    return parts.length > 1 && text.includes(`"${parts[0]}"`) && text.includes(`"${parts.slice(1).join('.')}"`);
+  });
+  if (named) return named;
+  return ['timezone', 'limit'].find((key) => key in query && text.includes(key));
 }
 
 function showRunError(error, query) {
@@ -135,7 +144,7 @@ async function run() {
     const { json, headers } = await runQuery(state.token, query);
     state.answer = json;
     state.runQuery = query;
-    byId('status-line').textContent = `${json.rows.length} row${json.rows.length === 1 ? '' : 's'} in ${json.meta.duration_ms} ms`;
+    byId('status-line').textContent = `${json.rows.length} row${json.rows.length === 1 ? '' : 's'} in ${formatMs(json.meta.duration_ms)}`;
     drawTable(byId('table'), json);
     drawAnswerChart();
     drawRouting(byId('routing'), json.meta, headers.get('X-Strata-Cache'));

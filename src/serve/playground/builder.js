@@ -95,9 +95,10 @@ export class Builder {
     const times = list(this.query, 'time_dimensions');
     const first = times[0] && typeof times[0] === 'object' ? times[0] : null;
     const update = (patch) => {
-      const next = { ...(first || {}), ...patch };
+      const now = list(this.query, 'time_dimensions');
+      const next = { ...(now[0] && typeof now[0] === 'object' ? now[0] : {}), ...patch };
       for (const key of Object.keys(next)) if (next[key] === undefined) delete next[key];
-      const rest = times.slice(1);
+      const rest = now.slice(1);
       this.emit({ ...this.query, time_dimensions: next.dimension ? [next, ...rest] : rest },
         'dimension' in patch);
       if ('dimension' in patch) focusLater('#time-dimension');
@@ -133,7 +134,7 @@ export class Builder {
     filters.forEach((filter, index) => {
       const remove = h('button', { type: 'button', class: 'icon', 'aria-label': `Remove filter ${index + 1}`, text: '×',
         onclick: () => {
-          this.emit({ ...this.query, filters: filters.filter((_, i) => i !== index) }, true);
+          this.emit({ ...this.query, filters: list(this.query, 'filters').filter((_, i) => i !== index) }, true);
           focusLater('#filter-add');
         } });
       if (!isPlainFilter(filter)) {
@@ -143,7 +144,7 @@ export class Builder {
         return;
       }
       const replace = (patch) => {
-        const next = filters.map((each, i) => (i === index ? { ...each, ...patch } : each));
+        const next = list(this.query, 'filters').map((each, i) => (i === index ? { ...each, ...patch } : each));
         if (VALUELESS_OPS.has(next[index].op)) delete next[index].values;
         else if (!next[index].values) next[index].values = [];
         this.emit({ ...this.query, filters: next });
@@ -176,7 +177,7 @@ export class Builder {
       disabled: members.length === 0,
       onclick: () => {
         const first = list(this.query, 'dimensions')[0] || members[0];
-        this.emit({ ...this.query, filters: [...filters, { member: first, op: 'equals', values: [] }] }, true);
+        this.emit({ ...this.query, filters: [...list(this.query, 'filters'), { member: first, op: 'equals', values: [] }] }, true);
         focusLater(`#filter-values-${filters.length}`);
       } }));
   }
@@ -189,7 +190,7 @@ export class Builder {
     root.append(h('h3', { class: 'section-title', text: 'Order' }));
     order.forEach((item, index) => {
       const replace = (patch) => this.emit({ ...this.query,
-        order: order.map((each, i) => (i === index ? { ...each, ...patch } : each)) });
+        order: list(this.query, 'order').map((each, i) => (i === index ? { ...each, ...patch } : each)) });
       const member = select(`order-member-${index}`, optionsWith(chosen, item.member), item.member,
         (value) => { member.dataset.member = value; replace({ member: value }); });
       member.dataset.member = item.member;
@@ -200,29 +201,30 @@ export class Builder {
       root.append(h('div', { class: 'order-row', 'data-member': item.member }, [member, direction,
         h('button', { type: 'button', class: 'icon', 'aria-label': `Remove order ${index + 1}`, text: '×',
           onclick: () => {
-            this.emit({ ...this.query, order: order.filter((_, i) => i !== index) }, true);
+            this.emit({ ...this.query, order: list(this.query, 'order').filter((_, i) => i !== index) }, true);
             focusLater('#order-add');
           } })]));
     });
     root.append(h('button', { type: 'button', id: 'order-add', class: 'link', text: '+ Add order',
       disabled: chosen.length === 0,
       onclick: () => {
-        this.emit({ ...this.query, order: [...order, { member: chosen[0], desc: true }] }, true);
+        this.emit({ ...this.query, order: [...list(this.query, 'order'), { member: chosen[0], desc: true }] }, true);
         focusLater(`#order-member-${order.length}`);
       } }));
   }
 
   // Marks the controls of `member` as the ones an error concerns; returns the first one.
   markError(member) {
-    let first = null;
+    const targets = [];
     for (const node of document.querySelectorAll('#builder [data-member]')) {
       if (node.dataset.member !== member) continue;
       const target = node.closest('label, .filter-row, .order-row, .row-inline') || node;
       target.classList.add('invalid');
       if (node.matches('input, select')) node.setAttribute('aria-invalid', 'true');
-      if (!first) first = target;
+      targets.push(target);
     }
-    return first;
+    // Where the member is used (a filter, the order, the time dimension) before its checkbox.
+    return targets.find((target) => !target.closest('#members')) || targets[0] || null;
   }
 
   clearErrors() {

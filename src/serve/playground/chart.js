@@ -11,7 +11,7 @@ import { formatNumber, formatTime } from './format.js';
 
 const WIDTH = 760;
 const HEIGHT = 320;
-const MARGIN = { top: 14, right: 18, bottom: 46, left: 70 };
+const MARGIN = { top: 14, right: 44, bottom: 46, left: 70 };
 const SERIES_CLASSES = 8;
 export const MAX_MARKS = 5000;
 

@@ -1,5 +1,5 @@
 // DOM building without HTML parsing: every text from the model, the server or the user goes in
-// through textContent or an attribute, never through innerHTML.
+// through textContent or an attribute, never parsed as HTML.
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 

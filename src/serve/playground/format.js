@@ -17,3 +17,8 @@ export function formatTime(value, short = false) {
   if (match[2] === '00:00' && (!match[3] || /^:00(\.0+)?$/.test(match[3]))) return match[1];
   return short ? `${match[1]} ${match[2]}` : value;
 }
+
+export function formatMs(ms) {
+  const number = Number(ms);
+  return Number.isFinite(number) ? `${number < 10 ? number.toFixed(1) : Math.round(number)} ms` : String(ms);
+}

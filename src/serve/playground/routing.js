@@ -1,6 +1,7 @@
 // The routing panel (which rollup answered, or why none did) and the rollup advisor's answer.
 
 import { h, clear } from './dom.js';
+import { formatMs } from './format.js';
 
 // Each stable miss reason (spec/semantic.md, docs/semantic-layer.md) in words.
 export const REASONS = {
@@ -40,7 +41,7 @@ export function drawRouting(container, meta, cacheHeader) {
     ...fact('Answered by', used ? `rollup ${used}` : 'live (the warehouse)', used ? 'used' : 'live'),
     ...fact('Live tail', rollup.live_tail ? 'yes: the open period was read live' : 'no'),
     ...(Array.isArray(rollup.joined) ? fact('Joined', rollup.joined.join(', ')) : []),
-    ...fact('Duration', meta && meta.duration_ms !== undefined ? `${meta.duration_ms} ms` : 'n/a'),
+    ...fact('Duration', meta && meta.duration_ms !== undefined ? formatMs(meta.duration_ms) : 'n/a'),
     ...fact('Cache', cacheHeader || 'n/a'),
   ]);
   facts.dataset.used = used || '';
