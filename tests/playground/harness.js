@@ -36,7 +36,9 @@ export function makeProject() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-playground-'));
   const project = path.join(dir, 'shop');
   strata(['init', project, '--example']);
-  fs.appendFileSync(path.join(project, 'strata.toml'), 'refresh_check_seconds = 0\n');
+  // [serve] is the example's last table: no refresh schedule (the tests build), and the SQL port
+  // on a free port, for the copied SQL.
+  fs.appendFileSync(path.join(project, 'strata.toml'), 'refresh_check_seconds = 0\nsql_port = 0\n');
   strata(['rollups', 'build', '--project', project]);
   return project;
 }
@@ -53,6 +55,15 @@ export function token(role, seconds = 3600) {
   const b64 = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
   const unsigned = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ role, exp: Math.floor(Date.now() / 1000) + seconds })}`;
   return `${unsigned}.${createHmac('sha256', SECRET).update(unsigned).digest('base64url')}`;
+}
+
+// Runs `sql` through psql on the SQL port; the rows as unaligned text lines ("a|b").
+export function psql(port, role, sql) {
+  const run = spawnSync('psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1',
+    `host=127.0.0.1 port=${port} user=playground dbname=strata`, '-f', '-'],
+  { input: sql, encoding: 'utf8', timeout: 60_000, env: { ...process.env, PGPASSWORD: token(role) } });
+  if (run.status !== 0) throw new Error(`psql exited ${run.status}:\n${run.stderr}`);
+  return run.stdout.split('\n').filter((line) => line !== '');
 }
 
 export class Server {
@@ -77,6 +88,7 @@ export class Server {
     let event = null;
     try { event = JSON.parse(line); } catch { return; }
     if (event.event === 'listening' && (event.api || 'query') === 'query') this.port = event.port;
+    if (event.event === 'listening' && event.api === 'sql') this.sqlPort = event.port;
     this.waiters = this.waiters.filter((waiter) => !waiter(event));
   }
 

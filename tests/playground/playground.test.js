@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Server, buildRollup, launchBrowser, makeProject, openPage, removeProject, screenshot, token } from './harness.js';
+import { Server, buildRollup, launchBrowser, makeProject, openPage, psql, removeProject, screenshot, token } from './harness.js';
 
 let project;
 let server;
@@ -272,6 +272,22 @@ describe('playground', () => {
       'HAVING MEASURE("revenue") > 10',
       'ORDER BY "revenue" DESC',
       'LIMIT 10;', ''].join('\n'));
+    assertQuiet(record);
+  });
+
+  it('copies SQL that the SQL port answers with the same rows', async () => {
+    const { page, record } = await open();
+    await connect(page, 'north_analyst');
+    const query = { measures: ['Order.order_count'], dimensions: ['Order.status', 'Customer.segment'],
+      filters: [{ member: 'Order.status', op: 'not_equals', values: ['cancelled'] }, { member: 'Order.order_count', op: 'gt', values: [1000] }],
+      order: [{ member: 'Order.order_count', desc: true }], limit: 5 };
+    await page.fill('#json-editor', JSON.stringify(query));
+    await page.click('#copy-sql');
+    const sql = await clipboardOrFallback(page);
+    const api = await server.api('/v1/query', 'north_analyst', query);
+    assert.equal(api.status, 200);
+    assert.ok(api.json.rows.length > 1);
+    assert.deepEqual(psql(server.sqlPort, 'north_analyst', sql), api.json.rows.map((row) => row.join('|')));
     assertQuiet(record);
   });
 

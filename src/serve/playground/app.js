@@ -116,12 +116,13 @@ function showRunError(error, query) {
   const box = target ? h('div', { class: 'inline-error', role: 'alert' }, errorParts(error)) : byId('builder-error');
   if (target) {
     target.after(box);
+    box.scrollIntoView({ block: 'nearest' });
   } else {
     clear(box).append(...errorParts(error).filter(Boolean));
     show(box, true);
   }
   if (error.status === 401) notice(`Token rejected (401): ${error.message}.`, error.hint ? `Hint: ${error.hint}` : '');
-  byId('status-line').textContent = `Failed: ${error.code}`;
+  byId('status-line').textContent = `Failed: ${error.code}${target ? ` (see ${member} in the builder)` : ''}`;
 }
 
 function clearRunError() {
@@ -170,7 +171,11 @@ async function advise(query) {
     drawAdvice(box, json, (yaml) => copy(yaml, 'YAML'));
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    clear(box).append(h('div', { class: 'error-box' }, errorParts(error)));
+    if (error.status === 404 || error.status === 405) {
+      clear(box).append(h('p', { class: 'help', text: 'This server has no rollup advisor (POST /v1/rollups/advise).' }));
+    } else {
+      clear(box).append(h('div', { class: 'error-box' }, errorParts(error)));
+    }
   }
 }
 
