@@ -218,7 +218,7 @@ export class Builder {
     const targets = [];
     for (const node of document.querySelectorAll('#builder [data-member]')) {
       if (node.dataset.member !== member) continue;
-      const target = node.closest('label, .filter-row, .order-row, .row-inline') || node;
+      const target = node.closest('label, .filter-row, .order-row, .row-inline, .limits') || node;
       target.classList.add('invalid');
       if (node.matches('input, select')) node.setAttribute('aria-invalid', 'true');
       targets.push(target);
