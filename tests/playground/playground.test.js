@@ -190,9 +190,8 @@ describe('playground', () => {
 
     // Write the advice into the model, build it, wait for the reload: the rollup answers.
     const model = path.join(project, 'semantic', 'model.yml');
-    const entries = advice.yaml.replace(/^rollups:\s*\n/, '');
     const reloaded = server.nextEvent((event) => event.event === 'reload' && event.ok === true, 30_000);
-    fs.writeFileSync(model, fs.readFileSync(model, 'utf8').replace(/^rollups:\s*\n/m, (head) => head + entries));
+    fs.writeFileSync(model, withRollups(fs.readFileSync(model, 'utf8'), advice.yaml));
     await reloaded;
     buildRollup(project, name);
     const answered = await server.api('/v1/query', 'admin', query);
@@ -355,4 +354,18 @@ async function clipboardOrFallback(page) {
     return value;
   });
   return text;
+}
+
+// The model's YAML with the advised `rollups:` entries added at the top of its own `rollups:`
+// list, re-indented to the model's indentation of that list.
+function withRollups(model, advised) {
+  const entries = advised.replace(/^rollups:[ \t]*\n/, '');
+  const indentOf = (text) => (/^( *)- /m.exec(text) || ['', ''])[1].length;
+  const listed = /^rollups:[ \t]*\n(?:[ \t]*(?:#.*)?\n)*/m.exec(model);
+  assert.ok(listed, 'the model has a rollups: list');
+  const shift = indentOf(model.slice(listed.index + listed[0].length)) - indentOf(entries);
+  const moved = entries.split('\n').map((line) => (line === '' ? line
+    : shift >= 0 ? ' '.repeat(shift) + line : line.slice(-shift))).join('\n');
+  const at = listed.index + listed[0].length;
+  return model.slice(0, at) + moved + (moved.endsWith('\n') ? '' : '\n') + model.slice(at);
 }

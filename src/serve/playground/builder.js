@@ -61,14 +61,14 @@ export class Builder {
       const body = [];
       for (const [title, members, key] of groups) {
         if (members.length === 0) continue;
-        body.push(h('p', { class: 'kind', text: title }));
-        body.push(h('ul', { class: 'member-list' }, members.map((member) => h('li', {}, [
+        body.push(h('div', { class: 'kind-group' }, [h('p', { class: 'kind', text: title }),
+          h('ul', { class: 'member-list' }, members.map((member) => h('li', {}, [
           h('label', { class: `member member-${member.kind}`, 'data-name': member.name }, [
             h('input', { type: 'checkbox', 'data-member': member.name, 'data-key': key,
               onchange: (event) => this.emit(toggle(this.query, key, member.name, event.target.checked), true) }),
             h('span', { text: member.short }),
           ]),
-        ]))));
+        ])))]));
       }
       root.append(h('section', { class: 'entity', 'data-entity': entity.name }, [
         h('h3', { class: 'entity-name', text: entity.name }), ...body]));
@@ -83,6 +83,9 @@ export class Builder {
     const needle = byId('member-search').value.trim().toLowerCase();
     for (const label of byId('members').querySelectorAll('label.member')) {
       label.parentElement.hidden = needle !== '' && !label.dataset.name.toLowerCase().includes(needle);
+    }
+    for (const group of byId('members').querySelectorAll('.kind-group, .entity')) {
+      group.hidden = !group.querySelector('li:not([hidden])');
     }
   }
 
