@@ -136,7 +136,8 @@ describe('playground', () => {
     await connect(page, 'admin');
     for (const [query, kind] of [[{ measures: ['Order.order_count'], dimensions: ['Order.status'] }, 'bars'],
       [{ measures: ['Order.order_count'], dimensions: ['Order.status', 'Customer.segment'] }, 'grouped'],
-      [{ measures: ['Order.order_count', 'Order.revenue'] }, 'tiles']]) {
+      [{ measures: ['Order.order_count', 'Order.revenue'] }, 'tiles'],
+      [{ measures: ['Customer.customer_count'], time_dimensions: [{ dimension: 'Customer.signup_date', grain: 'year' }] }, 'line']]) {
       await page.fill('#json-editor', JSON.stringify(query));
       await runAndWait(page, () => page.click('#run'));
       const api = await server.api('/v1/query', 'admin', query);
@@ -145,6 +146,9 @@ describe('playground', () => {
       assert.deepEqual(await tableRows(page), api.json.rows);
       await screenshot(page, `02-chart-${kind}`);
     }
+    // The last answer has a NULL signup year: the word NULL in its own style, and still a mark.
+    assert.deepEqual(await page.$$eval('#table td.null', (cells) => cells.map((cell) => cell.textContent)), ['NULL']);
+    assert.equal(await page.locator('#chart .mark.is-null').count(), 1);
     assertQuiet(record);
   });
 

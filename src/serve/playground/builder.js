@@ -123,10 +123,9 @@ export class Builder {
     };
     from.addEventListener('input', onRange);
     to.addEventListener('input', onRange);
-    root.append(h('div', { class: 'row-inline' }, [
-      h('label', { for: 'time-grain', text: 'Grain' }), grain,
-      h('label', { for: 'time-from', text: 'From' }), from,
-      h('label', { for: 'time-to', text: 'to' }), to]));
+    root.append(h('div', { class: 'row-inline' }, [h('label', { for: 'time-grain', text: 'Grain' }), grain]),
+      h('div', { class: 'row-inline' }, [h('label', { for: 'time-from', text: 'Range' }), from,
+        h('label', { for: 'time-to', text: 'to' }), to]));
   }
 
   renderFilters() {
