@@ -68,6 +68,8 @@ export function drawAdvice(container, advice, onCopy) {
   const rollups = Array.isArray(advice.rollups) ? advice.rollups : [];
   const unanswerable = Array.isArray(advice.unanswerable) ? advice.unanswerable : [];
   if (rollups.length === 0) container.append(h('p', { class: 'help', text: 'No rollup can answer this query.' }));
+  else if (advice.answers === true) container.append(h('p', { class: 'help', text: 'Once built, these answer this query (checked by planning it over them).' }));
+  else if (advice.answers === false) container.append(h('p', { class: 'help', text: 'Even built, these would not answer the whole query: see below.' }));
   for (const rollup of rollups) {
     const rows = [
       ...fact('Entity', rollup.entity),
