@@ -60,6 +60,14 @@ async function editorQuery(page) {
   return JSON.parse(await page.inputValue('#json-editor'));
 }
 
+// Nothing sticks out of the window's width (the table scrolls inside its own box).
+async function assertFits(page) {
+  const wide = await page.evaluate(() => [...document.querySelectorAll('body *')]
+    .filter((node) => node.getBoundingClientRect().right > window.innerWidth + 1 && !node.closest('.table-wrap'))
+    .map((node) => `${node.tagName}#${node.id}.${node.className}`).slice(0, 5));
+  assert.deepEqual(wide, [], 'no element wider than the window');
+}
+
 // No console message of type error, except the listed load failures a test provoked on purpose.
 function assertQuiet(record, allowed = []) {
   const errors = record.console.filter((m) => m.type === 'error' && !allowed.some((re) => re.test(m.text)));
@@ -177,7 +185,12 @@ describe('playground', () => {
     await member(page, 'Order.revenue').check();
     await member(page, 'Order.status').check();
     await member(page, 'Customer.segment').check();
+    await page.selectOption('#time-dimension', 'Order.order_date');
+    await page.selectOption('#time-grain', 'month');
+    await page.fill('#time-from', monthStart(4));
+    await page.fill('#time-to', monthStart(0));
     const query = await editorQuery(page);
+    assert.equal(query.time_dimensions[0].range[0], monthStart(4));
     await runAndWait(page, () => page.click('#run'));
     assert.equal(await page.getAttribute('#routing .facts', 'data-used'), '');
     const reason = page.locator('#routing li[data-rollup="monthly_order_summary"]');
@@ -189,6 +202,9 @@ describe('playground', () => {
     const name = advice.rollups[0].name;
     assert.equal(await page.getAttribute('#advisor .advice', 'data-rollup'), name);
     assert.equal(await page.textContent('#advice-yaml'), advice.yaml);
+    assert.equal(advice.answers, true);
+    assert.ok(advice.rollups[0].build_range, 'a ranged query gets a build_range');
+    assert.match(await page.textContent('#advisor .advice'), /Build range/);
     await page.click('#copy-yaml');
     assert.equal(await clipboardOrFallback(page), advice.yaml);
     await screenshot(page, '04-live-advice');
@@ -205,6 +221,7 @@ describe('playground', () => {
     assert.equal(await page.getAttribute('#routing .facts', 'data-used'), name);
     assert.deepEqual(await tableRows(page), answered.json.rows);
     await screenshot(page, '05-advised-rollup-answers');
+    await assertFits(page);
     assertQuiet(record);
   });
 
@@ -328,10 +345,7 @@ describe('playground', () => {
     await page.fill('#json-editor', JSON.stringify({ measures: ['Order.order_count'], dimensions: ['Order.status'] }));
     await runAndWait(page, () => page.click('#run'));
     await screenshot(page, '10-narrow');
-    const wide = await page.evaluate(() => [...document.querySelectorAll('body *')]
-      .filter((node) => node.getBoundingClientRect().right > window.innerWidth + 1 && !node.closest('.table-wrap'))
-      .map((node) => `${node.tagName}#${node.id}.${node.className}`).slice(0, 5));
-    assert.deepEqual(wide, [], 'no element wider than the window');
+    await assertFits(page);
     assertQuiet(record);
   });
 
