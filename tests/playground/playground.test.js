@@ -262,6 +262,15 @@ describe('playground', () => {
     assert.equal(await page.locator('img').count(), 0);
     assert.equal(await page.locator('body script').count(), 0);
     await screenshot(page, '08-markup-as-text');
+    // An error about the time zone sits by its input; one naming no control, atop the builder.
+    await page.fill('#json-editor', JSON.stringify({ measures: ['Order.order_count'], timezone: 'Mars/Base' }));
+    await runAndWait(page, () => page.click('#run'));
+    assert.match(await page.textContent('.limits + .inline-error'), /InvalidTimeZone/);
+    assert.equal(await page.getAttribute('#timezone-input', 'aria-invalid'), 'true');
+    await page.fill('#json-editor', JSON.stringify({ measures: ['Order.nope'] }));
+    assert.equal(await page.locator('.inline-error').count(), 0, 'an edit clears the marks');
+    await runAndWait(page, () => page.click('#run'));
+    assert.match(await page.textContent('#builder-error'), /QueryInvalid.*"nope"/);
     assertQuiet(record, [/status of 400/]);
   });
 
