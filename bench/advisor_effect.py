@@ -35,7 +35,8 @@ SECRET_ENV = "STRATA_JWT_SECRET"
 
 def strip_rollups(model: str) -> str:
     start = model.index("\nrollups:")
-    end = model.index("\n# Data roles") if "\n# Data roles" in model else model.index("\ndata_roles:")
+    marker = "\n# Data roles" if "\n# Data roles" in model else "\ndata_roles:"
+    end = model.index(marker)
     return model[:start + 1] + model[end + 1:]
 
 
@@ -149,7 +150,8 @@ def show_advice(advice_path: str) -> None:
     for r in advice["rollups"]:
         dims = [d if isinstance(d, str) else d["name"] + "." + d.get("grain", "raw")
                 for d in r["dimensions"]]
-        print(f"    {r['name']}: {r['entity']} by {', '.join(dims)}; {len(r['measures'])} measures, "
+        print(f"    {r['name']}: {r['entity']} by {', '.join(dims)}; "
+              f"{len(r['measures'])} measures, "
               f"{len(r.get('sketches', []))} sketches; {r['queries']} queries, {r['live_ms']} ms, "
               f"roles {', '.join(r['roles'])}")
 
@@ -202,6 +204,11 @@ def compare(before: dict, after: dict, approx: set[str]) -> str:
     return "differ"
 
 
+def fastest(rounds: list[list[dict]]) -> dict:
+    """Each query's fastest round (ms), by id."""
+    return {a["id"]: min(r[k]["ms"] for r in rounds) for k, a in enumerate(rounds[0])}
+
+
 def summary(rounds: list[list[dict]]) -> dict:
     answered = [a for a in rounds[0] if a["status"] == 200]
     return {
@@ -218,10 +225,9 @@ def report(project: str, before_path: str, *after_paths: str) -> None:
     before = json.loads(Path(before_path).read_text())
     base = summary(before)
     ok_ids = {a["id"] for a in before[0] if a["status"] == 200}
+    refused = [f"{a['id']}: {a.get('error')}" for a in before[0] if a["status"] != 200]
     print(f"queries: {base['queries']} corpus cases expected to answer rows; "
-          f"{base['ok']} answered 200 before "
-          f"({', '.join(a['id'] + ':' + str(a.get('error')) for a in before[0] if a['status'] != 200) or 'all'})")
-    rounds = len(base["rounds_ms"])
+          f"{base['ok']} answered 200 before ({', '.join(refused) or 'all'})")
     print(f"before (no rollups): {base['from_rollups']}/{base['ok']} from rollups "
           f"({100 * base['from_rollups'] / max(base['ok'], 1):.1f} %); total per round "
           + ", ".join(f"{ms / 1000:.2f} s" for ms in base["rounds_ms"])
@@ -239,7 +245,8 @@ def report(project: str, before_path: str, *after_paths: str) -> None:
                 verdicts["failed"].append(a["id"])
                 continue
             verdicts[compare(by_id_before[a["id"]], a, approx)].append(a["id"])
-        ratios = [s["rounds_ms"][i] / base["rounds_ms"][i] for i in range(min(rounds, len(s["rounds_ms"])))]
+        ratios = [after_ms / before_ms
+                  for after_ms, before_ms in zip(s["rounds_ms"], base["rounds_ms"])]
         total_before = sum(base["rounds_ms"])
         total_after = sum(s["rounds_ms"])
         print(f"after ({label}): {hits}/{len(ok_after)} from rollups "
@@ -251,8 +258,8 @@ def report(project: str, before_path: str, *after_paths: str) -> None:
               f"({total_after / 1000:.2f} / {total_before / 1000:.2f} s)")
         # Noise-robust: each query's fastest round (the machine is shared; a busy minute slows
         # whole rounds), summed; the queries still live after are the control (should be ~1).
-        best_before = {i: min(r[k]["ms"] for r in before) for k, i in enumerate(a["id"] for a in before[0])}
-        best_after = {i: min(r[k]["ms"] for r in after) for k, i in enumerate(a["id"] for a in after[0])}
+        best_before = fastest(before)
+        best_after = fastest(after)
         hit_set = {a["id"] for a in ok_after if a.get("used")}
         live_set = {a["id"] for a in ok_after if not a.get("used")}
         total_b = sum(best_before[i] for i in ok_ids)
@@ -263,7 +270,8 @@ def report(project: str, before_path: str, *after_paths: str) -> None:
         live_a = sum(best_after[i] for i in live_set)
         print(f"  fastest round per query, summed: {total_a / 1000:.2f} / {total_b / 1000:.2f} s = "
               f"{total_a / total_b:.3f}; the {len(hit_set)} from rollups {hits_a / 1000:.2f} / "
-              f"{hits_b / 1000:.2f} s = {hits_a / max(hits_b, 1e-9):.3f}; the {len(live_set)} still "
+              f"{hits_b / 1000:.2f} s = {hits_a / max(hits_b, 1e-9):.3f}; "
+              f"the {len(live_set)} still "
               f"live (control) {live_a / 1000:.2f} / {live_b / 1000:.2f} s = "
               f"{live_a / max(live_b, 1e-9):.3f}")
         hit_ids = {a["id"] for a in ok_after if a.get("used")}
@@ -273,7 +281,8 @@ def report(project: str, before_path: str, *after_paths: str) -> None:
             print(f"  the {len(hit_ids)} queries answered from rollups: {hit_after / 1000:.2f} s "
                   f"after, {hit_before / 1000:.2f} s live before (round 1): "
                   f"{hit_after / max(hit_before, 1e-9):.3f}")
-        print(f"  answers: {len(verdicts['equal'])} equal to before, {len(verdicts['approx'])} differ "
+        print(f"  answers: {len(verdicts['equal'])} equal to before, "
+              f"{len(verdicts['approx'])} differ "
               f"only in sketched measures ({', '.join(verdicts['approx']) or '-'}), "
               f"{len(verdicts['differ'])} differ ({', '.join(verdicts['differ']) or '-'}), "
               f"{len(verdicts['failed'])} failed ({', '.join(verdicts['failed']) or '-'})")

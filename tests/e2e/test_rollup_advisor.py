@@ -84,7 +84,8 @@ def make_warehouse(path: Path) -> None:
             CREATE TABLE raw.orders AS
             SELECT i AS order_id, CAST(1 + (i * 7) % 300 AS INTEGER) AS customer_id,
                    ['paid', 'shipped', 'refunded'][1 + (i // 7) % 3] AS status,
-                   CAST(CAST(10 + (i * 37) % 500 AS DECIMAL(12, 2)) / 4 AS DECIMAL(12, 2)) AS amount,
+                   CAST(CAST(10 + (i * 37) % 500 AS DECIMAL(12, 2)) / 4 AS DECIMAL(12, 2))
+                       AS amount,
                    TIMESTAMP '2026-01-01' + INTERVAL (i * 75) SECOND AS order_at
             FROM range(1, {ORDERS + 1}) t(i)""")
     finally:
@@ -233,7 +234,8 @@ def test_advised_rollup_answers_the_query_once_built(strata_bin, copy):
         assert len(advice["rollups"]) == 1, advice
         rollup = advice["rollups"][0]
         assert rollup["entity"] == "Order"
-        assert {"status", "customer.region"} <= {d for d in rollup["dimensions"] if isinstance(d, str)}
+        names = {d for d in rollup["dimensions"] if isinstance(d, str)}
+        assert {"status", "customer.region"} <= names, rollup
         assert {"name": "order_date", "grain": "month"} in rollup["dimensions"], rollup
         assert {"revenue", "order_count"} <= set(rollup["measures"]), rollup
         assert rollup["name"] in advice["yaml"] and advice["yaml"].startswith("rollups:\n")
@@ -244,8 +246,11 @@ def test_advised_rollup_answers_the_query_once_built(strata_bin, copy):
         assert reloads(server)[-1]["ok"] is True, reloads(server)[-1]
         build(strata_bin, root)
         # The build publishes a manifest: the next query switches to it (no restart).
-        served = wait_for(lambda: (lambda r: r if used(r.json) else None)(server.query(REVENUE_BY_MONTH)),
-                          "the query to be answered from the advised rollup", timeout=30)
+        def from_rollup():
+            response = server.query(REVENUE_BY_MONTH)
+            return response if used(response.json) else None
+        served = wait_for(from_rollup, "the query to be answered from the advised rollup",
+                          timeout=30)
         assert served.status == 200
         assert used(served.json) == rollup["name"], served.json["meta"]
         assert same_answer(live.json, served.json), (live.json["rows"][:5], served.json["rows"][:5])
@@ -264,7 +269,8 @@ def test_advised_rollup_answers_the_query_once_built(strata_bin, copy):
 def test_advise_refusals(server):
     query = {"measures": ["Order.revenue"], "dimensions": ["Order.status"]}
     unauthenticated = server.request("POST", "/v1/rollups/advise", query)
-    assert unauthenticated.status == 401 and unauthenticated.code == "Unauthenticated", unauthenticated
+    assert unauthenticated.status == 401, unauthenticated
+    assert unauthenticated.code == "Unauthenticated", unauthenticated
     bad_token = server.request("POST", "/v1/rollups/advise", query,
                                {"Authorization": "Bearer " + token(secret="not-the-secret-" * 4)})
     assert bad_token.status == 401, bad_token
@@ -319,13 +325,14 @@ def test_row_filtered_role_is_not_advised_a_rollup_that_reveals_its_filter(serve
     assert advise(server, query).json["answers"] is True
 
 
-# ----- the access log -------------------------------------------------------------------------------
+# ----- the access log -----------------------------------------------------------------------------
 
 def test_the_access_log_has_query_shapes_and_no_values(server):
     status_value = "zq-status-probe-8813"
     region_value = "zq-region-probe-5527"
     order_id = 987654321
-    probe_token = token({"role": "admin", "exp": int(time.time()) + 600, "jti": "zq-jti-probe-3141"})
+    probe_token = token({"role": "admin", "exp": int(time.time()) + 600,
+                         "jti": "zq-jti-probe-3141"})
     queries = [
         {"measures": ["Order.revenue", "Order.p90_amount"], "dimensions": ["Order.status"],
          "time_dimensions": [{"dimension": "Order.order_date", "grain": "day",
@@ -341,7 +348,8 @@ def test_the_access_log_has_query_shapes_and_no_values(server):
     ]
     before = len(server.lines)
     for query in queries:
-        response = server.request("POST", "/v1/query", query, {"Authorization": "Bearer " + probe_token})
+        response = server.request("POST", "/v1/query", query,
+                                  {"Authorization": "Bearer " + probe_token})
         assert response.status == 200, response
     wait_for(lambda: len([e for e in server.access_log() if e.get("route") == "/v1/query"]) >= 2
              and len(server.lines) >= before + 2, "the access log lines")
@@ -368,12 +376,13 @@ def test_the_access_log_has_query_shapes_and_no_values(server):
     assert '"or"' in text and '"not"' in text, first["filters"]
     assert "values" not in text, first["filters"]
     assert second["time_dimensions"][0]["range"] == "month", second
-    assert second["measures"] == ["Order.order_count"] and second["dimensions"] == ["Customer.segment"]
+    assert second["measures"] == ["Order.order_count"], second
+    assert second["dimensions"] == ["Customer.segment"], second
     for key in ("order", "limit", "offset"):
         assert key not in second, second
 
 
-# ----- strata rollups advise --query ----------------------------------------------------------------
+# ----- strata rollups advise --query --------------------------------------------------------------
 
 def test_cli_advise_query_yaml_loads_and_json_equals_the_endpoint(server, base, copy, strata_bin,
                                                                   tmp_path):
@@ -387,7 +396,8 @@ def test_cli_advise_query_yaml_loads_and_json_equals_the_endpoint(server, base, 
         assert http.status == 200, http
         assert json.loads(cli.stdout) == http.json, role
         assert http.json["answers"] is True, http.json
-        assert set(http.json["rollups"][0]["sketches"]) >= {"customers_approx", "p90_amount"}, http.json
+        sketches = set(http.json["rollups"][0]["sketches"])
+        assert sketches >= {"customers_approx", "p90_amount"}, http.json
 
     human = strata(strata_bin, "rollups", "advise", "--project", str(base), "--query", str(path),
                    "--output", "human")
@@ -411,7 +421,7 @@ def http_yaml(server, query, role="admin") -> str:
     return advise(server, query, role=role).json["yaml"]
 
 
-# ----- strata rollups advise --from-log -------------------------------------------------------------
+# ----- strata rollups advise --from-log -----------------------------------------------------------
 
 BY_STATUS = {"measures": ["Order.revenue", "Order.order_count"], "dimensions": ["Order.status"],
              "time_dimensions": [month("2026-01-01", "2026-04-01")]}
