@@ -44,22 +44,24 @@ set(source_text "// Generated for ${NAME} by cmake/embed_files_script.cmake. Do 
 #include \"embedded/${NAME}.h\"
 
 #include <algorithm>
+#include <array>
 
 namespace ${NAMESPACE} {
 namespace {
 
 ${literals}
-constexpr EmbeddedFile kFiles[] = {
-${rows}};
+// std::array, so that an empty folder embeds as no file.
+constexpr std::array<EmbeddedFile, ${index}> kFiles{{
+${rows}}};
 
 }  // namespace
 
 std::span<const EmbeddedFile> Files() { return kFiles; }
 
 const EmbeddedFile* Find(std::string_view path) {
-  const auto found = std::find_if(std::begin(kFiles), std::end(kFiles),
+  const auto found = std::find_if(kFiles.begin(), kFiles.end(),
                                   [&](const EmbeddedFile& file) { return file.path == path; });
-  return found == std::end(kFiles) ? nullptr : &*found;
+  return found == kFiles.end() ? nullptr : &*found;
 }
 
 }  // namespace ${NAMESPACE}

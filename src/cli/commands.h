@@ -42,6 +42,13 @@ struct RollupsBuildOptions {
   bool due_only = false;             // `rollups refresh`: only the rollups that are due
 };
 
+struct RollupsAdviseOptions {
+  std::string query_file;           // --query: a semantic query JSON file ("-": stdin)
+  std::string log_file;             // --from-log: serve's access log
+  std::optional<std::string> role;  // --role (with --query); absent: a trusted caller
+  std::size_t top = 3;              // --top (with --from-log)
+};
+
 struct ServeCommandOptions {
   std::string host = "127.0.0.1";  // --host
   int port = 4000;                 // --port; 0: any free port
@@ -77,6 +84,10 @@ int RunRollupsBuild(const CommonOptions& common, const RollupsBuildOptions& opti
 // strata rollups compact: merges ended periods of the rollups with partition.compact (all, or
 // those named); 0 when none failed, 2 otherwise, 1 for a bad project or rollup name.
 int RunRollupsCompact(const CommonOptions& common, const std::vector<std::string>& rollups);
+// strata rollups advise: the rollups that would answer a query, or the live queries of an
+// access log, as YAML (or --output json); 0 with the advice, 1 for a usage error, an invalid
+// project, query or log file, or a refused role.
+int RunRollupsAdvise(const CommonOptions& common, const RollupsAdviseOptions& options);
 // strata rollups status: what the rollup store holds per rollup (human or --output json).
 int RunRollupsStatus(const CommonOptions& common);
 // strata meta: the semantic model's entities, members and rollups (human or --output json).

@@ -341,6 +341,20 @@ int Main(int argc, char** argv) {
   CLI::App* rollups_status =
       rollups->add_subcommand("status", "show what the rollup store holds per rollup");
   AddCommon(rollups_status, common, output);
+  strata::cli::RollupsAdviseOptions rollups_advise;
+  std::string advise_role;
+  CLI::App* rollups_advise_command = rollups->add_subcommand(
+      "advise", "propose the rollups that would answer a query, or the live queries of a log");
+  rollups_advise_command->add_option("--query", rollups_advise.query_file,
+                                     "a semantic query JSON file (- for stdin)");
+  rollups_advise_command->add_option("--from-log", rollups_advise.log_file,
+                                     "strata serve's access log (its stderr)");
+  rollups_advise_command->add_option("--role", advise_role, "advise for this data role");
+  rollups_advise_command
+      ->add_option("--top", rollups_advise.top,
+                   "with --from-log: the most rollups to propose (default 3)")
+      ->check(CLI::Range(1, 100));
+  AddCommon(rollups_advise_command, common, output);
   strata::cli::ServeCommandOptions serve_options;
   CLI::App* serve = app.add_subcommand("serve", "serve the semantic query API over HTTP");
   serve->add_option("--project", common.project_dir, "project folder (holds strata.toml)");
@@ -407,6 +421,10 @@ int Main(int argc, char** argv) {
     return strata::cli::RunRollupsBuild(common, rollups_refresh);
   }
   if (*rollups_status) return strata::cli::RunRollupsStatus(common);
+  if (*rollups_advise_command) {
+    if (!advise_role.empty()) rollups_advise.role = advise_role;
+    return strata::cli::RunRollupsAdvise(common, rollups_advise);
+  }
   if (*rollups_compact) return strata::cli::RunRollupsCompact(common, rollups_compact_names);
   return 1;
 }

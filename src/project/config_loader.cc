@@ -135,7 +135,7 @@ void ReadServe(const toml::table& table, std::vector<Error>* errors, ServeConfig
                     "request_timeout_ms", "max_concurrent_queries", "max_queued_queries",
                     "shutdown_drain_ms", "refresh_check_seconds", "result_cache_bytes",
                     "max_result_rows", "expose_sql", "sql_port", "tls_cert_file", "tls_key_file",
-                    "sql_idle_timeout_ms", "sql_max_connections"});
+                    "sql_idle_timeout_ms", "sql_max_connections", "playground"});
   ReadVariableName(reader, "jwt_secret_env", "STRATA_JWT_SECRET", &serve->jwt_secret_env);
   ReadVariableName(reader, "hook_token_env", "STRATA_HOOK_TOKEN", &serve->hook_token_env);
   ReadLimit(reader, "max_body_bytes", 1, 1U << 30, &serve->max_body_bytes);
@@ -148,6 +148,7 @@ void ReadServe(const toml::table& table, std::vector<Error>* errors, ServeConfig
   ReadLimit(reader, "result_cache_bytes", 0, 1U << 31, &serve->result_cache_bytes);
   ReadLimit(reader, "max_result_rows", 1, 100'000'000, &serve->max_result_rows);
   if (const std::optional<bool> expose = reader.Boolean("expose_sql")) serve->expose_sql = *expose;
+  if (const std::optional<bool> page = reader.Boolean("playground")) serve->playground = *page;
   if (table.contains("sql_port")) {
     std::uint32_t port = 0;
     ReadLimit(reader, "sql_port", 0, 65'535, &port);

@@ -90,6 +90,8 @@ struct ServeConfig {
   std::uint32_t sql_idle_timeout_ms = 3'600'000;
   // SQL connections open at once; more are refused with SQLSTATE 53300.
   std::uint32_t sql_max_connections = 256;
+  // The playground (docs/playground.md): GET / and /playground/* on the query port; false: 404.
+  bool playground = true;
 };
 
 struct ProjectConfig {

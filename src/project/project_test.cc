@@ -138,7 +138,7 @@ TEST_F(ProjectTest, ServeNamesTheSecretsVariableAndBoundsItsLimits) {
             "max_concurrent_queries = 1\nmax_queued_queries = 0\n"
             "request_timeout_ms = 500\nshutdown_drain_ms = 0\n"
             "hook_token_env = \"STRATA_HOOK_TOKEN\"\nrefresh_check_seconds = 5\n"
-            "result_cache_bytes = 0\nexpose_sql = true\n");
+            "result_cache_bytes = 0\nexpose_sql = true\nplayground = false\n");
   LoadOutcome set = LoadProject(root_);
   ASSERT_TRUE(set.project.has_value()) << set.errors[0].ToString();
   const ServeConfig& serve = set.project->config.serve;
@@ -156,6 +156,8 @@ TEST_F(ProjectTest, ServeNamesTheSecretsVariableAndBoundsItsLimits) {
   EXPECT_EQ(unset.result_cache_bytes, 64U << 20);
   EXPECT_FALSE(unset.expose_sql);
   EXPECT_TRUE(serve.expose_sql);
+  EXPECT_TRUE(unset.playground);
+  EXPECT_FALSE(serve.playground);
   Write("strata.toml", base + "[serve]\nexpose_sql = \"yes\"\n");
   EXPECT_EQ(OnlyError().code, ErrorCode::kConfigType);
   Write("strata.toml", base + "[serve]\nhook_token_env = \"s3cr3t token!\"\n");

@@ -9,10 +9,13 @@
 
 #include "query/meta.h"
 #include "query/query_engine.h"
+#include "rollup/advisor.h"
+#include "rollup/query_log.h"
 #include "rollup/status.h"
 #include "serve/disclosure.h"
 #include "serve/jwt.h"
 #include "serve/log_line.h"
+#include "serve/playground.h"
 #include "warehouse/duckdb/duckdb_engine.h"
 #include "warehouse/from_config.h"
 
@@ -22,7 +25,8 @@ namespace {
 using nlohmann::json;
 
 constexpr std::string_view kRoutesHint =
-    "the query port serves POST /v1/query, GET /v1/meta, GET /healthz and GET /readyz";
+    "the query port serves POST /v1/query, GET /v1/meta, POST /v1/rollups/advise, GET /healthz, "
+    "GET /readyz and the playground at GET /";
 
 // The JSON text of a document the API answers with. Strings a warehouse returned need not be
 // UTF-8: invalid bytes become U+FFFD rather than an exception.
@@ -39,7 +43,7 @@ ApiResponse JsonOk(std::string body) {
 
 // The method of a known path (HEAD is answered as GET); empty for an unknown path.
 std::string_view MethodOf(std::string_view path) {
-  if (path == "/v1/query") return "POST";
+  if (path == "/v1/query" || path == "/v1/rollups/advise") return "POST";
   if (path == "/v1/meta" || path == "/healthz" || path == "/readyz") return "GET";
   return "";
 }
@@ -146,7 +150,8 @@ void QueryApi::CancelAll() {
 
 ApiResponse QueryApi::Handle(const ApiRequest& request) {
   const std::string method = request.method == "HEAD" ? "GET" : request.method;
-  const std::string_view expected = MethodOf(request.path);
+  const bool page = config_.limits.playground && IsPlaygroundPath(request.path);
+  const std::string_view expected = page ? "GET" : MethodOf(request.path);
   if (expected.empty()) {
     return ErrorResponse(
         MakeError(ErrorCode::kRouteNotFound,
@@ -162,8 +167,10 @@ ApiResponse QueryApi::Handle(const ApiRequest& request) {
     response.allow = allowed;
     return response;
   }
+  if (page) return PlaygroundResponse(request.path, EmbeddedPlaygroundFiles());
   if (request.path == "/v1/query") return Query(request);
   if (request.path == "/v1/meta") return Meta(request);
+  if (request.path == "/v1/rollups/advise") return Advise(request);
   if (request.path == "/readyz") return Ready();
   return JsonOk(R"({"status":"ok"})");
 }
@@ -191,6 +198,33 @@ ApiResponse QueryApi::Meta(const ApiRequest& request) {
   response.role = *role;
   return response;
 }
+
+ApiResponse QueryApi::Advise(const ApiRequest& request) {
+  Result<std::string> role = Authenticate(request);
+  if (!role.ok()) return ErrorResponse(role.error());
+  Result<semantic::SemanticQuery> query = semantic::ParseQueryJson(request.body);
+  rollup::AdviseOptions options;
+  options.plan.role = *role;
+  options.now = config_.clock->Now();
+  Result<rollup::Advice> advice = query.ok()
+                                      ? rollup::AdviseRollups(*config_.model, *query, options)
+                                      : Result<rollup::Advice>(query.error());
+  ApiResponse response =
+      advice.ok() ? JsonOk(Dump(rollup::AdviceJson(*advice))) : ErrorResponse(advice.error());
+  response.role = *role;
+  return response;
+}
+
+namespace {
+
+// The shape of the query in `body` for the access log; null when it does not parse.
+std::shared_ptr<const json> ShapeOf(const semantic::SemanticModel& model, std::string_view body) {
+  Result<semantic::SemanticQuery> query = semantic::ParseQueryJson(body);
+  if (!query.ok()) return nullptr;
+  return std::make_shared<const json>(rollup::QueryShapeJson(model, *query));
+}
+
+}  // namespace
 
 Result<warehouse::Warehouse*> QueryApi::SharedWarehouse() {
   if (config_.open_warehouse) return config_.open_warehouse();
@@ -261,6 +295,7 @@ ApiResponse QueryApi::Query(const ApiRequest& request) {
         response.rollup = std::move(hit->rollup);
         response.role = *role;
         response.cache = "hit";
+        response.shape = std::move(hit->shape);
         return response;
       }
     }
@@ -268,9 +303,11 @@ ApiResponse QueryApi::Query(const ApiRequest& request) {
   bool storable = false;
   ApiResponse response = Run(request, *role, &storable);
   response.cache = cache_.enabled() ? "bypass" : "off";
+  response.shape = ShapeOf(*config_.model, request.body);
   if (storable && key && stamps && response.rollup) {
     if (std::optional<std::string> prefix = WithoutDuration(response.body)) {
-      cache_.Insert(*key, std::move(*stamps), {std::move(*prefix), *response.rollup});
+      cache_.Insert(*key, std::move(*stamps),
+                    {std::move(*prefix), *response.rollup, response.shape});
       response.cache = "miss";
     }
   }
@@ -439,7 +476,8 @@ Result<SemanticAnswer> QueryApi::AnswerSemantic(const std::string& role,
   if (!out.rollup.empty() && !answer->live_tail && key && stamps) {
     if (std::optional<std::string> prefix =
             WithoutDuration(Dump(answer->ToJson(config_.limits.expose_sql)))) {
-      cache_.Insert(*key, std::move(*stamps), {std::move(*prefix), out.rollup});
+      cache_.Insert(*key, std::move(*stamps),
+                    {std::move(*prefix), out.rollup, ShapeOf(*config_.model, query_json)});
       out.cache = "miss";
     }
   }

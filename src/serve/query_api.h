@@ -4,6 +4,10 @@
 //   POST /v1/query   the semantic query JSON in the body → query::Answer with the token's role →
 //                    QueryResponse::ToJson() (the same call and JSON as `strata query`)
 //   GET  /v1/meta    query::MetaJson for the token's role
+//   POST /v1/rollups/advise  the semantic query JSON in the body → the rollups that would answer
+//                    it for the token's role (rollup/advisor.h AdviceJson); any valid token
+//   GET  /, GET /playground/<file>  the playground's page (playground.h); no token; 404 with
+//                    [serve] playground = false
 //   GET  /healthz    liveness, no token: {"status": "ok"}
 //   GET  /readyz     no token: 200 {"status": "ready"} when the model is loaded (always, once
 //                    the API exists) and the warehouse answers `SELECT 1`; 503 otherwise
@@ -40,6 +44,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -68,8 +73,11 @@ struct ApiRequest {
 
 struct ApiResponse {
   int status = 200;
-  std::string body;   // JSON
+  std::string body;  // JSON, unless content_type says otherwise
+  std::string content_type = "application/json";
   std::string allow;  // for 405: the methods the path accepts
+  // More response headers (the playground's Content-Security-Policy and caching).
+  std::vector<std::pair<std::string, std::string>> headers;
   // For the access log (never the token): the role of a verified token, the rollups that
   // answered a query ("live" when none did), the error code of a refusal.
   std::optional<std::string> role;
@@ -82,6 +90,9 @@ struct ApiResponse {
   // the warehouse's text for the log, the role's row filter values cut out.
   std::optional<std::string> reference;
   std::optional<std::string> detail;
+  // POST /v1/query: the query's shape for the access log (rollup/query_log.h: members, grains,
+  // filter members and operators, never a value).
+  std::shared_ptr<const nlohmann::json> shape;
 };
 
 // What the API serves: the loaded project and model, the warehouse to open, the secret, the
@@ -188,6 +199,7 @@ class QueryApi {
   Result<query::QueryResponse> Execute(std::string_view body, const std::string& role,
                                        std::int64_t received_millis, QueryCancel* cancel);
   ApiResponse Meta(const ApiRequest& request);
+  ApiResponse Advise(const ApiRequest& request);
   // The answer to a query that failed with `error`: ErrorResponse, or for a warehouse failure
   // without expose_sql, its concealed form with the text for the log.
   ApiResponse QueryError(const Error& error, std::string_view body) const;

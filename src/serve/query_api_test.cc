@@ -96,13 +96,26 @@ TEST_F(QueryApiTest, UnknownRoutesAndControlRoutesAre404) {
        std::vector<std::pair<std::string, std::string>>{{"POST", "/v1/hooks/rollups/rebuild"},
                                                         {"GET", "/v1/rollups"},
                                                         {"GET", "/v1/rollups/jobs/1"},
-                                                        {"GET", "/"},
+                                                        {"GET", "/playground/none.js"},
                                                         {"POST", "/v1/query/"}}) {
     SCOPED_TRACE(method + " " + path);
     const ApiResponse response = api->Handle(Request(method, path, TokenFor(R"("role":"admin")")));
     EXPECT_EQ(response.status, 404);
     EXPECT_EQ(CodeOf(response), "RouteNotFound");
     EXPECT_FALSE(json::parse(response.body)["error"]["hint"].is_null());
+  }
+}
+
+TEST_F(QueryApiTest, ThePlaygroundIsServedUnlessTurnedOff) {
+  auto api = Api();
+  EXPECT_EQ(api->Handle(Request("POST", "/")).status, 405);
+  ApiConfig config = Config();
+  config.limits.playground = false;
+  QueryApi off(config);
+  for (const char* path : {"/", "/playground/index.html"}) {
+    const ApiResponse response = off.Handle(Request("GET", path));
+    EXPECT_EQ(response.status, 404) << path;
+    EXPECT_EQ(CodeOf(response), "RouteNotFound");
   }
 }
 

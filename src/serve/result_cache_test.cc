@@ -19,7 +19,7 @@ StoreStamps Stamps(std::uint64_t inode) {
 }
 
 ResultCache::Entry EntryOf(std::string body, std::string rollup = "daily") {
-  return {std::move(body), std::move(rollup)};
+  return {std::move(body), std::move(rollup), nullptr};
 }
 
 std::size_t Charge(const std::string& key, const ResultCache::Entry& entry) {

@@ -76,6 +76,7 @@ void LogRequest(const std::string& api, const httplib::Request& request,
   if (response.cache) line["cache"] = *response.cache;
   if (response.reference) line["reference"] = *response.reference;
   if (response.detail) line["detail"] = *response.detail;
+  if (response.shape) line["query"] = *response.shape;
   WriteLogLine(line);
 }
 
@@ -83,7 +84,8 @@ void Write(const ApiResponse& response, httplib::Response& out) {
   out.status = response.status;
   if (!response.allow.empty()) out.set_header("Allow", response.allow);
   if (response.cache) out.set_header("X-Strata-Cache", *response.cache);
-  out.set_content(response.body, "application/json");
+  for (const auto& [name, value] : response.headers) out.set_header(name, value);
+  out.set_content(response.body, response.content_type);
 }
 
 // The error of a status cpp-httplib set itself (before any route ran).

@@ -13,7 +13,9 @@
 //
 // Access log: one JSON line per request on stderr, written whole:
 //   {"event":"request","api","method","route","role","status","duration_ms","rollup"}
-// (api: "query" or "control")
+// (api: "query" or "control"); POST /v1/query adds "query", the query's shape (members, grains,
+// filter members and operators: rollup/query_log.h), which `strata rollups advise --from-log`
+// reads.
 // role is null without a verified token, rollup is the rollup(s) that answered a query, "live",
 // or null for other routes and errors; "error" holds the code of a refusal; "reference" and
 // "detail" the warehouse's text of a failure the answer did not quote (query_api.h). The

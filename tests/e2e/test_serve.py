@@ -548,7 +548,7 @@ def test_readyz_is_503_when_the_warehouse_is_unreachable(strata_bin, limited):
 
 @pytest.mark.parametrize("method,path", [
     ("POST", "/v1/hooks/rollups/rebuild"), ("GET", "/v1/rollups"), ("GET", "/v1/rollups/jobs/1"),
-    ("GET", "/"), ("GET", "/v1/querys"), ("POST", "/v1/query/extra")])
+    ("GET", "/playground/none.js"), ("GET", "/v1/querys"), ("POST", "/v1/query/extra")])
 def test_unknown_and_control_routes_are_404(server, method, path):
     response = server.request(method, path, body="{}" if method == "POST" else None,
                               headers=bearer())
