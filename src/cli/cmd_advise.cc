@@ -3,9 +3,13 @@
 // (rollup/advisor.h, rollup/query_log.h).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <sstream>
+#include <variant>
 
 #include "cli/commands.h"
 #include "cli/render.h"
@@ -13,6 +17,8 @@
 #include "rollup/advisor.h"
 #include "rollup/query_log.h"
 #include "semantic/query.h"
+#include "semantic/rollup_sql.h"
+#include "warehouse/from_config.h"
 
 namespace strata::cli {
 namespace {
@@ -63,6 +69,37 @@ int AdviseQuery(const CommonOptions& common, const RollupsAdviseOptions& options
   return 0;
 }
 
+std::optional<double> SingleNumber(const Result<warehouse::QueryResult>& result) {
+  if (!result.ok() || result->columns.empty() || result->row_count() != 1) return std::nullopt;
+  const warehouse::Value& value = result->columns[0].values[0];
+  if (const auto* i = std::get_if<std::int64_t>(&value)) return static_cast<double>(*i);
+  if (const auto* u = std::get_if<std::uint64_t>(&value)) return static_cast<double>(*u);
+  if (const auto* d = std::get_if<double>(&value)) return *d;
+  return std::nullopt;
+}
+
+// The stored rows of a proposal over its entity's rows, counted on the warehouse (each entity
+// counted once). REQUIRES: `connection` outlives the function returned.
+std::function<std::optional<double>(const semantic::Rollup&)> StoredShareOn(
+    warehouse::Connection& connection, const LoadedModel& loaded) {
+  auto entity_rows = std::make_shared<std::map<std::string, std::optional<double>>>();
+  return [&connection, &loaded, entity_rows](const semantic::Rollup& rollup) {
+    auto [cached, fresh] = entity_rows->try_emplace(rollup.entity);
+    if (fresh) {
+      Result<std::string> sql =
+          semantic::PlanEntityRowCount(loaded.model, rollup.entity, loaded.dialect);
+      if (sql.ok()) cached->second = SingleNumber(connection.Execute(*sql));
+    }
+    Result<semantic::RollupBuildPlan> plan =
+        semantic::PlanRollupBuild(loaded.model, rollup, loaded.dialect, std::nullopt);
+    if (!cached->second || !plan.ok()) return std::optional<double>();
+    const std::optional<double> stored =
+        SingleNumber(connection.Execute("SELECT COUNT(*) FROM (" + plan->sql + ") AS stored"));
+    if (!stored) return std::optional<double>();
+    return std::optional<double>(*stored / std::max(1.0, *cached->second));
+  };
+}
+
 int AdviseLog(const CommonOptions& common, const RollupsAdviseOptions& options,
               const LoadedModel& loaded) {
   std::ifstream in(options.log_file, std::ios::binary);
@@ -75,6 +112,19 @@ int AdviseLog(const CommonOptions& common, const RollupsAdviseOptions& options,
   rollup::LogAdviceOptions advise;
   advise.top = options.top;
   advise.now = SystemClock().Now();
+  // Sizes are estimated on the warehouse; without it every proposal counts as saving all the
+  // live time it answers.
+  auto warehouse = warehouse::OpenWarehouse(loaded.project.config, loaded.warehouse,
+                                            warehouse::AccessMode::kReadOnly);
+  Result<std::unique_ptr<warehouse::Connection>> connection =
+      warehouse.ok() ? (*warehouse)->Connect()
+                     : Result<std::unique_ptr<warehouse::Connection>>(warehouse.error());
+  if (connection.ok()) {
+    advise.stored_share = StoredShareOn(**connection, loaded);
+  } else if (common.output == OutputFormat::kHuman) {
+    std::cout << "# the warehouse is not readable (" << connection.error().message
+              << "): rollup sizes are not estimated\n";
+  }
   Result<rollup::LogAdvice> advice = rollup::AdviseFromLog(loaded.model, in, advise);
   if (!advice.ok()) {
     PrintError(advice.error(), common.output);
@@ -85,8 +135,10 @@ int AdviseLog(const CommonOptions& common, const RollupsAdviseOptions& options,
     PrintJson(json);
     return 0;
   }
-  std::cout << fmt::format("# {} live queries in the log ({} ms); {} no rollup can answer\n",
-                           advice->live_queries, advice->live_ms, advice->skipped);
+  std::cout << fmt::format(
+      "# {} live queries in the log ({} ms); {} no rollup can answer; {} only rollups too large "
+      "to save time\n",
+      advice->live_queries, advice->live_ms, advice->skipped, advice->too_large);
   std::cout << (advice->rollups.empty() ? "# no rollup to propose\n"
                                         : json["yaml"].get<std::string>());
   return 0;

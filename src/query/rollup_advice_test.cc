@@ -335,6 +335,21 @@ TEST_F(RollupAdviceTest, TheLogAdviceRanksByTheLiveTimeItWouldSave) {
   EXPECT_EQ(advice->rollups[1].queries, 3);
   const std::string yaml = LogAdviceJson(*advice)["yaml"].get<std::string>();
   EXPECT_NE(yaml.find("# would have answered 3 live queries"), std::string::npos) << yaml;
+
+  // With sizes: a rollup storing half its entity's rows saves nothing (reading a stored row
+  // costs kStoredRowCost warehouse rows) and is not proposed; the others save the rest.
+  std::istringstream again(log.str());
+  options.stored_share = [](const semantic::Rollup& rollup) -> std::optional<double> {
+    return rollup.entity == "Ticket" ? 0.5 : 0.1;
+  };
+  auto sized = AdviseFromLog(model_, again, options);
+  ASSERT_TRUE(sized.ok());
+  ASSERT_EQ(sized->rollups.size(), 2U);
+  EXPECT_EQ(sized->too_large, 1);
+  EXPECT_EQ(sized->rollups[0].live_ms, 300);
+  EXPECT_EQ(sized->rollups[0].saved_ms, 210);  // 300 * (1 - 3 * 0.1)
+  EXPECT_EQ(sized->rollups[1].live_ms, 250);
+  EXPECT_EQ(sized->rollups[1].stored_share, 0.1);
 }
 
 // Random queries over the example model, for random roles: whatever the advice says answers,

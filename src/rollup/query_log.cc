@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -254,7 +255,22 @@ struct Candidate {
   ProposedRollups proposed;
   std::vector<std::size_t> answers;  // indexes of the logged queries it answers
   bool chosen = false;
+  std::optional<double> stored_share;  // the largest of its rollups'
+  double kept = 1.0;                   // the share of the live time it saves
 };
+
+// The largest stored share of the rollups of a proposal; nullopt when one is unknown.
+std::optional<double> StoredShare(const std::vector<semantic::Rollup>& rollups,
+                                  const LogAdviceOptions& options) {
+  if (!options.stored_share) return std::nullopt;
+  double largest = 0;
+  for (const semantic::Rollup& rollup : rollups) {
+    const std::optional<double> share = options.stored_share(rollup);
+    if (!share) return std::nullopt;
+    largest = std::max(largest, *share);
+  }
+  return largest;
+}
 
 // The live answers of the log, one entry per distinct (role, shape).
 Result<std::vector<LoggedQuery>> ReadLog(const semantic::SemanticModel& model, std::istream& log,
@@ -311,7 +327,12 @@ Result<LogAdvice> AdviseFromLog(const semantic::SemanticModel& model, std::istre
     for (semantic::Rollup& rollup : unnamed) rollup.name.clear();
     if (!proposed_yaml.insert(RollupsYaml(unnamed)).second) continue;
     Result<ProposedRollups> made = ProposedRollups::Make(model, proposal->rollups, options.now);
-    if (made.ok()) candidates.push_back({std::move(*made), {}, false});
+    if (!made.ok()) continue;
+    Candidate candidate{std::move(*made), {}, false, StoredShare(proposal->rollups, options)};
+    if (candidate.stored_share) {
+      candidate.kept = std::max(0.0, 1.0 - kStoredRowCost * *candidate.stored_share);
+    }
+    candidates.push_back(std::move(candidate));
   }
   for (Candidate& candidate : candidates) {
     for (std::size_t q = 0; q < queries.size(); ++q) {
@@ -324,18 +345,22 @@ Result<LogAdvice> AdviseFromLog(const semantic::SemanticModel& model, std::istre
   for (std::size_t round = 0; round < options.top; ++round) {
     Candidate* best = nullptr;
     std::int64_t best_ms = 0, best_count = 0;
+    double best_saved = 0;
     for (Candidate& candidate : candidates) {
-      if (candidate.chosen) continue;
+      if (candidate.chosen || candidate.kept <= 0) continue;
       std::int64_t ms = 0, count = 0;
       for (const std::size_t q : candidate.answers) {
         if (queries[q].answered) continue;
         ms += queries[q].live_ms;
         count += queries[q].count;
       }
-      if (count > 0 && (best == nullptr || ms > best_ms || (ms == best_ms && count > best_count))) {
+      const double saved = static_cast<double>(ms) * candidate.kept;
+      if (count > 0 &&
+          (best == nullptr || saved > best_saved || (saved == best_saved && count > best_count))) {
         best = &candidate;
         best_ms = ms;
         best_count = count;
+        best_saved = saved;
       }
     }
     if (best == nullptr) break;
@@ -347,7 +372,12 @@ Result<LogAdvice> AdviseFromLog(const semantic::SemanticModel& model, std::istre
       roles.insert(queries[q].role);
     }
     for (const semantic::Rollup& rollup : best->proposed.rollups()) {
-      LoggedAdvice entry{rollup, best_count, best_ms, {roles.begin(), roles.end()}};
+      LoggedAdvice entry{rollup,
+                         best_count,
+                         best_ms,
+                         std::llround(best_saved),
+                         best->stored_share,
+                         {roles.begin(), roles.end()}};
       // Unique names across the chosen rollups, as the model would need them.
       std::string name = rollup.name;
       for (int suffix = 2; std::any_of(taken.begin(), taken.end(),
@@ -360,12 +390,16 @@ Result<LogAdvice> AdviseFromLog(const semantic::SemanticModel& model, std::istre
       advice.rollups.push_back(std::move(entry));
     }
   }
-  std::vector<bool> answerable(queries.size(), false);
+  // 0: no proposal answers it; 1: only proposals that save nothing; 2: one that saves time.
+  std::vector<int> answerable(queries.size(), 0);
   for (const Candidate& candidate : candidates) {
-    for (const std::size_t q : candidate.answers) answerable[q] = true;
+    for (const std::size_t q : candidate.answers) {
+      answerable[q] = std::max(answerable[q], candidate.kept > 0 ? 2 : 1);
+    }
   }
   for (std::size_t q = 0; q < queries.size(); ++q) {
-    if (!answerable[q]) advice.skipped += queries[q].count;
+    if (answerable[q] == 0) advice.skipped += queries[q].count;
+    if (answerable[q] == 1) advice.too_large += queries[q].count;
   }
   return advice;
 }
@@ -384,6 +418,9 @@ json LogAdviceJson(const LogAdvice& advice) {
   for (std::size_t i = 0; i < advice.rollups.size(); ++i) {
     out["rollups"][i]["queries"] = advice.rollups[i].queries;
     out["rollups"][i]["live_ms"] = advice.rollups[i].live_ms;
+    out["rollups"][i]["saved_ms"] = advice.rollups[i].saved_ms;
+    out["rollups"][i]["stored_share"] =
+        advice.rollups[i].stored_share ? json(*advice.rollups[i].stored_share) : json(nullptr);
     out["rollups"][i]["roles"] = advice.rollups[i].roles;
   }
   out.erase("answers");
@@ -391,6 +428,7 @@ json LogAdviceJson(const LogAdvice& advice) {
   out["live_queries"] = advice.live_queries;
   out["live_ms"] = advice.live_ms;
   out["skipped"] = advice.skipped;
+  out["too_large"] = advice.too_large;
   out["yaml"] = advice.rollups.empty() ? "" : RollupsYaml(plain.rollups, comments);
   return out;
 }

@@ -14,8 +14,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <istream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,15 +39,27 @@ nlohmann::json QueryShapeJson(const semantic::SemanticModel& model,
 Result<semantic::SemanticQuery> QueryFromShape(const semantic::SemanticModel& model,
                                                const nlohmann::json& shape);
 
+// Reading a stored row of a rollup (Parquet, then re-aggregated) costs about this many times
+// reading a row of the warehouse's table: measured on the example project (issue 44's
+// benchmark), a rollup holding 0.41 of its entity's rows answered at 1.07-1.20x the live time.
+inline constexpr double kStoredRowCost = 3.0;
+
 struct LogAdviceOptions {
   std::size_t top = 3;  // the most rollups proposed
   UnixSeconds now = 0;
+  // The rows a rollup would store over its entity's rows (the CLI counts both on the
+  // warehouse); nullopt: unknown. A proposal is expected to answer in kStoredRowCost times that
+  // share of the live time, and saves the rest: one that saves nothing is not proposed. Null:
+  // every proposal counts as saving all the live time it answers.
+  std::function<std::optional<double>(const semantic::Rollup&)> stored_share;
 };
 
 struct LoggedAdvice {
   semantic::Rollup rollup;
-  std::int64_t queries = 0;  // live queries of the log it would have answered
-  std::int64_t live_ms = 0;  // their total duration_ms
+  std::int64_t queries = 0;            // live queries of the log it would have answered
+  std::int64_t live_ms = 0;            // their total duration_ms
+  std::int64_t saved_ms = 0;           // the part of it the rollup is expected to save
+  std::optional<double> stored_share;  // LogAdviceOptions::stored_share (the set's largest)
   std::vector<std::string> roles;
 };
 
@@ -55,13 +69,15 @@ struct LogAdvice {
   std::int64_t live_ms = 0;           // their total duration_ms
   std::int64_t skipped = 0;           // live answers no rollup can answer (or whose query is no
                                       // longer valid for the model)
+  std::int64_t too_large = 0;         // live answers only rollups that save nothing answer
 };
 
 // Reads serve's access log (JSON lines; other lines are skipped): every 200 answer of
 // POST /v1/query with rollup "live" and a shape. For each distinct shape and role, the advice
 // of AdviseRollups (without a build_range: a log keeps no range bounds); then, greedily, the
-// proposed rollup that would have answered the most live time among the queries not yet
-// answered, by CheckRollups, until `top` are chosen or none answers more. A query over several
+// proposed rollup that would have saved the most live time among the queries not yet answered
+// (ProposedRollups::Check; LogAdviceOptions::stored_share), until `top` are chosen or none
+// saves more. A query over several
 // entities counts for a rollup set only as a whole, so those sets are proposed as one entry per
 // rollup, ranked by the set's time. Errors: kIo when the stream fails.
 Result<LogAdvice> AdviseFromLog(const semantic::SemanticModel& model, std::istream& log,

@@ -348,6 +348,16 @@ Result<RollupBuildPlan> PlanRollupTail(const SemanticModel& model, const Rollup&
   return BuildPlanner(model, rollup, *entity, dialect).Run(rows);
 }
 
+Result<std::string> PlanEntityRowCount(const SemanticModel& model, std::string_view entity,
+                                       sql::Dialect dialect) {
+  const Entity* found = model.FindEntity(entity);
+  if (found == nullptr) {
+    return MakeError(ErrorCode::kSemanticInvalid, fmt::format("unknown entity \"{}\"", entity));
+  }
+  const Partial partial(model, *found, dialect);
+  return "SELECT COUNT(*) AS " + Quote("n", dialect) + "\n" + partial.FromAndWhere();
+}
+
 Result<std::string> PlanRollupTimeBounds(const SemanticModel& model, const Rollup& rollup,
                                          sql::Dialect dialect) {
   const Entity* entity = model.FindEntity(rollup.entity);

@@ -104,6 +104,11 @@ Result<RollupBuildPlan> PlanRollupTail(const SemanticModel& model, const Rollup&
                                        sql::Dialect dialect, UnixSeconds from,
                                        std::optional<UnixSeconds> to, bool with_null_time);
 
+// SELECT COUNT(*) AS "n" over the entity's rows (its table or SELECT): one row. The rollup
+// advisor's size estimate (rollup/query_log.h) divides a proposal's stored rows by it.
+Result<std::string> PlanEntityRowCount(const SemanticModel& model, std::string_view entity,
+                                       sql::Dialect dialect);
+
 // SELECT min, max of the rollup's time dimension (truncation-free) over the entity's rows, and
 // the number of rows whose time is NULL; one row: two timestamps (NULLs when no row has a time)
 // and a count.

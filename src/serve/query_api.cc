@@ -217,11 +217,12 @@ ApiResponse QueryApi::Advise(const ApiRequest& request) {
 
 namespace {
 
-// The shape of the query in `body` for the access log; null when it does not parse.
-std::shared_ptr<const json> ShapeOf(const semantic::SemanticModel& model, std::string_view body) {
+// The shape of the query in `body` for the access log (JSON text); null when it does not parse.
+std::shared_ptr<const std::string> ShapeOf(const semantic::SemanticModel& model,
+                                           std::string_view body) {
   Result<semantic::SemanticQuery> query = semantic::ParseQueryJson(body);
   if (!query.ok()) return nullptr;
-  return std::make_shared<const json>(rollup::QueryShapeJson(model, *query));
+  return std::make_shared<const std::string>(Dump(rollup::QueryShapeJson(model, *query)));
 }
 
 }  // namespace

@@ -44,7 +44,6 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -91,8 +90,9 @@ struct ApiResponse {
   std::optional<std::string> reference;
   std::optional<std::string> detail;
   // POST /v1/query: the query's shape for the access log (rollup/query_log.h: members, grains,
-  // filter members and operators, never a value).
-  std::shared_ptr<const nlohmann::json> shape;
+  // filter members and operators, never a value), as JSON text, serialized once per query (a
+  // result-cache hit logs the stored entry's).
+  std::shared_ptr<const std::string> shape;
 };
 
 // What the API serves: the loaded project and model, the warehouse to open, the secret, the

@@ -28,7 +28,6 @@
 #include <list>
 #include <memory>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -60,7 +59,7 @@ class ResultCache {
   struct Entry {
     std::string body_prefix;  // WithoutDuration of the response body
     std::string rollup;       // the rollups that answered, as the access log names them
-    std::shared_ptr<const nlohmann::json> shape;  // the query's, for the access log
+    std::shared_ptr<const std::string> shape;  // the query's, for the access log (JSON text)
   };
   struct Stats {
     std::uint64_t hits = 0, misses = 0, stale = 0, evictions = 0, inserts = 0;

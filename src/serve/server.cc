@@ -50,8 +50,15 @@ class HttpTaskQueue final : public httplib::TaskQueue {
 std::mutex g_log_mutex;
 
 // One whole line on stderr per call, never interleaved with another thread's.
-void WriteLogLine(const json& line) {
-  const std::string text = line.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+// `raw`, when given, is a JSON text appended to the object as one more member: `key`.
+void WriteLogLine(const json& line, const std::string* raw = nullptr,
+                  std::string_view key = "query") {
+  std::string text = line.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (raw != nullptr && !text.empty() && text.back() == '}') {
+    text.pop_back();
+    text += fmt::format(",\"{}\":{}}}", key, *raw);
+  }
+  text += "\n";
   std::lock_guard<std::mutex> lock(g_log_mutex);
   std::fwrite(text.data(), 1, text.size(), stderr);
   std::fflush(stderr);
@@ -76,8 +83,7 @@ void LogRequest(const std::string& api, const httplib::Request& request,
   if (response.cache) line["cache"] = *response.cache;
   if (response.reference) line["reference"] = *response.reference;
   if (response.detail) line["detail"] = *response.detail;
-  if (response.shape) line["query"] = *response.shape;
-  WriteLogLine(line);
+  WriteLogLine(line, response.shape.get());
 }
 
 void Write(const ApiResponse& response, httplib::Response& out) {
