@@ -393,7 +393,7 @@ TEST_F(RollupAdviceTest, PropertyTheAdviceAnswersTheQuery) {
           {{{"member", "Order.status"}, {"op", "equals"}, {"values", {"paid", "shipped"}}}});
     }
     if (random() % 4 == 0) query["timezone"] = "Europe/Berlin";
-    const std::optional<std::string> role = roles[random() % roles.size()];
+    const std::optional<std::string>& role = roles[random() % roles.size()];
     auto advice = Advise(query, role);
     if (!advice.ok()) {
       // Refused exactly when the query itself is (a role that may not read it, a fan-out).
