@@ -13,6 +13,8 @@ import { chromium } from 'playwright-core';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const ROOT = path.resolve(HERE, '..', '..');
+// The segment of customer 7 in the tests' warehouse (makeProject).
+export const MARKUP_SEGMENT = '<img src=x onerror=alert(3)><script>alert(4)</script>';
 export const SECRET = 'playground-test-secret-long-enough-0123456789abcdef';
 export const SHOTS = process.env.PLAYGROUND_OUT || path.join(ROOT, 'build', 'playground-shots');
 const CHROMIUM = process.env.PLAYGROUND_CHROMIUM || '/usr/bin/chromium';
@@ -36,6 +38,13 @@ export function makeProject() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-playground-'));
   const project = path.join(dir, 'shop');
   strata(['init', project, '--example']);
+  // A value from the warehouse is the page's widest door for markup: one customer's segment is
+  // an HTML tag (Python's duckdb 1.4.4, which scripts/setup.sh installs, writes it).
+  const update = spawnSync('python3', ['-c', `import duckdb, sys
+db = duckdb.connect(sys.argv[1])
+db.execute("UPDATE raw.customers SET segment = ? WHERE customer_id = 7", [sys.argv[2]])
+db.close()`, path.join(project, 'warehouse.duckdb'), MARKUP_SEGMENT], { encoding: 'utf8' });
+  if (update.status !== 0) throw new Error(`marking a segment failed:\n${update.stderr}`);
   // [serve] is the example's last table: no refresh schedule (the tests build), and the SQL port
   // on a free port, for the copied SQL.
   fs.appendFileSync(path.join(project, 'strata.toml'), 'refresh_check_seconds = 0\nsql_port = 0\n');

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Server, buildRollup, launchBrowser, makeProject, openPage, psql, removeProject, screenshot, token } from './harness.js';
+import { MARKUP_SEGMENT, Server, buildRollup, launchBrowser, makeProject, openPage, psql, removeProject, screenshot, token } from './harness.js';
 
 let project;
 let server;
@@ -272,6 +272,25 @@ describe('playground', () => {
     await runAndWait(page, () => page.click('#run'));
     assert.match(await page.textContent('#builder-error'), /QueryInvalid.*"nope"/);
     assertQuiet(record, [/status of 400/]);
+  });
+
+  it('shows markup from the warehouse\'s rows as text in the table, the chart and its legend', async () => {
+    const { page, record } = await open();
+    await connect(page, 'admin');
+    const query = { measures: ['Order.order_count'], dimensions: ['Customer.segment', 'Order.status'] };
+    await page.fill('#json-editor', JSON.stringify(query));
+    await runAndWait(page, () => page.click('#run'));
+    const api = await server.api('/v1/query', 'admin', query);
+    assert.ok(api.json.rows.some((row) => row[0] === MARKUP_SEGMENT), 'the marked segment is answered');
+    assert.deepEqual(await tableRows(page), api.json.rows);
+    const cells = await page.$$eval('#table td', (all) => all.map((cell) => cell.textContent));
+    assert.ok(cells.includes(MARKUP_SEGMENT), 'the table shows the tag as text');
+    assert.ok((await page.textContent('#chart')).includes(MARKUP_SEGMENT), 'the chart shows it as text');
+    assert.equal(await page.locator('#chart .mark').count(), api.json.rows.length);
+    assert.equal(await page.locator('img').count(), 0);
+    assert.equal(await page.locator('body script').count(), 0);
+    await screenshot(page, '08-markup-from-data');
+    assertQuiet(record);
   });
 
   it('copies the query as JSON, curl (no token) and SQL', async () => {
