@@ -28,11 +28,6 @@ constexpr std::array<TimeGrain, 8> kCoarseToFine = {
     TimeGrain::kYear,  TimeGrain::kFiscalYear, TimeGrain::kQuarter, TimeGrain::kFiscalQuarter,
     TimeGrain::kMonth, TimeGrain::kWeek,       TimeGrain::kDay,     TimeGrain::kHour};
 
-bool Reaggregable(Aggregation agg) {
-  return agg != Aggregation::kCountDistinct && agg != Aggregation::kCountDistinctApprox &&
-         !semantic::PercentileOf(agg);
-}
-
 bool Sketchable(Aggregation agg) {
   return agg == Aggregation::kCountDistinctApprox || semantic::PercentileOf(agg).has_value();
 }
@@ -290,7 +285,7 @@ std::vector<UnansweredMember> DistinctAcrossEntities(const semantic::QueryShape&
   if (shape.partials.size() < 2) return out;
   for (const semantic::PartialShape& partial : shape.partials) {
     for (const semantic::Measure* measure : partial.measures) {
-      if (Reaggregable(measure->agg)) continue;
+      if (semantic::IsAdditive(measure->agg)) continue;
       out.push_back({partial.entity->name + "." + measure->name, miss::kDistinctAcrossEntities,
                      "distinct counts and percentiles do not join across entities: ask for it "
                      "in a query of its own entity"});

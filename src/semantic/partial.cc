@@ -129,6 +129,11 @@ void Partial::AddWhere(std::string predicate, bool first) {
                 std::move(predicate));
 }
 
+std::string Partial::RelativePath(int node, const std::string& member) const {
+  const std::string& key = nodes_[static_cast<std::size_t>(node)].key;
+  return key.empty() ? member : key + "." + member;
+}
+
 std::string Partial::FromAndWhere() const {
   std::string sql = "FROM ";
   if (!relation_.empty()) sql += relation_ + " AS " + Quote("t0", dialect_);

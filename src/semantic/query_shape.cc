@@ -8,11 +8,6 @@
 namespace strata::semantic {
 namespace {
 
-std::string RelativePath(const Partial& partial, int node, const std::string& member) {
-  const std::string& key = partial.nodes()[static_cast<std::size_t>(node)].key;
-  return key.empty() ? member : key + "." + member;
-}
-
 // Records each partial's inputs instead of building it; never Complete, so no plan is composed.
 class ShapeCollector final : public StoredPartials {
  public:
@@ -25,7 +20,7 @@ class ShapeCollector final : public StoredPartials {
     const auto member = [&](const MemberRef& ref,
                             const Dimension* dimension) -> Result<ShapeMember> {
       STRATA_ASSIGN_OR_RETURN(const int node, partial.Resolve(ref));
-      return ShapeMember{RelativePath(partial, node, dimension->name), ref.written, dimension};
+      return ShapeMember{partial.RelativePath(node, dimension->name), ref.written, dimension};
     };
     for (const DimensionRequest& request : in.dimensions) {
       STRATA_ASSIGN_OR_RETURN(ShapeMember resolved, member(request.ref, request.dimension));

@@ -21,12 +21,6 @@ bool FiscalOnQuarters(int fiscal_year_start_month) {
   return (fiscal_year_start_month - 1) % 3 == 0;
 }
 
-// The path of `request`'s member relative to the partial's base, as a rollup writes it.
-std::string RelativePath(const Partial& partial, int node, const std::string& member) {
-  const std::string& key = partial.nodes()[static_cast<std::size_t>(node)].key;
-  return key.empty() ? member : key + "." + member;
-}
-
 std::string StoredColumn(const StoredDimension& stored) {
   return Quote("t0", sql::Dialect::kDuckDb) + "." + Quote(stored.column, sql::Dialect::kDuckDb);
 }
@@ -110,13 +104,13 @@ class StoredPartialBuilder {
     Result<int> resolved = partial_.Resolve(ref);
     if (!resolved.ok()) return nullptr;
     *node = *resolved;
-    return relation_.FindDimension(RelativePath(partial_, *node, dimension.name));
+    return relation_.FindDimension(partial_.RelativePath(*node, dimension.name));
   }
 
   Status Dimensions() {
     for (const DimensionRequest& request : in_.dimensions) {
       STRATA_ASSIGN_OR_RETURN(const int node, partial_.Resolve(request.ref));
-      const std::string path = RelativePath(partial_, node, request.dimension->name);
+      const std::string path = partial_.RelativePath(node, request.dimension->name);
       const StoredDimension* stored = relation_.FindDimension(path);
       if (stored == nullptr || (!request.grain && stored->grain)) {
         Miss(miss::kDimensionNotStored, request.output_name);

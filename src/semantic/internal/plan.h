@@ -81,6 +81,9 @@ class Partial {
   std::string Column(int node, const std::string& expression);
   // Resolves `request` from this partial's base (see live_sql.h), joining what it needs.
   Result<int> Resolve(const MemberRef& ref);
+  // The path of `member` of node `node` relative to the base, as a rollup writes it
+  // ("customer.region"). REQUIRES: `node` is a node of this partial.
+  std::string RelativePath(int node, const std::string& member) const;
 
   std::vector<JoinNode>& nodes() { return nodes_; }
   const std::vector<JoinNode>& nodes() const { return nodes_; }
